@@ -1,0 +1,17 @@
+package cluster
+
+import (
+	"os"
+	"testing"
+
+	"github.com/etcdlab/etcdlab/member"
+)
+
+// TestMain lets clusters started by these tests re-execute the test binary
+// as their members.
+func TestMain(m *testing.M) {
+	if code, ok := member.RunIfChild(); ok {
+		os.Exit(code)
+	}
+	os.Exit(m.Run())
+}

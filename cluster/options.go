@@ -1,0 +1,114 @@
+// Package cluster runs a real local etcd cluster: N members, each a child
+// process of the calling program, on loopback with ports it finds itself,
+// optionally over TLS. It is what `etcdlab cluster up` and every test that
+// needs etcd stand on.
+package cluster
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"time"
+
+	"github.com/etcdlab/etcdlab/member"
+)
+
+// Limits on the number of members.
+const (
+	MinMembers = 1
+	MaxMembers = 7
+)
+
+// DefaultStartTimeout bounds how long Start waits for a healthy cluster.
+const DefaultStartTimeout = 30 * time.Second
+
+// Options configure a cluster. The zero value (plus Members) is a plaintext
+// cluster in a new directory under ./.etcdlab on free loopback ports.
+type Options struct {
+	// Members is the number of members, 1 to 7.
+	Members int
+	// DataDir is the cluster's directory. Empty means a new temporary
+	// directory under BaseDir, removed at Stop. An existing directory that
+	// holds an etcdlab cluster is restarted with that cluster's data.
+	DataDir string
+	// BaseDir is where a temporary DataDir is made; empty means
+	// ./.etcdlab, on the current directory's filesystem (the disk the user
+	// means to test).
+	BaseDir string
+	// KeepData keeps the data directory at Stop.
+	KeepData bool
+	// Host is the loopback address members listen on; default 127.0.0.1.
+	Host string
+	// PortBase, if non-zero, gives member i (from 0) the client port
+	// PortBase+3i, the peer port PortBase+3i+1 and the metrics port
+	// PortBase+3i+2. Zero means free ports are found.
+	PortBase int
+	// TLS serves clients and peers over TLS with a throw-away CA.
+	TLS bool
+	// ClientTLSDir is where ca.crt, client.crt and client.key are written
+	// when TLS is set; empty means DataDir/tls.
+	ClientTLSDir string
+	// Tuning is passed to every member.
+	Tuning member.Tuning
+	// StartTimeout bounds the wait for a healthy cluster.
+	StartTimeout time.Duration
+	// Executable is the program run for each member, with the arguments
+	// "member --config FILE". Empty means the running executable, which must
+	// be etcdlab or a test binary whose TestMain calls member.RunIfChild.
+	Executable string
+	// Log receives progress and warnings for a person; nil discards them.
+	Log io.Writer
+	// OnExit, if set, is called when a member process exits while the
+	// cluster is running (not during Stop). It is called from a goroutine
+	// of the cluster and must not block.
+	OnExit func(name string, err error)
+}
+
+func (o *Options) setDefaults() error {
+	if o.Host == "" {
+		o.Host = "127.0.0.1"
+	}
+	if o.StartTimeout <= 0 {
+		o.StartTimeout = DefaultStartTimeout
+	}
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+	if o.Executable == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return fmt.Errorf("find own executable: %w", err)
+		}
+		o.Executable = exe
+	}
+	return nil
+}
+
+// Validate checks the options a person typed and returns a one-line error
+// for the first bad one.
+func (o Options) Validate() error {
+	if o.Members < MinMembers || o.Members > MaxMembers {
+		return fmt.Errorf("--members must be between %d and %d, not %d", MinMembers, MaxMembers, o.Members)
+	}
+	if o.PortBase < 0 || (o.PortBase > 0 && o.PortBase+3*o.Members-1 > 65535) {
+		return fmt.Errorf("--port-base %d leaves no room for %d members (each takes 3 ports)", o.PortBase, o.Members)
+	}
+	if o.Host != "" {
+		ip := net.ParseIP(o.Host)
+		if ip == nil || !ip.IsLoopback() {
+			return fmt.Errorf("--host must be a loopback address (127.0.0.0/8 or ::1), not %q", o.Host)
+		}
+	}
+	return o.Tuning.Validate()
+}
+
+// Warnings returns advice about valid but questionable options.
+func (o Options) Warnings() []string {
+	var w []string
+	if o.Members > 1 && o.Members%2 == 0 {
+		w = append(w, fmt.Sprintf("warning: %d members tolerate no more failures than %d and need a larger quorum (%d); odd sizes are usual",
+			o.Members, o.Members-1, o.Members/2+1))
+	}
+	return w
+}

@@ -1,0 +1,165 @@
+// Package member is one etcd member: the configuration a local cluster gives
+// it, and the code that runs it inside its own process (the hidden
+// `etcdlab member` subcommand, or a test binary re-executing itself).
+package member
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+)
+
+// Config is what one member of a local cluster is started with. It is written
+// to disk as an etcd configuration file (the format of `etcd --config-file`),
+// so a person can read it, and run a stock etcd with it.
+type Config struct {
+	Name       string
+	DataDir    string
+	ClientURL  string
+	PeerURL    string
+	MetricsURL string
+	// InitialCluster is "name=peerURL,..." for every member.
+	InitialCluster string
+	ClusterToken   string
+	// TLS, if set, is used for both client and peer traffic, with client
+	// certificates required on both.
+	TLS     *TLSFiles
+	Tuning  Tuning
+	LogFile string
+}
+
+// TLSFiles are a member's certificate, key and the CA it trusts.
+type TLSFiles struct {
+	CertFile string `json:"cert_file"`
+	KeyFile  string `json:"key_file"`
+	CAFile   string `json:"ca_file"`
+}
+
+// Tuning holds the etcd server settings that matter for performance work.
+// Zero values mean etcd's defaults.
+type Tuning struct {
+	HeartbeatMs             uint   `json:"heartbeat_interval_ms,omitempty"`
+	ElectionMs              uint   `json:"election_timeout_ms,omitempty"`
+	SnapshotCount           uint64 `json:"snapshot_count,omitempty"`
+	QuotaBackendBytes       int64  `json:"quota_backend_bytes,omitempty"`
+	AutoCompactionMode      string `json:"auto_compaction_mode,omitempty"`
+	AutoCompactionRetention string `json:"auto_compaction_retention,omitempty"`
+	// Metrics is "basic" or "extensive".
+	Metrics string `json:"metrics,omitempty"`
+	// LogLevel is etcd's log level (debug, info, warn, error).
+	LogLevel string `json:"log_level,omitempty"`
+}
+
+// Validate reports the first setting etcd would refuse, as a one-line error
+// naming the etcdlab flag.
+func (t Tuning) Validate() error {
+	hb, el := t.HeartbeatMs, t.ElectionMs
+	if hb == 0 {
+		hb = 100
+	}
+	if el == 0 {
+		el = 1000
+	}
+	if el < 5*hb {
+		return fmt.Errorf("--election-timeout (%d ms) must be at least 5 times --heartbeat-interval (%d ms)", el, hb)
+	}
+	if el > 50000 {
+		return fmt.Errorf("--election-timeout (%d ms) must be at most 50000 ms", el)
+	}
+	switch t.Metrics {
+	case "", "basic", "extensive":
+	default:
+		return fmt.Errorf("--metrics must be basic or extensive, not %q", t.Metrics)
+	}
+	switch t.AutoCompactionMode {
+	case "", "periodic", "revision":
+	default:
+		return fmt.Errorf("--auto-compaction-mode must be periodic or revision, not %q", t.AutoCompactionMode)
+	}
+	if t.QuotaBackendBytes < 0 {
+		return fmt.Errorf("--quota-backend-bytes must not be negative")
+	}
+	switch t.LogLevel {
+	case "", "debug", "info", "warn", "error":
+	default:
+		return fmt.Errorf("--log-level must be debug, info, warn or error, not %q", t.LogLevel)
+	}
+	return nil
+}
+
+// EtcdYAML renders the configuration as an etcd configuration file.
+func (c Config) EtcdYAML() ([]byte, error) {
+	m := map[string]any{
+		"name":                        c.Name,
+		"data-dir":                    c.DataDir,
+		"listen-client-urls":          c.ClientURL,
+		"advertise-client-urls":       c.ClientURL,
+		"listen-peer-urls":            c.PeerURL,
+		"initial-advertise-peer-urls": c.PeerURL,
+		"listen-metrics-urls":         c.MetricsURL,
+		"initial-cluster":             c.InitialCluster,
+		"initial-cluster-token":       c.ClusterToken,
+		"initial-cluster-state":       "new",
+		"logger":                      "zap",
+		"log-outputs":                 []string{c.LogFile},
+		"log-level":                   or(c.Tuning.LogLevel, "info"),
+		"metrics":                     or(c.Tuning.Metrics, "basic"),
+	}
+	t := c.Tuning
+	if t.HeartbeatMs > 0 {
+		m["heartbeat-interval"] = t.HeartbeatMs
+	}
+	if t.ElectionMs > 0 {
+		m["election-timeout"] = t.ElectionMs
+	}
+	if t.SnapshotCount > 0 {
+		m["snapshot-count"] = t.SnapshotCount
+	}
+	if t.QuotaBackendBytes > 0 {
+		m["quota-backend-bytes"] = t.QuotaBackendBytes
+	}
+	if t.AutoCompactionMode != "" {
+		m["auto-compaction-mode"] = t.AutoCompactionMode
+	}
+	if t.AutoCompactionRetention != "" {
+		m["auto-compaction-retention"] = t.AutoCompactionRetention
+	}
+	if c.TLS != nil {
+		sec := map[string]any{
+			"cert-file":        c.TLS.CertFile,
+			"key-file":         c.TLS.KeyFile,
+			"trusted-ca-file":  c.TLS.CAFile,
+			"client-cert-auth": true,
+		}
+		m["client-transport-security"] = sec
+		m["peer-transport-security"] = sec
+	}
+	return yaml.Marshal(m)
+}
+
+// WriteFile writes the etcd configuration file to path.
+func (c Config) WriteFile(path string) error {
+	b, err := c.EtcdYAML()
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, b, 0o600)
+}
+
+// InitialCluster formats the initial-cluster setting from names and peer URLs.
+func InitialCluster(names, peerURLs []string) string {
+	parts := make([]string, len(names))
+	for i := range names {
+		parts[i] = names[i] + "=" + peerURLs[i]
+	}
+	return strings.Join(parts, ",")
+}
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

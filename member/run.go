@@ -1,0 +1,99 @@
+package member
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+
+	"go.etcd.io/etcd/server/v3/embed"
+)
+
+// Environment variables through which a cluster hands a member process its
+// configuration and the pipe whose closing means "your parent is gone".
+const (
+	EnvConfig   = "ETCDLAB_MEMBER_CONFIG"
+	EnvParentFD = "ETCDLAB_PARENT_FD"
+)
+
+// stopTimeout bounds a graceful stop; past it the member exits anyway (the
+// WAL makes that safe).
+const stopTimeout = 5 * time.Second
+
+// Run starts the etcd member described by the etcd configuration file at
+// path and serves until ctx is cancelled, the parent process goes away, or
+// etcd fails. It is meant to be the whole life of a member process.
+func Run(ctx context.Context, path string) error {
+	cfg, err := embed.ConfigFromFile(path)
+	if err != nil {
+		return fmt.Errorf("read member config %s: %w", path, err)
+	}
+	parentGone := watchParent()
+	e, err := embed.StartEtcd(cfg)
+	if err != nil {
+		return fmt.Errorf("start etcd member %s: %w", cfg.Name, err)
+	}
+	var runErr error
+	select {
+	case <-ctx.Done():
+	case <-parentGone:
+		runErr = errors.New("parent process went away")
+	case err := <-e.Err():
+		runErr = fmt.Errorf("etcd member %s failed: %w", cfg.Name, err)
+	}
+	closed := make(chan struct{})
+	go func() { e.Close(); close(closed) }()
+	select {
+	case <-closed:
+	case <-time.After(stopTimeout):
+		return errors.New("graceful stop timed out")
+	}
+	return runErr
+}
+
+// RunIfChild runs a member when the process was started as one by a cluster
+// (the environment names a member configuration) and reports the exit code
+// the process should end with. Test binaries call it first thing in TestMain
+// so that clusters started by tests can re-execute the test binary:
+//
+//	func TestMain(m *testing.M) {
+//		if code, ok := member.RunIfChild(); ok {
+//			os.Exit(code)
+//		}
+//		os.Exit(m.Run())
+//	}
+func RunIfChild() (code int, ok bool) {
+	path := os.Getenv(EnvConfig)
+	if path == "" {
+		return 0, false
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	if err := Run(ctx, path); err != nil {
+		fmt.Fprintln(os.Stderr, "etcdlab member:", err)
+		return 1, true
+	}
+	return 0, true
+}
+
+// watchParent returns a channel closed when the pipe inherited from the
+// parent reaches EOF, which happens when the parent exits however it dies.
+// Without the pipe (a member started by hand) the channel never closes.
+func watchParent() <-chan struct{} {
+	gone := make(chan struct{})
+	fd, err := strconv.Atoi(os.Getenv(EnvParentFD))
+	if err != nil || fd < 3 {
+		return gone
+	}
+	f := os.NewFile(uintptr(fd), "parent-pipe")
+	go func() {
+		_, _ = io.Copy(io.Discard, f)
+		close(gone)
+	}()
+	return gone
+}
