@@ -4,10 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"net/url"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/etcdlab/etcdlab/etcdclient"
@@ -71,7 +68,7 @@ func statusOf(ctx context.Context, cfg etcdclient.Config) MemberStatus {
 	start := time.Now()
 	// The client waits for a connection until its deadline; a plain TCP
 	// connect tells a refused port from a hung member at once.
-	if err := tcpProbe(ctx, ep); err != nil {
+	if err := etcdclient.Probe(ctx, cfg, ep); err != nil {
 		ms.TookSeconds = time.Since(start).Seconds()
 		ms.Error = "unreachable: " + err.Error()
 		return ms
@@ -113,22 +110,4 @@ func statusOf(ctx context.Context, cfg etcdclient.Config) MemberStatus {
 	}
 	ms.Healthy = true
 	return ms
-}
-
-// tcpProbe connects to the endpoint's host and port and describes a failure.
-func tcpProbe(ctx context.Context, endpoint string) error {
-	hostport := endpoint
-	if u, err := url.Parse(endpoint); err == nil && u.Host != "" {
-		hostport = u.Host
-	}
-	d := net.Dialer{Timeout: StatusTimeout}
-	conn, err := d.DialContext(ctx, "tcp", hostport)
-	if err != nil {
-		var se syscall.Errno
-		if errors.As(err, &se) && se == syscall.ECONNREFUSED {
-			return errors.New("connection refused")
-		}
-		return errors.New(etcdclient.Describe(err))
-	}
-	return conn.Close()
 }

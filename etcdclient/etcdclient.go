@@ -141,7 +141,11 @@ func NewChecked(ctx context.Context, c Config) (*clientv3.Client, error) {
 		lastErr = err
 	}
 	cli.Close()
-	return nil, fmt.Errorf("cannot reach %s: %s", strings.Join(c.Endpoints, ","), Describe(lastErr))
+	why := Describe(lastErr)
+	if perr := Probe(ctx, c, c.Endpoints[0]); perr != nil {
+		why = perr.Error()
+	}
+	return nil, fmt.Errorf("cannot reach %s: %s", strings.Join(c.Endpoints, ","), why)
 }
 
 // stripSchemes leaves endpoints as given; clientv3 understands http(s)://

@@ -1,0 +1,153 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/etcdlab/etcdlab/cluster"
+	"github.com/etcdlab/etcdlab/exitcode"
+	"github.com/etcdlab/etcdlab/member"
+	"github.com/spf13/cobra"
+)
+
+func (a *app) clusterCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "cluster",
+		Short: "Run a real local etcd cluster, and inspect or stop it",
+		Args:  groupArgs,
+		RunE:  helpRun,
+	}
+	c.AddCommand(a.clusterUpCmd(), a.clusterDownCmd(), a.clusterStatusCmd())
+	return c
+}
+
+type upFlags struct {
+	opts      cluster.Options
+	stateFile string
+	timeout   time.Duration
+}
+
+func (a *app) clusterUpCmd() *cobra.Command {
+	f := &upFlags{}
+	c := &cobra.Command{
+		Use:   "up",
+		Short: "Start a real local etcd cluster and keep it running until Ctrl-C",
+		Long: `Start N real etcd members (etcd ` + "embedded" + `, one child process each) on
+loopback, wait until they are healthy and agree on a leader, record them in a
+state file, and stay in the foreground. Ctrl-C (or 'etcdlab cluster down')
+stops the members and removes what was created unless --keep-data is given.
+
+The data lives, by default, in a new directory under ./.etcdlab: on the
+current directory's filesystem, because that is the disk you mean to test.
+Member logs go to etcd.log in each member's directory, not to the terminal.
+A --data-dir that holds a cluster kept earlier is restarted with its data.`,
+		Example: `  etcdlab cluster up
+  etcdlab cluster up --members 5 --heartbeat-interval 50 --election-timeout 500
+  etcdlab cluster up --tls          # writes ca.crt, client.crt, client.key next to the state file
+  etcdlab cluster up --data-dir /dev/shm/etcd --keep-data   # tmpfs, kept afterwards
+  etcdlab cluster up --port-base 2379   # m1 on 2379/2380/2381, m2 on 2382/...`,
+		Args: noArgs,
+		RunE: func(c *cobra.Command, _ []string) error { return a.clusterUp(c, f) },
+	}
+	fl := c.Flags()
+	fl.SortFlags = false
+	fl.IntVar(&f.opts.Members, "members", 3, "number of members, 1 to 7")
+	fl.StringVar(&f.opts.DataDir, "data-dir", "", "cluster directory (default: a new directory under ./.etcdlab)")
+	fl.BoolVar(&f.opts.KeepData, "keep-data", false, "keep the data directory at exit")
+	fl.StringVar(&f.stateFile, "state-file", cluster.DefaultStateFile, "where to record the running cluster")
+	fl.BoolVar(&f.opts.TLS, "tls", false, "serve clients and peers over TLS with a throw-away CA; client certificates required")
+	fl.IntVar(&f.opts.PortBase, "port-base", 0, "use ports from here (3 per member: client, peer, metrics) instead of free ones")
+	fl.StringVar(&f.opts.Host, "host", "127.0.0.1", "loopback address to listen on")
+	addTuningFlags(fl, &f.opts.Tuning)
+	fl.DurationVar(&f.timeout, "start-timeout", cluster.DefaultStartTimeout, "how long to wait for a healthy cluster")
+	return c
+}
+
+func addTuningFlags(fl interface {
+	UintVar(*uint, string, uint, string)
+	Uint64Var(*uint64, string, uint64, string)
+	Int64Var(*int64, string, int64, string)
+	StringVar(*string, string, string, string)
+}, t *member.Tuning) {
+	fl.UintVar(&t.HeartbeatMs, "heartbeat-interval", 100, "etcd heartbeat interval in ms")
+	fl.UintVar(&t.ElectionMs, "election-timeout", 1000, "etcd election timeout in ms")
+	fl.Uint64Var(&t.SnapshotCount, "snapshot-count", 10000, "etcd snapshot count")
+	fl.Int64Var(&t.QuotaBackendBytes, "quota-backend-bytes", 0, "etcd backend quota in bytes (0: etcd's default, 2 GiB)")
+	fl.StringVar(&t.AutoCompactionMode, "auto-compaction-mode", "periodic", "etcd auto-compaction mode: periodic or revision")
+	fl.StringVar(&t.AutoCompactionRetention, "auto-compaction-retention", "0", "etcd auto-compaction retention (0 disables)")
+	fl.StringVar(&t.Metrics, "metrics", "basic", "etcd metrics: basic, or extensive (adds grpc_server_handling_seconds)")
+	fl.StringVar(&t.LogLevel, "log-level", "info", "member log level: debug, info, warn, error")
+}
+
+func (a *app) clusterUp(c *cobra.Command, f *upFlags) error {
+	ctx := c.Context()
+	if err := f.opts.Validate(); err != nil {
+		return exitcode.With(err, exitcode.Usage)
+	}
+	if prev, err := cluster.ReadStateFile(f.stateFile); err == nil {
+		if prev.Running() {
+			return exitcode.Failuref("a cluster is already running (etcdlab pid %d, state file %s); stop it with 'etcdlab cluster down' or use another --state-file", prev.Controller.PID, f.stateFile)
+		}
+		fmt.Fprintf(a.stderr, "replacing stale state file %s (etcdlab pid %d has exited)\n", f.stateFile, prev.Controller.PID)
+	}
+	o := f.opts
+	o.StartTimeout = f.timeout
+	o.Log = a.stderr
+	o.BaseDir = filepath.Dir(f.stateFile)
+	if o.TLS {
+		o.ClientTLSDir = filepath.Dir(f.stateFile)
+	}
+	o.OnExit = func(name string, err error) {
+		fmt.Fprintf(a.stderr, "etcdlab: member %s exited (%v); the others keep running\n", name, err)
+	}
+	began := time.Now()
+	cl, err := cluster.Start(ctx, o)
+	if err != nil {
+		return err
+	}
+	st := cl.State()
+	if err := cluster.WriteStateFile(f.stateFile, st); err != nil {
+		_ = cl.Stop()
+		return err
+	}
+	a.printUp(st, f, time.Since(began))
+
+	<-ctx.Done()
+	fmt.Fprintln(a.stderr, "stopping the cluster...")
+	stopErr := cl.Stop()
+	if cur, err := cluster.ReadStateFile(f.stateFile); err == nil && cur.Controller == st.Controller {
+		_ = os.Remove(f.stateFile)
+	}
+	_ = os.Remove(filepath.Dir(f.stateFile)) // only if empty
+	if stopErr != nil {
+		return stopErr
+	}
+	if kept := cl.KeptDataDir(); kept != "" {
+		fmt.Fprintf(a.stderr, "stopped; data kept in %s\n", kept)
+	} else {
+		fmt.Fprintln(a.stderr, "stopped; removed", st.DataDir)
+	}
+	return nil
+}
+
+func (a *app) printUp(st cluster.State, f *upFlags, took time.Duration) {
+	w := a.stdout
+	fmt.Fprintf(w, "etcd %s cluster of %d members ready in %.1fs\n", st.EtcdVersion, len(st.Members), took.Seconds())
+	for _, m := range st.Members {
+		fmt.Fprintf(w, "  %-3s id %-16s client %s  peer %s  metrics %s  pid %d\n", m.Name, m.ID, m.ClientURL, m.PeerURL, m.MetricsURL, m.PID)
+	}
+	fmt.Fprintf(w, "endpoints:  %s\n", strings.Join(st.Endpoints, ","))
+	keep := "removed at exit"
+	if f.opts.KeepData {
+		keep = "kept at exit"
+	}
+	fmt.Fprintf(w, "data dir:   %s (%s; member logs in <member>/etcd.log)\n", st.DataDir, keep)
+	fmt.Fprintf(w, "state file: %s\n", f.stateFile)
+	if st.TLS != nil {
+		fmt.Fprintf(w, "TLS flags:  --cacert %s --cert %s --key %s\n", st.TLS.CACert, st.TLS.Cert, st.TLS.Key)
+	}
+	fmt.Fprintln(w, "Stop with Ctrl-C here, or 'etcdlab cluster down' from another terminal.")
+}

@@ -1,0 +1,164 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/etcdlab/etcdlab/cluster"
+)
+
+// upProcess is `etcdlab cluster up` running as its own process.
+type upProcess struct {
+	cmd    *exec.Cmd
+	stdout bytes.Buffer
+	stderr bytes.Buffer
+	done   chan error
+}
+
+func startUp(t *testing.T, dir string, args ...string) *upProcess {
+	t.Helper()
+	p := &upProcess{done: make(chan error, 1)}
+	p.cmd = exec.Command(binary, append([]string{"cluster", "up"}, args...)...)
+	p.cmd.Dir = dir
+	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { p.done <- p.cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = p.cmd.Process.Kill()
+	})
+	return p
+}
+
+func (p *upProcess) exitedStderr() string {
+	select {
+	case err := <-p.done:
+		p.done <- err
+		return "exited: " + p.stderr.String()
+	default:
+		return ""
+	}
+}
+
+func (p *upProcess) wait(t *testing.T) error {
+	t.Helper()
+	select {
+	case err := <-p.done:
+		return err
+	case <-time.After(30 * time.Second):
+		t.Fatal("cluster up did not exit")
+		return nil
+	}
+}
+
+// cli runs the built binary to completion.
+func cli(t *testing.T, dir string, args ...string) (int, string) {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode(), string(out)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return 0, string(out)
+}
+
+func assertMembersGone(t *testing.T, st cluster.State, within time.Duration) {
+	t.Helper()
+	for _, m := range st.Members {
+		if !m.Process().WaitGone(within) {
+			t.Errorf("member %s (pid %d) still running after %v", m.Name, m.PID, within)
+		}
+	}
+}
+
+// TestTLSUpStatusDown runs `cluster up --tls` as a process, checks the client
+// files next to the state file and `cluster status` through them, then stops
+// it with `cluster down` from "another terminal" and finds nothing left.
+func TestTLSUpStatusDown(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	began := time.Now()
+	up := startUp(t, dir, "--members", "3", "--tls")
+	st := waitState(t, filepath.Join(dir, cluster.DefaultStateFile), up.exitedStderr)
+	t.Logf("3-member TLS cluster ready after %v", time.Since(began))
+	if st.TLS == nil {
+		t.Fatal("state file has no TLS paths")
+	}
+	for _, f := range []string{"ca.crt", "client.crt", "client.key"} {
+		if _, err := os.Stat(filepath.Join(dir, ".etcdlab", f)); err != nil {
+			t.Errorf("%s not next to the state file: %v", f, err)
+		}
+	}
+	if code, out := cli(t, dir, "cluster", "status"); code != 0 || strings.Count(out, "healthy") != 3 {
+		t.Fatalf("status: %d\n%s", code, out)
+	}
+	code, out := cli(t, dir, "cluster", "status", "--endpoints", strings.Join(st.Endpoints, ","), "--cacert", st.TLS.CACert)
+	if code != 1 || !strings.Contains(out, "TLS") {
+		t.Fatalf("status without a client certificate: %d\n%s", code, out)
+	}
+	if code, out := cli(t, dir, "cluster", "down"); code != 0 {
+		t.Fatalf("down: %d\n%s", code, out)
+	}
+	if err := up.wait(t); err != nil {
+		t.Fatalf("cluster up exited with %v\n%s", err, up.stderr.String())
+	}
+	assertMembersGone(t, st, 5*time.Second)
+	if _, err := os.Stat(filepath.Join(dir, ".etcdlab")); !errors.Is(err, os.ErrNotExist) {
+		entries, _ := os.ReadDir(filepath.Join(dir, ".etcdlab"))
+		t.Fatalf(".etcdlab left behind: %v", entries)
+	}
+}
+
+// TestSIGKILLLeavesNoOrphans kills `cluster up` with SIGKILL: every member
+// must exit within 5 s, `cluster down` cleans the stale state, and a new
+// `cluster up` on the same data dir works and stops cleanly on SIGINT.
+func TestSIGKILLLeavesNoOrphans(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	state := filepath.Join(dir, cluster.DefaultStateFile)
+	up := startUp(t, dir, "--data-dir", data)
+	st := waitState(t, state, up.exitedStderr)
+	if err := up.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = up.wait(t)
+	assertMembersGone(t, st, 5*time.Second)
+
+	code, out := cli(t, dir, "cluster", "down")
+	if code != 1 || !strings.Contains(out, "stale") {
+		t.Fatalf("down on a dead cluster: %d %s", code, out)
+	}
+	if _, err := os.Stat(state); !errors.Is(err, os.ErrNotExist) {
+		t.Fatal("stale state file left behind")
+	}
+
+	up2 := startUp(t, dir, "--data-dir", data)
+	st2 := waitState(t, state, up2.exitedStderr)
+	if code, out := cli(t, dir, "cluster", "status"); code != 0 {
+		t.Fatalf("status after restart on the same data dir: %d\n%s", code, out)
+	}
+	if err := up2.cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	if err := up2.wait(t); err != nil {
+		t.Fatalf("Ctrl-C: cluster up exited with %v\n%s", err, up2.stderr.String())
+	}
+	assertMembersGone(t, st2, 5*time.Second)
+	if _, err := os.Stat(data); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("data dir made by etcdlab left behind after Ctrl-C: %v", err)
+	}
+}

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/etcdlab/etcdlab/exitcode"
+	"github.com/etcdlab/etcdlab/version"
+	"github.com/spf13/cobra"
+)
+
+// app is the process state every command gets instead of reaching for
+// globals: where to write, and nothing else yet.
+type app struct {
+	stdout io.Writer
+	stderr io.Writer
+}
+
+// run executes one etcdlab command line and returns the exit code. It prints
+// a failing command's error as one line on stderr, followed by its detail
+// (such as a member's log tail) when it has one.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	a := &app{stdout: stdout, stderr: stderr}
+	root := a.rootCmd()
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	if err != nil {
+		fmt.Fprintf(stderr, "etcdlab: %s\n", strings.ReplaceAll(err.Error(), "\n", " "))
+		var d exitcode.Detailer
+		if errors.As(err, &d) && d.Detail() != "" {
+			fmt.Fprintln(stderr, d.Detail())
+		}
+	}
+	return exitcode.Code(err)
+}
+
+func (a *app) rootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "etcdlab",
+		Short: "Is my etcd fast enough, why is it slow, and what happens if I change it?",
+		Long: `etcdlab measures and explains etcd performance on a real etcd: it runs local
+clusters in one command, loads them, probes the disk and judges the results
+against etcd's published thresholds.`,
+		Example: `  # a real 3-member etcd cluster on this machine, until Ctrl-C
+  etcdlab cluster up
+
+  # the same over TLS, on tmpfs, keeping the data afterwards
+  etcdlab cluster up --tls --data-dir /dev/shm/etcdlab --keep-data
+
+  # from another terminal
+  etcdlab cluster status
+  etcdlab cluster down`,
+		Version:           version.String(),
+		SilenceUsage:      true,
+		SilenceErrors:     true,
+		Args:              groupArgs,
+		RunE:              helpRun,
+		CompletionOptions: cobra.CompletionOptions{HiddenDefaultCmd: false},
+	}
+	root.SetVersionTemplate("etcdlab {{.Version}}\n")
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return exitcode.Usagef("%v (see '%s --help')", err, c.CommandPath())
+	})
+	root.AddCommand(a.clusterCmd(), a.memberCmd())
+	return root
+}
+
+// groupArgs rejects unknown subcommands of a command that only groups others.
+func groupArgs(c *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return exitcode.Usagef("unknown command %q for %q (see '%s --help')", args[0], c.CommandPath(), c.CommandPath())
+	}
+	return nil
+}
+
+func helpRun(c *cobra.Command, _ []string) error { return c.Help() }
+
+// noArgs is cobra.NoArgs with a usage exit code.
+func noArgs(c *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return exitcode.Usagef("%s takes no arguments, got %q", c.CommandPath(), args)
+	}
+	return nil
+}
