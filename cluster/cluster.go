@@ -195,7 +195,7 @@ func (c *Cluster) exited(p *process) {
 	c.opts.OnExit(p.name, err)
 }
 
-// stopAll stops every member process, in parallel.
+// stopAll tears down every member process, in parallel.
 func (c *Cluster) stopAll(grace time.Duration) {
 	c.mu.Lock()
 	procs := append([]*process(nil), c.procs...)
@@ -206,7 +206,7 @@ func (c *Cluster) stopAll(grace time.Duration) {
 			continue
 		}
 		wg.Add(1)
-		go func() { defer wg.Done(); p.stop(grace) }()
+		go func() { defer wg.Done(); p.stop(member.TeardownSignal, grace) }()
 	}
 	wg.Wait()
 }

@@ -139,14 +139,14 @@ func (p *process) signal(sig syscall.Signal) error {
 	return nil
 }
 
-// stop asks the member to stop (SIGTERM, after SIGCONT if paused) and kills it
-// if it has not exited within grace.
-func (p *process) stop(grace time.Duration) {
+// stop asks the member to stop with sig (after SIGCONT if it is paused) and
+// kills it if it has not exited within grace.
+func (p *process) stop(sig syscall.Signal, grace time.Duration) {
 	if done, _ := p.exited(); done {
 		return
 	}
 	_ = p.cmd.Process.Signal(syscall.SIGCONT)
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	_ = p.cmd.Process.Signal(sig)
 	select {
 	case <-p.done:
 	case <-time.After(grace):

@@ -25,10 +25,35 @@ const (
 // WAL makes that safe).
 const stopTimeout = 5 * time.Second
 
+// TeardownSignal is what a cluster sends a member when the whole cluster is
+// being stopped: the member stops at once, without handing leadership to a
+// peer that is stopping too. SIGTERM (or cancelling Run's context) is the
+// graceful stop of one member, with leadership transfer, as etcd does it.
+const TeardownSignal = syscall.SIGUSR1
+
+// NotifyTeardown returns a channel closed when the process receives
+// TeardownSignal, and a function that stops listening. The process's main
+// calls it and hands the channel to Run.
+func NotifyTeardown() (<-chan struct{}, func()) {
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, TeardownSignal)
+	out := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-sig:
+			close(out)
+		case <-done:
+		}
+	}()
+	return out, func() { signal.Stop(sig); close(done) }
+}
+
 // Run starts the etcd member described by the etcd configuration file at
-// path and serves until ctx is cancelled, the parent process goes away, or
-// etcd fails. It is meant to be the whole life of a member process.
-func Run(ctx context.Context, path string) error {
+// path and serves until ctx is cancelled (graceful stop), teardown is closed
+// or the parent process goes away (immediate stop), or etcd fails. It is
+// meant to be the whole life of a member process.
+func Run(ctx context.Context, path string, teardown <-chan struct{}) error {
 	cfg, err := embed.ConfigFromFile(path)
 	if err != nil {
 		return fmt.Errorf("read member config %s: %w", path, err)
@@ -39,15 +64,26 @@ func Run(ctx context.Context, path string) error {
 		return fmt.Errorf("start etcd member %s: %w", cfg.Name, err)
 	}
 	var runErr error
+	hard := true
 	select {
 	case <-ctx.Done():
+		hard = false
+	case <-teardown:
 	case <-parentGone:
 		runErr = errors.New("parent process went away")
 	case err := <-e.Err():
 		runErr = fmt.Errorf("etcd member %s failed: %w", cfg.Name, err)
 	}
 	closed := make(chan struct{})
-	go func() { e.Close(); close(closed) }()
+	go func() {
+		if hard {
+			// Stopping the raft loop first cancels the server's context,
+			// so Close skips the leadership transfer.
+			e.Server.HardStop()
+		}
+		e.Close()
+		close(closed)
+	}()
 	select {
 	case <-closed:
 	case <-time.After(stopTimeout):
@@ -74,7 +110,9 @@ func RunIfChild() (code int, ok bool) {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	if err := Run(ctx, path); err != nil {
+	teardown, stopTeardown := NotifyTeardown()
+	defer stopTeardown()
+	if err := Run(ctx, path, teardown); err != nil {
 		fmt.Fprintln(os.Stderr, "etcdlab member:", err)
 		return 1, true
 	}

@@ -20,7 +20,9 @@ func (a *app) memberCmd() *cobra.Command {
 			if config == "" {
 				return exitcode.Usagef("member needs --config")
 			}
-			return member.Run(c.Context(), config)
+			teardown, stop := member.NotifyTeardown()
+			defer stop()
+			return member.Run(c.Context(), config, teardown)
 		},
 	}
 	c.Flags().StringVar(&config, "config", "", "etcd configuration file written by etcdlab cluster up")

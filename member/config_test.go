@@ -1,0 +1,92 @@
+package member
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"go.etcd.io/etcd/server/v3/embed"
+)
+
+// TestEtcdYAMLRoundTrip writes a configuration and reads it back with etcd's
+// own parser, so the file is what `etcd --config-file` understands.
+func TestEtcdYAMLRoundTrip(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	c := Config{
+		Name: "m2", DataDir: filepath.Join(dir, "m2"),
+		ClientURL: "https://127.0.0.1:2382", PeerURL: "https://127.0.0.1:2383", MetricsURL: "http://127.0.0.1:2384",
+		InitialCluster: InitialCluster([]string{"m1", "m2"}, []string{"https://127.0.0.1:2380", "https://127.0.0.1:2383"}),
+		ClusterToken:   "tok",
+		TLS:            &TLSFiles{CertFile: "/t/m2.crt", KeyFile: "/t/m2.key", CAFile: "/t/ca.crt"},
+		Tuning: Tuning{HeartbeatMs: 50, ElectionMs: 500, SnapshotCount: 5000, QuotaBackendBytes: 1 << 30,
+			AutoCompactionMode: "revision", AutoCompactionRetention: "1000", Metrics: "extensive", LogLevel: "warn"},
+		LogFile: filepath.Join(dir, "m2", "etcd.log"),
+	}
+	if err := os.MkdirAll(c.DataDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "member.yaml")
+	if err := c.WriteFile(path); err != nil {
+		t.Fatal(err)
+	}
+	got, err := embed.ConfigFromFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checks := []struct {
+		name      string
+		got, want any
+	}{
+		{"name", got.Name, "m2"},
+		{"data dir", got.Dir, c.DataDir},
+		{"client url", got.ListenClientUrls[0].String(), c.ClientURL},
+		{"advertise client", got.AdvertiseClientUrls[0].String(), c.ClientURL},
+		{"peer url", got.ListenPeerUrls[0].String(), c.PeerURL},
+		{"metrics url", got.ListenMetricsUrls[0].String(), c.MetricsURL},
+		{"initial cluster", got.InitialCluster, "m1=https://127.0.0.1:2380,m2=https://127.0.0.1:2383"},
+		{"token", got.InitialClusterToken, "tok"},
+		{"heartbeat", got.TickMs, uint(50)},
+		{"election", got.ElectionMs, uint(500)},
+		{"snapshot count", got.SnapshotCount, uint64(5000)},
+		{"quota", got.QuotaBackendBytes, int64(1 << 30)},
+		{"compaction mode", got.AutoCompactionMode, "revision"},
+		{"compaction retention", got.AutoCompactionRetention, "1000"},
+		{"metrics", got.Metrics, "extensive"},
+		{"log level", got.LogLevel, "warn"},
+		{"log outputs", strings.Join(got.LogOutputs, ","), c.LogFile},
+		{"client cert", got.ClientTLSInfo.CertFile, "/t/m2.crt"},
+		{"client cert auth", got.ClientTLSInfo.ClientCertAuth, true},
+		{"peer CA", got.PeerTLSInfo.TrustedCAFile, "/t/ca.crt"},
+		{"peer cert auth", got.PeerTLSInfo.ClientCertAuth, true},
+	}
+	for _, ch := range checks {
+		if ch.got != ch.want {
+			t.Errorf("%s: got %v, want %v", ch.name, ch.got, ch.want)
+		}
+	}
+}
+
+func TestTuningValidate(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		t    Tuning
+		want string // "" = valid
+	}{
+		{Tuning{}, ""},
+		{Tuning{HeartbeatMs: 100, ElectionMs: 500}, ""},
+		{Tuning{HeartbeatMs: 100, ElectionMs: 499}, "at least 5 times"},
+		{Tuning{ElectionMs: 50001, HeartbeatMs: 100}, "at most 50000"},
+		{Tuning{Metrics: "extensive"}, ""},
+		{Tuning{Metrics: "all"}, "basic or extensive"},
+		{Tuning{AutoCompactionMode: "hourly"}, "periodic or revision"},
+		{Tuning{QuotaBackendBytes: -1}, "negative"},
+		{Tuning{LogLevel: "trace"}, "--log-level"},
+	} {
+		err := tt.t.Validate()
+		if (tt.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tt.want)) {
+			t.Errorf("%+v: err %v, want %q", tt.t, err, tt.want)
+		}
+	}
+}
