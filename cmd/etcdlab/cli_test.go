@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"net"
+	"strconv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -68,6 +71,27 @@ func TestVersionHelpCompletion(t *testing.T) {
 	_, out, _ = runCLI(context.Background(), "--help")
 	if strings.Contains(out, "member --config") {
 		t.Fatal("hidden member command shown in help")
+	}
+}
+
+// TestPortTaken asks for a port another program holds.
+func TestPortTaken(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	port := ln.Addr().(*net.TCPAddr).Port
+	dir := t.TempDir()
+	state := filepath.Join(dir, "s", "cluster.json")
+	code, _, stderr := runCLI(context.Background(), "cluster", "up", "--members", "1", "--port-base", strconv.Itoa(port), "--state-file", state)
+	if code != 1 || !strings.Contains(stderr, fmt.Sprintf("port 127.0.0.1:%d (member m1 client) is in use", port)) {
+		t.Fatalf("%d %q", code, stderr)
+	}
+	oneLine(t, stderr)
+	if _, err := os.Stat(filepath.Join(dir, "s")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("state dir left behind: %v", err)
 	}
 }
 

@@ -106,6 +106,7 @@ func (a *app) clusterUp(c *cobra.Command, f *upFlags) error {
 	began := time.Now()
 	cl, err := cluster.Start(ctx, o)
 	if err != nil {
+		_ = os.Remove(filepath.Dir(f.stateFile)) // only if empty: leave nothing behind
 		return err
 	}
 	st := cl.State()

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -109,11 +110,26 @@ func TestTLSUpStatusDown(t *testing.T) {
 	if code != 1 || !strings.Contains(out, "TLS") {
 		t.Fatalf("status without a client certificate: %d\n%s", code, out)
 	}
+	// Kill one member: status explains it in one cell and exits 1; the
+	// foreground process reports it and keeps running.
+	victim := st.Members[1]
+	if err := victim.Process().Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	victim.Process().WaitGone(5 * time.Second)
+	code, out = cli(t, dir, "cluster", "status")
+	want := fmt.Sprintf("connection refused (member process %d has exited)", victim.PID)
+	if code != 1 || strings.Count(out, want) != 2 || strings.Count(out, "| healthy") != 2 || strings.Contains(out, "goroutine") {
+		t.Fatalf("status with %s killed: %d\n%s", victim.Name, code, out)
+	}
 	if code, out := cli(t, dir, "cluster", "down"); code != 0 {
 		t.Fatalf("down: %d\n%s", code, out)
 	}
 	if err := up.wait(t); err != nil {
 		t.Fatalf("cluster up exited with %v\n%s", err, up.stderr.String())
+	}
+	if !strings.Contains(up.stderr.String(), "member "+victim.Name+" exited") {
+		t.Errorf("cluster up did not report the killed member:\n%s", up.stderr.String())
 	}
 	assertMembersGone(t, st, 5*time.Second)
 	if _, err := os.Stat(filepath.Join(dir, ".etcdlab")); !errors.Is(err, os.ErrNotExist) {
