@@ -1,0 +1,204 @@
+// Package result is etcdlab's one result model: every command produces a
+// Document, and every output format (text, JSON, CSV, and later Markdown and
+// HTML reports) is rendered from one. Documents are plain data; they are safe
+// to share once built and must not be modified concurrently.
+package result
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+)
+
+// SchemaVersion is the version of the JSON form written by this build.
+// Readers accept every version up to it.
+const SchemaVersion = 1
+
+// Kinds of document.
+const (
+	KindBench = "bench"
+)
+
+// Document is the result of one etcdlab command.
+type Document struct {
+	SchemaVersion int          `json:"schema_version"`
+	Kind          string       `json:"kind"`
+	CreatedAt     time.Time    `json:"created_at"`
+	Environment   Environment  `json:"environment"`
+	Bench         *BenchConfig `json:"bench,omitempty"`
+	// Runs holds one entry per measurement: per sweep point and iteration.
+	Runs []Run `json:"runs"`
+	// Summaries aggregate the iterations of each sweep point.
+	Summaries []Summary `json:"summaries,omitempty"`
+	// Notes are things a reader should know (a trap that was avoided, a
+	// cluster started for the run, a run stopped early).
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Environment says where a result was measured.
+type Environment struct {
+	Etcdlab       string `json:"etcdlab_version"`
+	GoVersion     string `json:"go_version"`
+	OS            string `json:"os"`
+	Arch          string `json:"arch"`
+	CPUs          int    `json:"cpus"`
+	MemoryBytes   uint64 `json:"memory_bytes,omitempty"`
+	Kernel        string `json:"kernel,omitempty"`
+	ServerVersion string `json:"server_version,omitempty"`
+	Members       int    `json:"members,omitempty"`
+	// LocalCluster is true when etcdlab started the cluster for this run.
+	LocalCluster bool   `json:"local_cluster"`
+	DataDir      string `json:"data_dir,omitempty"`
+	Filesystem   string `json:"filesystem,omitempty"`
+}
+
+// BenchConfig is the full configuration of a bench run, with credentials
+// removed.
+type BenchConfig struct {
+	Command        string         `json:"command"`
+	Args           []string       `json:"args,omitempty"`
+	Endpoints      []string       `json:"endpoints"`
+	TargetLeader   bool           `json:"target_leader"`
+	TLS            bool           `json:"tls"`
+	User           string         `json:"user,omitempty"` // name only
+	Conns          []int          `json:"conns"`
+	Clients        []int          `json:"clients"`
+	Total          int64          `json:"total,omitempty"`
+	Duration       Duration       `json:"duration,omitempty"`
+	Rate           float64        `json:"rate,omitempty"`
+	Mode           string         `json:"mode"` // closed or open
+	RequestTimeout Duration       `json:"request_timeout"`
+	Warmup         string         `json:"warmup,omitempty"`
+	Iterations     int            `json:"iterations"`
+	Prefix         string         `json:"prefix"`
+	Keep           bool           `json:"keep"`
+	Workload       map[string]any `json:"workload,omitempty"`
+}
+
+// Run is one measurement.
+type Run struct {
+	Name      string    `json:"name"`
+	Conns     int       `json:"conns"`
+	Clients   int       `json:"clients"`
+	Iteration int       `json:"iteration"`
+	Start     time.Time `json:"start"`
+	End       time.Time `json:"end"`
+	Stats
+	// Ops breaks the run down by operation where it mixes several (reads
+	// and writes of txn-mixed; puts and events of watch-latency).
+	Ops []Op `json:"ops,omitempty"`
+	// StoppedEarly says why the run ended before its total or duration.
+	StoppedEarly string `json:"stopped_early,omitempty"`
+}
+
+// Op is the part of a run for one kind of operation.
+type Op struct {
+	Name string `json:"name"`
+	Stats
+}
+
+// Stats are the measurements of a set of requests. Latencies are in seconds
+// and exclude failed requests, as etcd benchmark does.
+type Stats struct {
+	Requests        int64            `json:"requests"`
+	Errors          map[string]int64 `json:"errors"` // by gRPC code
+	ErrorMessages   map[string]int64 `json:"error_messages,omitempty"`
+	DurationSeconds float64          `json:"duration_seconds"`
+	ThroughputRPS   float64          `json:"throughput_rps"`
+	Latency         Latency          `json:"latency_seconds"`
+	// ServiceTime is the time from the actual send, for open-loop runs,
+	// where Latency is measured from the intended send time.
+	ServiceTime *Latency `json:"service_time_seconds,omitempty"`
+	TimeSeries  []Second `json:"time_series,omitempty"`
+	// Histogram is the HdrHistogram of Latency in microseconds, in its
+	// compressed base64 form, so results can be merged exactly.
+	Histogram string `json:"histogram,omitempty"`
+}
+
+// Latency summarises a latency distribution, in seconds.
+type Latency struct {
+	Min    float64 `json:"min"`
+	Mean   float64 `json:"mean"`
+	Stddev float64 `json:"stddev"`
+	Max    float64 `json:"max"`
+	P10    float64 `json:"p10"`
+	P25    float64 `json:"p25"`
+	P50    float64 `json:"p50"`
+	P75    float64 `json:"p75"`
+	P90    float64 `json:"p90"`
+	P95    float64 `json:"p95"`
+	P99    float64 `json:"p99"`
+	P999   float64 `json:"p99.9"`
+}
+
+// Second is one second of a run's time series.
+type Second struct {
+	UnixSecond int64   `json:"unix_second"`
+	Requests   int64   `json:"requests"`
+	Errors     int64   `json:"errors"`
+	Min        float64 `json:"min_seconds"`
+	Mean       float64 `json:"mean_seconds"`
+	Max        float64 `json:"max_seconds"`
+}
+
+// Summary aggregates the iterations of one sweep point: mean and sample
+// standard deviation across iterations.
+type Summary struct {
+	Name          string `json:"name"`
+	Conns         int    `json:"conns"`
+	Clients       int    `json:"clients"`
+	Iterations    int    `json:"iterations"`
+	ThroughputRPS MeanSD `json:"throughput_rps"`
+	P50           MeanSD `json:"p50_seconds"`
+	P99           MeanSD `json:"p99_seconds"`
+	Mean          MeanSD `json:"mean_seconds"`
+}
+
+// MeanSD is a mean and its sample standard deviation.
+type MeanSD struct {
+	Mean   float64 `json:"mean"`
+	Stddev float64 `json:"stddev"`
+}
+
+// Duration is a time.Duration that reads and writes JSON as "1.5s".
+type Duration time.Duration
+
+// MarshalJSON writes the duration as a Go duration string.
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
+
+// UnmarshalJSON reads a Go duration string.
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	v, err := time.ParseDuration(s)
+	*d = Duration(v)
+	return err
+}
+
+// Write encodes doc as indented JSON.
+func Write(w io.Writer, doc *Document) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}
+
+// Read decodes a document, with one-line errors for malformed input and
+// schema versions this build does not know.
+func Read(r io.Reader) (*Document, error) {
+	var doc Document
+	dec := json.NewDecoder(r)
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, errors.New("empty result document")
+		}
+		return nil, fmt.Errorf("not a result document: %v", err)
+	}
+	if doc.SchemaVersion < 1 || doc.SchemaVersion > SchemaVersion {
+		return nil, fmt.Errorf("unknown schema_version %d (this etcdlab reads 1 to %d)", doc.SchemaVersion, SchemaVersion)
+	}
+	return &doc, nil
+}
