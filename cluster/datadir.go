@@ -49,6 +49,7 @@ type owner struct {
 
 // dataDir is a prepared data directory. Not safe for concurrent use.
 type dataDir struct {
+	temp   bool // a new directory under BaseDir
 	root   string
 	own    owner
 	layout *layout // nil for a new cluster
@@ -75,7 +76,7 @@ func prepareDataDir(o *Options) (*dataDir, error) {
 		if err != nil {
 			return nil, fmt.Errorf("cannot create a data dir in %s: %w", base, unwrapPath(err))
 		}
-		d.root, d.own.CreatedRoot, d.own.OwnsData = root, true, true
+		d.root, d.temp, d.own.CreatedRoot, d.own.OwnsData = root, true, true, true
 	} else {
 		root, err := filepath.Abs(o.DataDir)
 		if err != nil {
@@ -169,7 +170,11 @@ func (d *dataDir) release(names []string) (kept string, err error) {
 		return d.root, os.Remove(filepath.Join(d.root, ownerFile))
 	}
 	if d.own.CreatedRoot {
-		return "", os.RemoveAll(d.root)
+		err := os.RemoveAll(d.root)
+		if d.temp {
+			_ = os.Remove(filepath.Dir(d.root)) // the base dir, only if now empty
+		}
+		return "", err
 	}
 	var errs []error
 	for _, n := range names {
