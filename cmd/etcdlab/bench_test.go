@@ -1,0 +1,158 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/etcdlab/etcdlab/cluster"
+	"github.com/etcdlab/etcdlab/etcdclient"
+	"github.com/etcdlab/etcdlab/pki"
+	"github.com/etcdlab/etcdlab/result"
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+func startCluster(t *testing.T, o cluster.Options) *cluster.Cluster {
+	t.Helper()
+	o.BaseDir = t.TempDir()
+	if o.Members == 0 {
+		o.Members = 1
+	}
+	c, err := cluster.Start(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Stop() })
+	return c
+}
+
+// TestBenchErrors: each bad input is one line, the right exit code, within
+// the dial timeout, and writes nothing.
+func TestBenchErrors(t *testing.T) {
+	t.Parallel()
+	c := startCluster(t, cluster.Options{TLS: true, ClientTLSDir: t.TempDir()})
+	cc := c.Client()
+	ep := cc.Endpoints[0]
+	other, err := pki.NewCA("other")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrongCA := filepath.Join(t.TempDir(), "ca.crt")
+	if err := os.WriteFile(wrongCA, other.CertPEM(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tlsArgs := []string{"--cacert", cc.CACert, "--cert", cc.Cert, "--key", cc.Key}
+	for _, tt := range []struct {
+		name     string
+		args     []string
+		code     int
+		contains string
+	}{
+		{"unreachable", []string{"bench", "--endpoints", "127.0.0.1:1", "put"}, 1, "connection refused"},
+		{"wrong CA", []string{"bench", "--endpoints", ep, "--cacert", wrongCA, "--cert", cc.Cert, "--key", cc.Key, "put"}, 1, "unknown authority"},
+		{"no client cert", []string{"bench", "--endpoints", ep, "--cacert", cc.CACert, "put"}, 1, "client certificate"},
+		{"clients 0", append([]string{"bench", "--endpoints", ep, "--clients", "0", "put"}, tlsArgs...), 2, "--clients must be at least 1"},
+		{"key size 0", append([]string{"bench", "--endpoints", ep, "put", "--key-size", "0"}, tlsArgs...), 2, "--key-size must be at least 1"},
+		{"unknown subcommand", []string{"bench", "mvcc-put"}, 2, `unknown command "mvcc-put"`},
+		{"bad output", []string{"bench", "-o", "xml", "put"}, 2, "-o must be"},
+		{"range no key", append([]string{"bench", "--endpoints", ep, "range"}, tlsArgs...), 2, "range needs a key"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			began := time.Now()
+			code, stdout, stderr := runCLI(context.Background(), tt.args...)
+			if code != tt.code || !strings.Contains(stderr, tt.contains) || stdout != "" {
+				t.Fatalf("exit %d, stdout %q, stderr %q; want %d with %q", code, stdout, stderr, tt.code, tt.contains)
+			}
+			oneLine(t, stderr)
+			if took := time.Since(began); took > 5*time.Second {
+				t.Fatalf("took %v (dial timeout is 2s)", took)
+			}
+		})
+	}
+	cli, err := etcdclient.New(cc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if r, err := cli.Get(ctx, "", clientv3.WithPrefix(), clientv3.WithCountOnly()); err != nil || r.Count != 0 {
+		t.Fatalf("failed runs wrote %v keys (%v)", r.Count, err)
+	}
+}
+
+// TestBenchAuth: wrong credentials fail in one line; right ones work; the
+// password never appears in any output.
+func TestBenchAuth(t *testing.T) {
+	t.Parallel()
+	c := startCluster(t, cluster.Options{})
+	cli, err := etcdclient.New(c.Client())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	const secret = "s3cr3t-Zq9"
+	for _, step := range []func() error{
+		func() error { _, err := cli.UserAdd(ctx, "root", secret); return err },
+		func() error { _, err := cli.UserGrantRole(ctx, "root", "root"); return err },
+		func() error { _, err := cli.AuthEnable(ctx); return err },
+	} {
+		if err := step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ep := c.Endpoints()[0]
+	code, _, stderr := runCLI(context.Background(), "bench", "--endpoints", ep, "--user", "root:wrong-pw", "put", "--total", "10")
+	if code != 1 || !strings.Contains(stderr, "authentication failed") {
+		t.Fatalf("wrong password: %d %q", code, stderr)
+	}
+	oneLine(t, stderr)
+	code, stdout, stderr := runCLI(context.Background(), "bench", "--endpoints", ep, "--user", "root:"+secret, "-o", "json", "put", "--total", "50")
+	if code != 0 {
+		t.Fatalf("right password: %d %s", code, stderr)
+	}
+	if strings.Contains(stdout+stderr, secret) {
+		t.Fatal("the password appears in the output")
+	}
+	doc, err := result.Read(strings.NewReader(stdout))
+	if err != nil || doc.Bench.User != "root:<redacted>" || doc.Runs[0].Requests != 50 {
+		t.Fatalf("doc %+v %v", doc, err)
+	}
+}
+
+// TestBenchJSONAndLocalCluster runs with no endpoints (a local cluster is
+// started and removed) and checks the JSON document.
+func TestBenchJSONAndLocalCluster(t *testing.T) {
+	t.Parallel()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"bench", "--members", "1", "--clients", "2,4", "-o", "json", "put", "--total", "100", "--val-size", "16"}, &out, &errb)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(errb.String(), "started a local 1-member cluster") {
+		t.Fatalf("no local-cluster line: %q", errb.String())
+	}
+	doc, err := result.Read(&out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.SchemaVersion != result.SchemaVersion || doc.Kind != "bench" || len(doc.Runs) != 2 || !doc.Environment.LocalCluster {
+		t.Fatalf("doc: %+v", doc)
+	}
+	r := doc.Runs[1]
+	if r.Clients != 4 || r.Requests != 100 || r.Latency.P999 < r.Latency.P50 || r.Histogram == "" || len(r.TimeSeries) == 0 {
+		t.Fatalf("run: %+v", r)
+	}
+	if _, err := os.Stat(".etcdlab"); err == nil {
+		entries, _ := os.ReadDir(".etcdlab")
+		if len(entries) > 0 {
+			t.Fatalf("left in .etcdlab: %v", entries)
+		}
+	}
+}
