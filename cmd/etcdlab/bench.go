@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"time"
 
 	"github.com/etcdlab/etcdlab/bench"
@@ -17,12 +18,13 @@ import (
 
 // benchFlags holds the flags of `etcdlab bench` and its subcommands.
 type benchFlags struct {
-	cfg      bench.Config
-	precise  bool
-	sample   bool
-	output   string
-	quiet    bool
-	autoSync time.Duration
+	cfg        bench.Config
+	precise    bool
+	sample     bool
+	output     string
+	quiet      bool
+	autoSync   time.Duration
+	cpuProfile string
 }
 
 func (a *app) benchCmd() *cobra.Command {
@@ -86,6 +88,8 @@ What differs, on purpose:
 	pf.IntVar(&f.cfg.LocalMembers, "members", 3, "size of the local cluster started when --endpoints is not given")
 	pf.StringVarP(&f.output, "output", "o", "text", "output: text (etcd benchmark's layout), json or csv")
 	pf.BoolVar(&f.quiet, "quiet", false, "no progress bar")
+	pf.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of etcdlab itself to this file")
+	_ = pf.MarkHidden("cpuprofile")
 	c.AddCommand(
 		a.benchPutCmd(f), a.benchRangeCmd(f), a.benchTxnPutCmd(f), a.benchTxnMixedCmd(f),
 		a.benchLeaseCmd(f), a.benchWatchLatencyCmd(f),
@@ -193,6 +197,17 @@ func (a *app) runBench(c *cobra.Command, f *benchFlags, cfg bench.Config) error 
 		cfg.Conn.DialTimeout = etcdclient.DefaultDialTimeout
 	}
 	cfg.Log = a.stderr
+	if f.cpuProfile != "" {
+		pf, err := os.Create(f.cpuProfile)
+		if err != nil {
+			return exitcode.Failuref("--cpuprofile: %v", err)
+		}
+		defer pf.Close()
+		if err := pprof.StartCPUProfile(pf); err != nil {
+			return exitcode.Failuref("--cpuprofile: %v", err)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	if !f.quiet && isTerminal(a.stderr) {
 		cfg.Progress = progressBar(a.stderr)
 	}
