@@ -94,58 +94,63 @@ func (cfg *Config) runAll(ctx context.Context, t *target, wl load.Workload, doc 
 			}
 			continue
 		}
-		pool, err := load.Dial(ctx, t.conn, t.endpoints, conns)
+		eng, err := cfg.newEngine(ctx, t, wl, conns)
 		if err != nil {
 			return exitcode.With(err, exitcode.Failure)
 		}
-		for _, clients := range cfg.Clients {
-			if p, ok := wl.(load.Preparer); ok {
-				if err := p.Prepare(ctx, pool, clients); err != nil {
-					pool.Close()
-					return exitcode.With(err, exitcode.Failure)
-				}
+		err = cfg.runPoint(ctx, eng, conns, doc, guard, wu, &seq)
+		eng.close()
+		if err != nil {
+			return err
+		}
+		if ctx.Err() != nil || (len(doc.Runs) > 0 && doc.Runs[len(doc.Runs)-1].StoppedEarly != "") {
+			break
+		}
+	}
+	doc.Summaries = summarize(doc.Runs)
+	return nil
+}
+
+// runPoint runs every client count on one engine: warm-up, then iterations.
+func (cfg *Config) runPoint(ctx context.Context, eng engine, conns int, doc *result.Document, guard *dbGuard, wu warmup, seq *int64) error {
+	for _, clients := range cfg.Clients {
+		if err := eng.prepare(ctx, clients); err != nil {
+			return exitcode.With(err, exitcode.Failure)
+		}
+		spec := load.Spec{Clients: clients, Rate: cfg.Rate, RequestTimeout: cfg.RequestTimeout}
+		if guard != nil {
+			spec.Stop, spec.StopReason = guard.stop, guard.Reason
+		}
+		if wu.count > 0 || wu.duration > 0 {
+			ws := spec
+			ws.Total, ws.Duration, ws.FirstSeq = wu.count, wu.duration, *seq
+			ws.Progress = cfg.progress("warm-up", wu.count)
+			w, err := eng.run(ctx, ws)
+			if err != nil {
+				return exitcode.With(err, exitcode.Usage)
 			}
-			spec := load.Spec{Clients: clients, Rate: cfg.Rate, RequestTimeout: cfg.RequestTimeout}
-			if guard != nil {
-				spec.Stop, spec.StopReason = guard.stop, guard.Reason
+			*seq += w.Requests + errCount(w.Stats)
+		}
+		for it := 1; it <= cfg.Iterations && ctx.Err() == nil; it++ {
+			spec.Total, spec.Duration, spec.FirstSeq = cfg.Total, cfg.Duration, *seq
+			name := runName(cfg, conns, clients, it)
+			spec.Progress = cfg.progress(name, cfg.Total)
+			run, err := eng.run(ctx, spec)
+			if err != nil {
+				return exitcode.With(err, exitcode.Usage)
 			}
-			if wu.count > 0 || wu.duration > 0 {
-				ws := spec
-				ws.Total, ws.Duration, ws.FirstSeq = wu.count, wu.duration, seq
-				ws.Progress = cfg.progress("warm-up", wu.count)
-				w, err := load.Run(ctx, pool, wl, ws)
-				if err != nil {
-					pool.Close()
-					return err
-				}
-				seq += w.Requests + errCount(w.Stats)
-			}
-			for it := 1; it <= cfg.Iterations && ctx.Err() == nil; it++ {
-				spec.Total, spec.Duration, spec.FirstSeq = cfg.Total, cfg.Duration, seq
-				name := runName(cfg, conns, clients, it)
-				spec.Progress = cfg.progress(name, cfg.Total)
-				run, err := load.Run(ctx, pool, wl, spec)
-				if err != nil {
-					pool.Close()
-					return exitcode.With(err, exitcode.Usage)
-				}
-				seq += run.Requests + errCount(run.Stats)
-				run.Name, run.Iteration = name, it
-				doc.Runs = append(doc.Runs, run)
-				if run.StoppedEarly != "" {
-					break
-				}
-			}
-			if c, ok := wl.(load.Cleaner); ok && cfg.Keep == false {
-				_ = c.Clean(context.WithoutCancel(ctx), pool)
-			}
-			if ctx.Err() != nil || (len(doc.Runs) > 0 && doc.Runs[len(doc.Runs)-1].StoppedEarly != "") {
+			*seq += run.Requests + errCount(run.Stats)
+			run.Name, run.Iteration = name, it
+			doc.Runs = append(doc.Runs, run)
+			if run.StoppedEarly != "" {
 				break
 			}
 		}
-		pool.Close()
+		eng.clean(ctx)
+		if ctx.Err() != nil || (len(doc.Runs) > 0 && doc.Runs[len(doc.Runs)-1].StoppedEarly != "") {
+			break
+		}
 	}
-	doc.Summaries = summarize(doc.Runs)
 	return nil
 }
 

@@ -77,6 +77,8 @@ type Config struct {
 	// LocalMembers is the size of the cluster started when Conn has no
 	// endpoints.
 	LocalMembers int
+	// Engine is EngineWire (default) or EngineGRPC.
+	Engine string
 	// LocalBaseDir is where that cluster's data goes ("" = ./.etcdlab).
 	LocalBaseDir string
 
@@ -175,6 +177,9 @@ func (c *Config) validate() error {
 	}
 	if c.Command == CmdWatchLatency && (c.Streams < 1 || c.WatchersPerStream < 1 || c.PutTotal < 1 || c.PutRate < 1) {
 		return errors.New("--streams, --watchers-per-stream, --put-total and --put-rate must be at least 1")
+	}
+	if c.Engine != "" && c.Engine != EngineWire && c.Engine != EngineGRPC {
+		return fmt.Errorf("--engine must be wire or grpc, not %q", c.Engine)
 	}
 	if c.Prefix == "" {
 		c.Prefix = "/etcdlab/bench/" + RunID(time.Now()) + "/"

@@ -90,6 +90,8 @@ What differs, on purpose:
 	pf.BoolVar(&f.quiet, "quiet", false, "no progress bar")
 	pf.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of etcdlab itself to this file")
 	_ = pf.MarkHidden("cpuprofile")
+	pf.StringVar(&f.cfg.Engine, "engine", bench.EngineWire, "load engine: wire (etcdlab's asynchronous transport) or grpc (gRPC-go, a goroutine per client)")
+	_ = pf.MarkHidden("engine")
 	c.AddCommand(
 		a.benchPutCmd(f), a.benchRangeCmd(f), a.benchTxnPutCmd(f), a.benchTxnMixedCmd(f),
 		a.benchLeaseCmd(f), a.benchWatchLatencyCmd(f),

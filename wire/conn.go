@@ -1,0 +1,628 @@
+// Package wire sends unary gRPC calls over HTTP/2 asynchronously, for load
+// generation. A gRPC-go client spends most of a small call's CPU on
+// per-call machinery (a stream object, a goroutine blocked per call,
+// retries, header encoding) and holds one goroutine per outstanding call;
+// at 50,000 concurrent clients that is a gigabyte. Here a call is a small
+// record: frames are written by hand into one batch per connection, header
+// blocks are encoded once per method, responses are matched to calls by
+// stream ID, and deadlines are swept in send order. HTTP/2 framing and
+// HPACK come from golang.org/x/net/http2.
+//
+// Only what etcd's unary API needs is implemented: no compression, no
+// server push, no streaming calls. Response messages are not decoded; a call
+// reports only its gRPC status, which is all a load generator needs.
+package wire
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/tls"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"sync"
+	"time"
+
+	"golang.org/x/net/http2"
+	"golang.org/x/net/http2/hpack"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// Request is a unary call's message. Append marshals message seq onto dst
+// and says which method it is for and which operation (for the caller's
+// bookkeeping) it performs. It is called with the connection's lock held,
+// so an implementation needs no lock of its own.
+type Request interface {
+	Append(dst []byte, seq int64) (out []byte, method, op int)
+}
+
+// Callback receives a call's outcome. Done is called exactly once per
+// successful Call, from a goroutine of the connection, and must not block;
+// it may start another call.
+type Callback interface {
+	Done(op int, err error)
+}
+
+// Options configure a connection.
+type Options struct {
+	// Address is host:port.
+	Address string
+	// TLS, if set, is used for the connection (ALPN h2 is added).
+	TLS *tls.Config
+	// Methods are the full method names calls may use, such as
+	// "/etcdserverpb.KV/Put"; Request.Append returns an index into it.
+	Methods []string
+	// Metadata is sent with every call (an etcd auth token: "token").
+	Metadata map[string]string
+	// Timeout is every call's deadline; a call that takes longer ends with
+	// codes.DeadlineExceeded and its stream is reset.
+	Timeout time.Duration
+	// DialTimeout bounds connecting.
+	DialTimeout time.Duration
+}
+
+// Errors a call can end with besides a server status.
+var (
+	ErrClosed = status.Error(codes.Unavailable, "connection closed")
+)
+
+const (
+	recvWindow     = 1 << 30 // our receive window: the server is never blocked by us
+	sweepInterval  = 5 * time.Millisecond
+	defaultMaxSend = 16384
+)
+
+// Conn is one HTTP/2 connection. Its methods are safe for concurrent use.
+type Conn struct {
+	opts    Options
+	nc      net.Conn
+	headers [][]byte // HPACK block per method
+
+	mu          sync.Mutex
+	out         *bytes.Buffer // frames waiting for the writer
+	spare       *bytes.Buffer
+	scratch     []byte
+	wake        chan struct{}
+	calls       map[uint32]*call
+	fifo        []*call // in send order = deadline order
+	nextID      uint32
+	sendWin     int64 // connection-level window the server gave us
+	initWin     int64 // server's SETTINGS_INITIAL_WINDOW_SIZE
+	maxFrame    int
+	maxStreams  uint32
+	pending     []*call // calls whose DATA waits for window
+	err         error   // set once the connection is broken
+	unacked     int64   // DATA bytes received and not yet returned to the server
+	closed      chan struct{}
+	closeOnce   sync.Once
+	goAwayAfter uint32
+}
+
+// call is one outstanding call.
+type call struct {
+	id       uint32
+	op       int
+	cb       Callback
+	deadline int64 // unix nanos
+	done     bool
+	sendWin  int64
+	data     []byte // DATA not yet sent (flow control)
+	grpcCode int    // -1 until trailers arrive
+	grpcMsg  string
+}
+
+// Dial connects and performs the HTTP/2 handshake.
+func Dial(ctx context.Context, o Options) (*Conn, error) {
+	if o.Timeout <= 0 {
+		return nil, errors.New("wire: Timeout must be positive")
+	}
+	if o.DialTimeout <= 0 {
+		o.DialTimeout = 2 * time.Second
+	}
+	dctx, cancel := context.WithTimeout(ctx, o.DialTimeout)
+	defer cancel()
+	var d net.Dialer
+	nc, err := d.DialContext(dctx, "tcp", o.Address)
+	if err != nil {
+		return nil, err
+	}
+	if tc, ok := nc.(*net.TCPConn); ok {
+		_ = tc.SetNoDelay(true)
+	}
+	scheme := "http"
+	if o.TLS != nil {
+		scheme = "https"
+		cfg := o.TLS.Clone()
+		cfg.NextProtos = []string{"h2"}
+		if cfg.ServerName == "" {
+			cfg.ServerName, _, _ = net.SplitHostPort(o.Address)
+		}
+		tc := tls.Client(nc, cfg)
+		if err := tc.HandshakeContext(dctx); err != nil {
+			nc.Close()
+			return nil, err
+		}
+		nc = tc
+	}
+	c := &Conn{
+		opts: o, nc: nc, out: new(bytes.Buffer), spare: new(bytes.Buffer), wake: make(chan struct{}, 1),
+		calls: make(map[uint32]*call), nextID: 1, sendWin: 65535, initWin: 65535, maxFrame: defaultMaxSend,
+		maxStreams: 1 << 31, closed: make(chan struct{}),
+	}
+	c.headers = encodeHeaders(o, scheme)
+	// Preface, our settings, and a large connection window.
+	c.out.WriteString(http2.ClientPreface)
+	c.writeFrame(http2.FrameSettings, 0, 0, settingsPayload())
+	c.writeFrame(http2.FrameWindowUpdate, 0, 0, u32(recvWindow-65535))
+	go c.writer()
+	go c.reader()
+	go c.sweeper()
+	c.kick()
+	return c, nil
+}
+
+func settingsPayload() []byte {
+	var b []byte
+	for _, s := range []struct {
+		id  http2.SettingID
+		val uint32
+	}{{http2.SettingEnablePush, 0}, {http2.SettingInitialWindowSize, recvWindow}, {http2.SettingMaxHeaderListSize, 1 << 20}} {
+		b = binary.BigEndian.AppendUint16(b, uint16(s.id))
+		b = binary.BigEndian.AppendUint32(b, s.val)
+	}
+	return b
+}
+
+func u32(v uint32) []byte { return binary.BigEndian.AppendUint32(nil, v) }
+
+// encodeHeaders encodes each method's request headers once. Fields are
+// "never indexed" literals, so the blocks do not depend on HPACK state and
+// can be sent in any order.
+func encodeHeaders(o Options, scheme string) [][]byte {
+	out := make([][]byte, len(o.Methods))
+	for i, m := range o.Methods {
+		var b bytes.Buffer
+		e := hpack.NewEncoder(&b)
+		for _, f := range [][2]string{
+			{":method", "POST"}, {":scheme", scheme}, {":path", m}, {":authority", o.Address},
+			{"content-type", "application/grpc"}, {"te", "trailers"}, {"user-agent", "etcdlab"},
+		} {
+			_ = e.WriteField(hpack.HeaderField{Name: f[0], Value: f[1], Sensitive: true})
+		}
+		for k, v := range o.Metadata {
+			_ = e.WriteField(hpack.HeaderField{Name: k, Value: v, Sensitive: true})
+		}
+		out[i] = b.Bytes()
+	}
+	return out
+}
+
+// writeFrame appends a frame to the outgoing buffer. Call with mu held (or
+// before the writer starts).
+func (c *Conn) writeFrame(t http2.FrameType, flags http2.Flags, stream uint32, payload []byte) {
+	var h [9]byte
+	n := len(payload)
+	h[0], h[1], h[2] = byte(n>>16), byte(n>>8), byte(n)
+	h[3], h[4] = byte(t), byte(flags)
+	binary.BigEndian.PutUint32(h[5:], stream)
+	c.out.Write(h[:])
+	c.out.Write(payload)
+}
+
+// kick wakes the writer.
+func (c *Conn) kick() {
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Call starts a unary call with request seq of req. On success the outcome
+// reaches cb.Done later; an error means the call was not started (the
+// connection is broken or closed).
+func (c *Conn) Call(req Request, seq int64, cb Callback) error {
+	c.mu.Lock()
+	if c.err != nil {
+		err := c.err
+		c.mu.Unlock()
+		return err
+	}
+	if c.nextID >= 1<<31-1 || c.nextID > c.goAwayLimit() {
+		c.mu.Unlock()
+		return status.Error(codes.Unavailable, "connection exhausted its stream IDs")
+	}
+	// Message first (the method comes with it), framed with the gRPC
+	// length prefix.
+	buf, method, op := req.Append(append(c.scratch[:0], 0, 0, 0, 0, 0), seq)
+	c.scratch = buf
+	binary.BigEndian.PutUint32(buf[1:5], uint32(len(buf)-5))
+	id := c.nextID
+	c.nextID += 2
+	cl := &call{id: id, op: op, cb: cb, deadline: time.Now().Add(c.opts.Timeout).UnixNano(), sendWin: c.initWin, grpcCode: -1}
+	c.calls[id] = cl
+	c.fifo = append(c.fifo, cl)
+	c.writeFrame(http2.FrameHeaders, http2.FlagHeadersEndHeaders, id, c.headers[method])
+	if len(c.pending) == 0 && int64(len(buf)) <= c.sendWin && int64(len(buf)) <= cl.sendWin && len(buf) <= c.maxFrame {
+		c.sendWin -= int64(len(buf))
+		c.writeFrame(http2.FrameData, http2.FlagDataEndStream, id, buf)
+	} else {
+		cl.data = append([]byte(nil), buf...)
+		c.pending = append(c.pending, cl)
+		c.pump()
+	}
+	c.mu.Unlock()
+	c.kick()
+	return nil
+}
+
+func (c *Conn) goAwayLimit() uint32 {
+	if c.goAwayAfter == 0 {
+		return 1<<31 - 1
+	}
+	return c.goAwayAfter
+}
+
+// pump sends pending DATA as far as flow control allows, in order. Call with
+// mu held.
+func (c *Conn) pump() {
+	for len(c.pending) > 0 {
+		cl := c.pending[0]
+		if cl.done {
+			c.pending = c.pending[1:]
+			continue
+		}
+		for len(cl.data) > 0 {
+			n := int64(min(len(cl.data), c.maxFrame))
+			n = min(n, c.sendWin, cl.sendWin)
+			if n <= 0 {
+				return
+			}
+			flags := http2.Flags(0)
+			if int(n) == len(cl.data) {
+				flags = http2.FlagDataEndStream
+			}
+			c.writeFrame(http2.FrameData, flags, cl.id, cl.data[:n])
+			c.sendWin -= n
+			cl.sendWin -= n
+			cl.data = cl.data[n:]
+		}
+		c.pending = c.pending[1:]
+	}
+}
+
+// writer sends batched frames: whatever accumulated while the previous
+// write was in progress goes out in one write.
+func (c *Conn) writer() {
+	for {
+		select {
+		case <-c.wake:
+		case <-c.closed:
+			return
+		}
+		c.mu.Lock()
+		if c.out.Len() == 0 {
+			c.mu.Unlock()
+			continue
+		}
+		buf := c.out
+		c.out, c.spare = c.spare, nil
+		c.mu.Unlock()
+		_, err := c.nc.Write(buf.Bytes())
+		buf.Reset()
+		c.mu.Lock()
+		c.spare = buf
+		c.mu.Unlock()
+		if err != nil {
+			c.fail(status.Error(codes.Unavailable, "write: "+err.Error()))
+			return
+		}
+	}
+}
+
+// reader reads frames and completes calls.
+func (c *Conn) reader() {
+	fr := http2.NewFramer(nil, bufio.NewReaderSize(c.nc, 64<<10))
+	fr.SetReuseFrames()
+	fr.SetMaxReadFrameSize(1 << 24)
+	var cur *call // the call whose header block is being decoded
+	dec := hpack.NewDecoder(4096, func(f hpack.HeaderField) {
+		if cur == nil {
+			return
+		}
+		switch f.Name {
+		case "grpc-status":
+			if n, err := strconv.Atoi(f.Value); err == nil {
+				cur.grpcCode = n
+			}
+		case "grpc-message":
+			cur.grpcMsg = decodeGrpcMessage(f.Value)
+		}
+	})
+	var headerStream uint32
+	for {
+		f, err := fr.ReadFrame()
+		if err != nil {
+			c.fail(status.Error(codes.Unavailable, readErr(err)))
+			return
+		}
+		switch f := f.(type) {
+		case *http2.DataFrame:
+			c.onData(f)
+		case *http2.HeadersFrame:
+			cur = c.lookup(f.StreamID)
+			headerStream = f.StreamID
+			if _, err := dec.Write(f.HeaderBlockFragment()); err != nil {
+				c.fail(status.Error(codes.Internal, "hpack: "+err.Error()))
+				return
+			}
+			if f.HeadersEnded() {
+				if err := dec.Close(); err != nil {
+					c.fail(status.Error(codes.Internal, "hpack: "+err.Error()))
+					return
+				}
+				if f.StreamEnded() {
+					c.finish(headerStream, nil)
+				}
+			} else if f.StreamEnded() {
+				// END_STREAM with CONTINUATION to follow: finish after it.
+				headerStream |= 1 << 31
+			}
+		case *http2.ContinuationFrame:
+			if _, err := dec.Write(f.HeaderBlockFragment()); err != nil {
+				c.fail(status.Error(codes.Internal, "hpack: "+err.Error()))
+				return
+			}
+			if f.HeadersEnded() {
+				_ = dec.Close()
+				if headerStream&(1<<31) != 0 {
+					c.finish(headerStream&^(1<<31), nil)
+				}
+			}
+		case *http2.RSTStreamFrame:
+			c.finish(f.StreamID, status.Error(codes.Unavailable, "stream reset by the server: "+f.ErrCode.String()))
+		case *http2.SettingsFrame:
+			c.onSettings(f)
+		case *http2.WindowUpdateFrame:
+			c.onWindowUpdate(f)
+		case *http2.PingFrame:
+			if !f.IsAck() {
+				c.mu.Lock()
+				c.writeFrame(http2.FramePing, http2.FlagPingAck, 0, f.Data[:])
+				c.mu.Unlock()
+				c.kick()
+			}
+		case *http2.GoAwayFrame:
+			c.onGoAway(f)
+		}
+	}
+}
+
+func readErr(err error) string {
+	if errors.Is(err, io.EOF) {
+		return "connection closed by the server"
+	}
+	return "read: " + err.Error()
+}
+
+func (c *Conn) lookup(id uint32) *call {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.calls[id]
+}
+
+func (c *Conn) onData(f *http2.DataFrame) {
+	n := int64(f.Length)
+	c.mu.Lock()
+	c.unacked += n
+	if c.unacked > recvWindow/2 {
+		c.writeFrame(http2.FrameWindowUpdate, 0, 0, u32(uint32(c.unacked)))
+		c.unacked = 0
+		c.mu.Unlock()
+		c.kick()
+	} else {
+		c.mu.Unlock()
+	}
+	if f.StreamEnded() {
+		c.finish(f.StreamID, nil)
+	}
+}
+
+func (c *Conn) onSettings(f *http2.SettingsFrame) {
+	if f.IsAck() {
+		return
+	}
+	c.mu.Lock()
+	_ = f.ForeachSetting(func(s http2.Setting) error {
+		switch s.ID {
+		case http2.SettingInitialWindowSize:
+			delta := int64(s.Val) - c.initWin
+			c.initWin = int64(s.Val)
+			for _, cl := range c.calls {
+				cl.sendWin += delta
+			}
+		case http2.SettingMaxFrameSize:
+			c.maxFrame = int(s.Val)
+		case http2.SettingMaxConcurrentStreams:
+			c.maxStreams = s.Val
+		}
+		return nil
+	})
+	c.writeFrame(http2.FrameSettings, http2.FlagSettingsAck, 0, nil)
+	c.pump()
+	c.mu.Unlock()
+	c.kick()
+}
+
+func (c *Conn) onWindowUpdate(f *http2.WindowUpdateFrame) {
+	c.mu.Lock()
+	if f.StreamID == 0 {
+		c.sendWin += int64(f.Increment)
+	} else if cl := c.calls[f.StreamID]; cl != nil {
+		cl.sendWin += int64(f.Increment)
+	}
+	c.pump()
+	c.mu.Unlock()
+	c.kick()
+}
+
+func (c *Conn) onGoAway(f *http2.GoAwayFrame) {
+	c.mu.Lock()
+	c.goAwayAfter = max(f.LastStreamID, 1)
+	var failed []*call
+	for id, cl := range c.calls {
+		if id > f.LastStreamID {
+			delete(c.calls, id)
+			cl.done = true
+			failed = append(failed, cl)
+		}
+	}
+	c.mu.Unlock()
+	err := status.Error(codes.Unavailable, "the server is going away: "+f.ErrCode.String())
+	for _, cl := range failed {
+		cl.cb.Done(cl.op, err)
+	}
+}
+
+// finish completes call id with err, or with its gRPC status.
+func (c *Conn) finish(id uint32, err error) {
+	c.mu.Lock()
+	cl := c.calls[id]
+	if cl == nil {
+		c.mu.Unlock()
+		return
+	}
+	delete(c.calls, id)
+	cl.done, cl.data = true, nil
+	c.mu.Unlock()
+	if err == nil {
+		switch cl.grpcCode {
+		case 0:
+		case -1:
+			err = status.Error(codes.Internal, "response without grpc-status")
+		default:
+			err = status.Error(codes.Code(cl.grpcCode), cl.grpcMsg)
+		}
+	}
+	cl.cb.Done(cl.op, err)
+}
+
+// sweeper ends calls whose deadline passed, oldest first.
+func (c *Conn) sweeper() {
+	t := time.NewTicker(sweepInterval)
+	defer t.Stop()
+	var expired []*call
+	for {
+		select {
+		case <-t.C:
+		case <-c.closed:
+			return
+		}
+		now := time.Now().UnixNano()
+		expired = expired[:0]
+		c.mu.Lock()
+		i := 0
+		for ; i < len(c.fifo); i++ {
+			cl := c.fifo[i]
+			if cl.done {
+				continue
+			}
+			if cl.deadline > now {
+				break
+			}
+			delete(c.calls, cl.id)
+			cl.done, cl.data = true, nil
+			c.writeFrame(http2.FrameRSTStream, 0, cl.id, u32(uint32(http2.ErrCodeCancel)))
+			expired = append(expired, cl)
+		}
+		c.fifo = compact(c.fifo, i)
+		c.mu.Unlock()
+		if len(expired) > 0 {
+			c.kick()
+		}
+		for _, cl := range expired {
+			cl.cb.Done(cl.op, context.DeadlineExceeded)
+		}
+	}
+}
+
+// compact drops the first i entries (and finished ones at the front),
+// reusing the backing array when it has become mostly empty.
+func compact(q []*call, i int) []*call {
+	q = q[i:]
+	for len(q) > 0 && q[0].done {
+		q = q[1:]
+	}
+	if cap(q) > 1024 && len(q) < cap(q)/4 {
+		q = append(make([]*call, 0, 2*len(q)+16), q...)
+	}
+	return q
+}
+
+// fail breaks the connection: every outstanding call ends with err.
+func (c *Conn) fail(err error) {
+	c.mu.Lock()
+	if c.err != nil {
+		c.mu.Unlock()
+		return
+	}
+	c.err = err
+	calls := c.calls
+	c.calls = map[uint32]*call{}
+	c.fifo, c.pending = nil, nil
+	for _, cl := range calls {
+		cl.done = true
+	}
+	c.mu.Unlock()
+	c.closeOnce.Do(func() { close(c.closed) })
+	c.nc.Close()
+	for _, cl := range calls {
+		cl.cb.Done(cl.op, err)
+	}
+}
+
+// Err returns why the connection broke, or nil.
+func (c *Conn) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+// Outstanding returns the number of calls in flight.
+func (c *Conn) Outstanding() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.calls)
+}
+
+// Close closes the connection; outstanding calls end with ErrClosed.
+func (c *Conn) Close() error {
+	c.fail(ErrClosed)
+	return nil
+}
+
+// decodeGrpcMessage undoes grpc-message percent-encoding.
+func decodeGrpcMessage(s string) string {
+	if !bytes.ContainsRune([]byte(s), '%') {
+		return s
+	}
+	var b []byte
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' && i+2 < len(s) {
+			if v, err := strconv.ParseUint(s[i+1:i+3], 16, 8); err == nil {
+				b = append(b, byte(v))
+				i += 2
+				continue
+			}
+		}
+		b = append(b, s[i])
+	}
+	return string(b)
+}
+
+// String describes the connection.
+func (c *Conn) String() string { return fmt.Sprintf("wire.Conn(%s)", c.opts.Address) }
