@@ -57,7 +57,30 @@ func Run(ctx context.Context, cfg Config) (*result.Document, error) {
 		defer guard.close()
 	}
 
+	stopCompact := make(chan struct{})
+	compacted := make(chan string, 1)
+	if cfg.CompactInterval > 0 {
+		go func() {
+			n, err := compactEvery(ctx, t, cfg.CompactInterval, cfg.CompactIndexDelta, stopCompact)
+			msg := fmt.Sprintf("compacted %d times during the run (--compact-interval %s)", n, cfg.CompactInterval)
+			if err != nil {
+				msg += "; last error: " + err.Error()
+			}
+			compacted <- msg
+		}()
+	}
 	runErr := cfg.runAll(ctx, t, wl, doc, guard)
+	close(stopCompact)
+	if cfg.CompactInterval > 0 {
+		note(<-compacted)
+	}
+	if cfg.CheckHashKV && runErr == nil {
+		msg, err := hashKV(ctx, t)
+		if err != nil {
+			msg = err.Error()
+		}
+		note(msg)
+	}
 
 	if cfg.writes() && t.local == nil {
 		switch {

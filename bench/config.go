@@ -73,6 +73,7 @@ type Config struct {
 
 	CompactInterval   time.Duration
 	CompactIndexDelta int64
+	CheckHashKV       bool
 
 	// LocalMembers is the size of the cluster started when Conn has no
 	// endpoints.

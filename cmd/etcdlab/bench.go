@@ -132,7 +132,7 @@ func (a *app) benchPutCmd(f *benchFlags) *cobra.Command {
 		fl.BoolVar(&f.cfg.SequentialKeys, "sequential-keys", false, "use sequential keys")
 		fl.DurationVar(&f.cfg.CompactInterval, "compact-interval", 0, "compact the database at this interval during the run")
 		fl.Int64Var(&f.cfg.CompactIndexDelta, "compact-index-delta", 1000, "delta between current revision and compact revision")
-		fl.Bool("check-hashkv", false, "accepted for compatibility; not implemented")
+		fl.BoolVar(&f.cfg.CheckHashKV, "check-hashkv", false, "report the KV hash of the first endpoint after the run")
 	})
 }
 

@@ -108,12 +108,12 @@ func TestBenchAuth(t *testing.T) {
 		}
 	}
 	ep := c.Endpoints()[0]
-	code, _, stderr := runCLI(context.Background(), "bench", "--endpoints", ep, "--user", "root:wrong-pw", "put", "--total", "10")
+	code, _, stderr := runCLI(context.Background(), "bench", "--endpoints", ep, "--dial-timeout", "5s", "--user", "root:wrong-pw", "put", "--total", "10")
 	if code != 1 || !strings.Contains(stderr, "authentication failed") {
 		t.Fatalf("wrong password: %d %q", code, stderr)
 	}
 	oneLine(t, stderr)
-	code, stdout, stderr := runCLI(context.Background(), "bench", "--endpoints", ep, "--user", "root:"+secret, "-o", "json", "put", "--total", "50")
+	code, stdout, stderr := runCLI(context.Background(), "bench", "--endpoints", ep, "--dial-timeout", "5s", "--user", "root:"+secret, "-o", "json", "put", "--total", "50")
 	if code != 0 {
 		t.Fatalf("right password: %d %s", code, stderr)
 	}
@@ -154,5 +154,30 @@ func TestBenchJSONAndLocalCluster(t *testing.T) {
 		if len(entries) > 0 {
 			t.Fatalf("left in .etcdlab: %v", entries)
 		}
+	}
+}
+
+// TestArticleCommandLines runs the two command lines from issue 3 with
+// their flags in the same places (global flags before the subcommand, TLS
+// flags after it), with smaller totals.
+func TestArticleCommandLines(t *testing.T) {
+	t.Parallel()
+	c := startCluster(t, cluster.Options{Members: 3, TLS: true, ClientTLSDir: t.TempDir()})
+	cc := c.Client()
+	ep := cc.Endpoints[0]
+	eps := strings.Join(cc.Endpoints, ",")
+	code, out, stderr := runCLI(context.Background(), "bench", "--endpoints="+ep, "--target-leader", "--conns=1", "--clients=1", "put",
+		"--key-size=8", "--sequential-keys", "--total=300", "--val-size=256", "--cacert", cc.CACert, "--cert", cc.Cert, "--key", cc.Key,
+		"--compact-interval=200ms", "--check-hashkv")
+	if code != 0 || !strings.Contains(out, "Requests/sec:") || !strings.Contains(out, "99.9% in") {
+		t.Fatalf("first command: %d\n%s\n%s", code, out, stderr)
+	}
+	if !strings.Contains(stderr, "compacted") || !strings.Contains(stderr, "HashKV of") {
+		t.Fatalf("--compact-interval/--check-hashkv not reported: %s", stderr)
+	}
+	code, out, stderr = runCLI(context.Background(), "bench", "--endpoints="+eps, "--conns=10", "--clients=100", "put",
+		"--key-size=8", "--val-size=256", "--total=3000", "--key-space-size=3000", "--cacert", cc.CACert, "--cert", cc.Cert, "--key", cc.Key)
+	if code != 0 || !strings.Contains(out, "Summary:") {
+		t.Fatalf("second command: %d\n%s\n%s", code, out, stderr)
 	}
 }
