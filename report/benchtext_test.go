@@ -112,3 +112,27 @@ func TestJSONRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+func TestDiskTextGolden(t *testing.T) {
+	lat := &result.DiskLatency{Min: 0.0003, Mean: 0.0021, Stddev: 0.0009, Max: 0.268}
+	for i, p := range []float64{1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99} {
+		lat.Percentiles = append(lat.Percentiles, result.Percentile{P: p, Seconds: 0.0004 * float64(i+1)})
+	}
+	lat.Percentiles[12].Seconds = 0.0125 // p99 over the line
+	doc := &result.Document{SchemaVersion: 1, Kind: result.KindDisk,
+		Disk: &result.Disk{Profile: "etcd", Dir: "/var/lib/etcd", Filesystem: "xfs", Device: "sda (/dev/sda1; rotational: yes, write cache: write back)",
+			Equivalent: "fio --name=etcdlab --directory=/var/lib/etcd --rw=write --ioengine=sync --fdatasync=1 --size=23068672 --bs=2300",
+			Jobs: []result.DiskJob{{Name: "sequential fdatasync", BlockSize: 2300, Sync: "fdatasync", QueueDepth: 1, Ops: 10029, WriteOps: 10029,
+				Bytes: 23066700, RuntimeSeconds: 40.1, IOPS: 250.1, WriteIOPS: 250.1, BandwidthBytesS: 575229, SyncLatency: lat, IOLatency: lat}},
+			Warnings: []string{"an example warning"}},
+		Verdicts: []result.Verdict{
+			{What: "fdatasync p99", Display: "12.50 ms", Threshold: "< 10.00 ms", Source: "etcd FAQ; OpenShift etcd docs", Status: "FAIL", Explanation: "too slow"},
+			{What: "sequential fdatasync IOPS", Display: "250", Threshold: "tier 50: development only", Source: "etcd tiers", Status: "WARN", Explanation: "dev only"},
+		},
+		Overall: "FAIL"}
+	var b bytes.Buffer
+	if err := DiskText(&b, doc); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "disk.txt", b.Bytes())
+}

@@ -28,10 +28,15 @@ type Document struct {
 	CreatedAt     time.Time    `json:"created_at"`
 	Environment   Environment  `json:"environment"`
 	Bench         *BenchConfig `json:"bench,omitempty"`
+	Disk          *Disk        `json:"disk,omitempty"`
 	// Runs holds one entry per measurement: per sweep point and iteration.
 	Runs []Run `json:"runs"`
 	// Summaries aggregate the iterations of each sweep point.
 	Summaries []Summary `json:"summaries,omitempty"`
+	// Verdicts judge the measurements against thresholds; Overall is the
+	// worst of them.
+	Verdicts []Verdict `json:"verdicts,omitempty"`
+	Overall  string    `json:"overall,omitempty"`
 	// Notes are things a reader should know (a trap that was avoided, a
 	// cluster started for the run, a run stopped early).
 	Notes []string `json:"notes,omitempty"`

@@ -66,7 +66,7 @@ against etcd's published thresholds.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return exitcode.Usagef("%v (see '%s --help')", err, c.CommandPath())
 	})
-	root.AddCommand(a.clusterCmd(), a.benchCmd(), a.memberCmd())
+	root.AddCommand(a.clusterCmd(), a.benchCmd(), a.diskCmd(), a.memberCmd())
 	return root
 }
 

@@ -1,0 +1,92 @@
+// Package verdict holds the thresholds etcdlab judges measurements by, each
+// with its source, in one table shared by every command and report.
+package verdict
+
+import (
+	"fmt"
+
+	"github.com/etcdlab/etcdlab/result"
+)
+
+// Threshold is one rule. Pass below Warn; WARN from Warn; FAIL from Fail
+// (for "higher is worse" metrics). Zero Warn means no warning band.
+type Threshold struct {
+	ID     string
+	What   string
+	Unit   string
+	Warn   float64
+	Fail   float64
+	Source string
+	// Advice explains a WARN or FAIL: likely cause and fix.
+	Advice string
+}
+
+// Sources, quoted once.
+const (
+	srcEtcdFAQ     = "etcd FAQ; OpenShift etcd docs"
+	srcEtcdTools   = "etcd-tools fio_suite.sh v0.2.0"
+	srcEtcdTiers   = "etcd hardware guide (50 / 500 IOPS); etcd-tools workflow.md tiers"
+)
+
+// Thresholds is the table. It is read-only.
+var Thresholds = map[string]Threshold{ //nolint:gochecknoglobals // constant table
+	"disk.fsync.p99": {
+		ID: "disk.fsync.p99", What: "fdatasync p99", Unit: "s", Fail: 0.010, Source: srcEtcdFAQ,
+		Advice: "the disk is too slow for etcd's WAL; use SSD/NVMe or a dedicated volume with provisioned IOPS, and no network or shared storage",
+	},
+	"disk.fsync.p999": {
+		ID: "disk.fsync.p999", What: "fdatasync p99.9", Unit: "s", Warn: 0.0085, Fail: 0, Source: srcEtcdTools,
+		Advice: "the tail is close to (or past) 10 ms; extra I/O on this disk could push p99 over the limit",
+	},
+}
+
+// Judge applies "lower is better" threshold id to value v (in the
+// threshold's unit) and returns the verdict. display renders values.
+func Judge(id string, v float64, display func(float64) string) result.Verdict {
+	t, ok := Thresholds[id]
+	if !ok {
+		panic("verdict: unknown threshold " + id)
+	}
+	out := result.Verdict{ID: t.ID, What: t.What, Value: v, Unit: t.Unit, Display: display(v), Source: t.Source, Status: result.Pass}
+	switch {
+	case t.Fail > 0 && t.Warn > 0:
+		out.Threshold = fmt.Sprintf("< %s (warn from %s)", display(t.Fail), display(t.Warn))
+	case t.Fail > 0:
+		out.Threshold = "< " + display(t.Fail)
+	default:
+		out.Threshold = "warn from " + display(t.Warn)
+	}
+	switch {
+	case t.Fail > 0 && v >= t.Fail:
+		out.Status = result.Fail
+	case t.Warn > 0 && v >= t.Warn:
+		out.Status = result.Warn
+	}
+	if out.Status != result.Pass {
+		out.Explanation = fmt.Sprintf("%s %s (%s): %s", t.What, display(v), out.Threshold, t.Advice)
+	}
+	return out
+}
+
+// IOPSTier judges sequential fdatasync IOPS against the etcd tiers: below
+// 50 unusable (FAIL), 50 development only (WARN), 300 small/medium, 500
+// medium/large, 800+ large clusters with heavy load.
+func IOPSTier(iops float64) result.Verdict {
+	v := result.Verdict{ID: "disk.fsync.iops", What: "sequential fdatasync IOPS", Value: iops, Unit: "IOPS",
+		Display: fmt.Sprintf("%.0f", iops), Source: srcEtcdTiers}
+	switch {
+	case iops < 50:
+		v.Status, v.Threshold = result.Fail, ">= 50 (below: unusable)"
+		v.Explanation = fmt.Sprintf("%.0f sequential fdatasync IOPS is below etcd's minimum of 50: a cluster on this disk will miss heartbeats and elect leaders under the lightest load; use an SSD", iops)
+	case iops < 300:
+		v.Status, v.Threshold = result.Warn, "tier 50: development only"
+		v.Explanation = fmt.Sprintf("%.0f IOPS is enough for development only; production clusters need 300 (small/medium) to 500+ (heavy load)", iops)
+	case iops < 500:
+		v.Status, v.Threshold = result.Pass, "tier 300: small/medium cluster"
+	case iops < 800:
+		v.Status, v.Threshold = result.Pass, "tier 500: medium/large cluster"
+	default:
+		v.Status, v.Threshold = result.Pass, "tier 800+: large cluster, heavy load"
+	}
+	return v
+}
