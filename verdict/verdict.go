@@ -23,9 +23,9 @@ type Threshold struct {
 
 // Sources, quoted once.
 const (
-	srcEtcdFAQ     = "etcd FAQ; OpenShift etcd docs"
-	srcEtcdTools   = "etcd-tools fio_suite.sh v0.2.0"
-	srcEtcdTiers   = "etcd hardware guide (50 / 500 IOPS); etcd-tools workflow.md tiers"
+	srcEtcdFAQ   = "etcd FAQ; OpenShift etcd docs"
+	srcEtcdTools = "etcd-tools fio_suite.sh v0.2.0"
+	srcEtcdTiers = "etcd hardware guide (50 / 500 IOPS); etcd-tools workflow.md tiers"
 )
 
 // Thresholds is the table. It is read-only.
