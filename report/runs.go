@@ -71,3 +71,5 @@ func BenchCSV(w io.Writer, doc *result.Document) error {
 	cw.Flush()
 	return cw.Error()
 }
+
+func writeTable(b *strings.Builder, t Table) { _ = table.Write(b, t.Header, t.Rows) }

@@ -9,6 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"time"
 )
 
@@ -206,4 +208,30 @@ func Read(r io.Reader) (*Document, error) {
 		return nil, fmt.Errorf("unknown schema_version %d (this etcdlab reads 1 to %d)", doc.SchemaVersion, SchemaVersion)
 	}
 	return &doc, nil
+}
+
+// ReadFile reads a document from a file; errors are one line and name the
+// file.
+func ReadFile(path string) (*Document, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", path, unwrapPath(err))
+	}
+	defer f.Close()
+	doc, err := Read(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	if doc.Kind != KindBench && doc.Kind != KindDisk {
+		return nil, fmt.Errorf("%s: unknown result kind %q", path, doc.Kind)
+	}
+	return doc, nil
+}
+
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }

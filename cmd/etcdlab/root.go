@@ -66,7 +66,7 @@ against etcd's published thresholds.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return exitcode.Usagef("%v (see '%s --help')", err, c.CommandPath())
 	})
-	root.AddCommand(a.clusterCmd(), a.benchCmd(), a.diskCmd(), a.memberCmd())
+	root.AddCommand(a.clusterCmd(), a.benchCmd(), a.diskCmd(), a.reportCmd(), a.compareCmd(), a.memberCmd())
 	return root
 }
 
@@ -77,6 +77,9 @@ func groupArgs(c *cobra.Command, args []string) error {
 	}
 	return nil
 }
+
+// printf writes a line for a person to stderr.
+func (a *app) printf(format string, args ...any) { fmt.Fprintf(a.stderr, format, args...) }
 
 func helpRun(c *cobra.Command, _ []string) error { return c.Help() }
 

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/etcdlab/etcdlab/compare"
+	"github.com/etcdlab/etcdlab/exitcode"
+	"github.com/etcdlab/etcdlab/report"
+	"github.com/etcdlab/etcdlab/result"
+	"github.com/spf13/cobra"
+)
+
+// readDocs reads result files; errors name the file.
+func readDocs(paths []string) ([]compare.Named, error) {
+	if len(paths) == 0 {
+		return nil, exitcode.Usagef("no result files given")
+	}
+	out := make([]compare.Named, 0, len(paths))
+	for _, p := range paths {
+		doc, err := result.ReadFile(p)
+		if err != nil {
+			return nil, exitcode.With(err, exitcode.Usage)
+		}
+		out = append(out, compare.Named{Name: filepath.Base(p), Doc: doc})
+	}
+	return out, nil
+}
+
+func (a *app) reportCmd() *cobra.Command {
+	var out string
+	c := &cobra.Command{
+		Use:   "report FILE...",
+		Short: "Render result files as one self-contained HTML page or as Markdown",
+		Long: `Renders one or more result documents (etcdlab bench/disk -o json): an HTML
+page with inline SVG charts (no script, nothing fetched when viewed; prints
+well) or Markdown tables for issues and pull requests. Several results of
+one kind are also compared, the first as the base. The format follows the
+-o file's extension (.html or .md); -o - writes Markdown to stdout.`,
+		Example: "  etcdlab report run.json -o report.html\n  etcdlab report m5.json m6g.json -o comparison.md",
+		RunE: func(c *cobra.Command, args []string) error {
+			docs, err := readDocs(args)
+			if err != nil {
+				return err
+			}
+			md := out == "-" || strings.HasSuffix(out, ".md")
+			if !md && !strings.HasSuffix(out, ".html") {
+				return exitcode.Usagef("-o must end in .html or .md (or be - for Markdown on stdout), not %q", out)
+			}
+			if out == "-" {
+				return report.Markdown(a.stdout, docs)
+			}
+			tmp := out + ".tmp"
+			f, err := os.Create(tmp)
+			if err != nil {
+				return exitcode.Failuref("%s: %v", out, err)
+			}
+			if md {
+				err = report.Markdown(f, docs)
+			} else {
+				err = report.HTML(f, docs)
+			}
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				os.Remove(tmp)
+				return exitcode.Failuref("%s: %v", out, err)
+			}
+			if err := os.Rename(tmp, out); err != nil {
+				return exitcode.Failuref("%s: %v", out, err)
+			}
+			a.printf("wrote %s\n", out)
+			return nil
+		},
+	}
+	c.Flags().StringVarP(&out, "output", "o", "report.html", "output file (.html or .md), or - for Markdown on stdout")
+	return c
+}
+
+func (a *app) compareCmd() *cobra.Command {
+	var output string
+	c := &cobra.Command{
+		Use:   "compare BASE.json OTHER.json...",
+		Short: "Compare result files: values, % change, better or worse, beyond the spread",
+		Long: `Puts each OTHER result beside BASE, metric by metric: both values, the change
+in percent, better or worse in the right direction (throughput up, latency
+down), and, when both ran several iterations, whether the difference is
+larger than the run-to-run spread (more than twice the standard error of
+the difference). Results of different kinds cannot be compared.`,
+		Example: "  etcdlab compare m5.json m6g.json\n  etcdlab compare hdd.json ssd.json -o markdown",
+		RunE: func(c *cobra.Command, args []string) error {
+			if output != "text" && output != "markdown" && output != "json" {
+				return exitcode.Usagef("-o must be text, markdown or json, not %q", output)
+			}
+			if len(args) < 2 {
+				return exitcode.Usagef("compare needs a base and at least one other result file")
+			}
+			docs, err := readDocs(args)
+			if err != nil {
+				return err
+			}
+			cs, err := compare.Compare(docs[0], docs[1:]...)
+			if err != nil {
+				return exitcode.With(err, exitcode.Usage)
+			}
+			switch output {
+			case "json":
+				enc := json.NewEncoder(a.stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(cs)
+			case "markdown":
+				_, err := a.stdout.Write([]byte(report.CompareMarkdown(cs)))
+				return err
+			}
+			return report.CompareText(a.stdout, cs)
+		},
+	}
+	c.Flags().StringVarP(&output, "output", "o", "text", "output: text, markdown or json")
+	return c
+}

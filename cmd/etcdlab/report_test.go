@@ -1,0 +1,76 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/etcdlab/etcdlab/result"
+)
+
+func TestReportAndCompareCLI(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	bench := func(rps float64) string {
+		var b strings.Builder
+		_ = result.Write(&b, &result.Document{SchemaVersion: 1, Kind: result.KindBench, Runs: []result.Run{{Name: "put", Conns: 1, Clients: 1,
+			Stats: result.Stats{Requests: 10, ThroughputRPS: rps, Latency: result.Latency{P50: 0.001, P99: 0.002, Mean: 0.001}}}}})
+		return b.String()
+	}
+	base, other := write("base.json", bench(1000)), write("other.json", bench(1250))
+	disk := write("disk.json", `{"schema_version":1,"kind":"disk","disk":{"jobs":[]}}`)
+	bad := map[string]string{
+		"malformed":  write("malformed.json", "this is not json"),
+		"truncated":  write("truncated.json", bench(1)[:40]),
+		"future":     write("future.json", `{"schema_version": 7, "kind": "bench"}`),
+		"empty file": write("empty.json", ""),
+	}
+	code, out, stderr := runCLI(context.Background(), "compare", base, other)
+	if code != 0 || !strings.Contains(out, "+25.0%") || !strings.Contains(out, "better") {
+		t.Fatalf("compare: %d %s %s", code, out, stderr)
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"compare", base, disk}, "cannot compare a bench result (base.json) with a disk result (disk.json)"},
+		{[]string{"compare", base}, "needs a base and at least one other"},
+		{[]string{"report"}, "no result files given"},
+		{[]string{"report", bad["malformed"], "-o", filepath.Join(dir, "r.html")}, "malformed.json: not a result document"},
+		{[]string{"report", bad["truncated"], "-o", filepath.Join(dir, "r.html")}, "truncated.json: not a result document"},
+		{[]string{"report", bad["future"], "-o", filepath.Join(dir, "r.html")}, "future.json: unknown schema_version 7"},
+		{[]string{"report", bad["empty file"], "-o", filepath.Join(dir, "r.html")}, "empty.json: empty result document"},
+		{[]string{"report", filepath.Join(dir, "missing.json")}, "missing.json: no such file"},
+		{[]string{"report", base, "-o", filepath.Join(dir, "r.pdf")}, "-o must end in .html or .md"},
+	} {
+		code, _, stderr := runCLI(context.Background(), tt.args...)
+		if code != 2 || !strings.Contains(stderr, tt.want) {
+			t.Errorf("%v: exit %d, %q; want 2 with %q", tt.args[1:], code, stderr, tt.want)
+		}
+		oneLine(t, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "r.html")); err == nil {
+		t.Error("a failed report left a file")
+	}
+	html := filepath.Join(dir, "ok.html")
+	if code, _, stderr := runCLI(context.Background(), "report", base, other, "-o", html); code != 0 {
+		t.Fatalf("report: %s", stderr)
+	}
+	b, err := os.ReadFile(html)
+	if err != nil || !strings.Contains(string(b), "<svg") || !strings.Contains(string(b), "other.json against base.json") {
+		t.Fatalf("report html: %v", err)
+	}
+	code, md, _ := runCLI(context.Background(), "report", base, "-o", "-")
+	if code != 0 || !strings.HasPrefix(md, "## bench result: base.json") {
+		t.Fatalf("markdown to stdout: %q", md)
+	}
+}
