@@ -1,0 +1,200 @@
+// Package metrics reads etcd members' Prometheus metrics and computes what
+// PromQL would over an interval: histogram quantiles from bucket deltas
+// (histogram_quantile over increase), counter increases and gauges. Text is
+// parsed with prometheus/common's expfmt.
+package metrics
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+)
+
+// Snapshot is one scrape of one member.
+type Snapshot struct {
+	URL      string
+	At       time.Time
+	Families map[string]*dto.MetricFamily
+}
+
+// Scrape fetches url (a metrics URL; /metrics is added when it has no path)
+// within timeout. Errors are one line: unreachable, HTTP status, or text
+// that is not Prometheus exposition format.
+func Scrape(ctx context.Context, url string, tlsCfg *tls.Config, timeout time.Duration) (*Snapshot, error) {
+	if !strings.Contains(strings.TrimPrefix(strings.TrimPrefix(url, "https://"), "http://"), "/") {
+		url = strings.TrimSuffix(url, "/") + "/metrics"
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, fmt.Errorf("metrics URL %s: %v", url, err)
+	}
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: tlsCfg, DisableKeepAlives: true}}
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("cannot scrape %s: %v", url, shortErr(err))
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("cannot scrape %s: HTTP %s", url, resp.Status)
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	if err != nil {
+		return nil, fmt.Errorf("cannot scrape %s: %v", url, shortErr(err))
+	}
+	var p expfmt.TextParser
+	fams, err := p.TextToMetricFamilies(strings.NewReader(string(body)))
+	if err != nil {
+		return nil, fmt.Errorf("%s does not serve Prometheus metrics: %s", url, firstLine(err.Error()))
+	}
+	if _, ok := fams["etcd_server_has_leader"]; !ok {
+		return nil, fmt.Errorf("%s serves Prometheus metrics, but not etcd's (no etcd_server_has_leader)", url)
+	}
+	return &Snapshot{URL: url, At: time.Now(), Families: fams}, nil
+}
+
+func shortErr(err error) string {
+	s := err.Error()
+	for _, k := range []string{"connection refused", "deadline exceeded", "certificate", "no such host"} {
+		if strings.Contains(s, k) {
+			return k
+		}
+	}
+	return firstLine(s)
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// Gauge returns the sum of a gauge (or counter) over its label sets, and
+// whether it exists.
+func (s *Snapshot) Gauge(name string) (float64, bool) {
+	f := s.Families[name]
+	if f == nil {
+		return 0, false
+	}
+	var v float64
+	for _, m := range f.Metric {
+		switch {
+		case m.Gauge != nil:
+			v += m.Gauge.GetValue()
+		case m.Counter != nil:
+			v += m.Counter.GetValue()
+		case m.Untyped != nil:
+			v += m.Untyped.GetValue()
+		}
+	}
+	return v, true
+}
+
+// buckets returns a histogram's cumulative buckets summed over label sets
+// (sum by (le)), with +Inf last.
+func (s *Snapshot) buckets(name string) (map[float64]float64, bool) {
+	f := s.Families[name]
+	if f == nil || f.GetType() != dto.MetricType_HISTOGRAM {
+		return nil, false
+	}
+	out := map[float64]float64{}
+	for _, m := range f.Metric {
+		h := m.Histogram
+		hasInf := false
+		for _, b := range h.Bucket {
+			out[b.GetUpperBound()] += float64(b.GetCumulativeCount())
+			hasInf = hasInf || math.IsInf(b.GetUpperBound(), 1)
+		}
+		if !hasInf {
+			out[math.Inf(1)] += float64(h.GetSampleCount())
+		}
+	}
+	return out, true
+}
+
+// Increase returns how much a counter grew from before to after (a reset
+// counts from zero), and whether both have it.
+func Increase(before, after *Snapshot, name string) (float64, bool) {
+	a, ok1 := after.Gauge(name)
+	b, ok2 := before.Gauge(name)
+	if !ok1 || !ok2 {
+		return 0, false
+	}
+	if a < b {
+		return a, true
+	}
+	return a - b, true
+}
+
+// Quantile is histogram_quantile(q, increase(name_bucket[interval])) between
+// two scrapes, in the histogram's unit, and the number of observations in
+// the interval. It is NaN when nothing was observed.
+func Quantile(q float64, before, after *Snapshot, name string) (float64, float64) {
+	a, ok1 := after.buckets(name)
+	b, ok2 := before.buckets(name)
+	if !ok1 || !ok2 {
+		return math.NaN(), 0
+	}
+	delta := map[float64]float64{}
+	for le, v := range a {
+		d := v - b[le]
+		if d < 0 { // counter reset
+			d = v
+		}
+		delta[le] = d
+	}
+	return HistogramQuantile(q, delta), delta[math.Inf(1)]
+}
+
+// HistogramQuantile computes a quantile from cumulative bucket counts keyed
+// by upper bound, as PromQL's histogram_quantile: linear interpolation
+// inside the bucket holding the rank, the lowest bucket starting at 0, and
+// the highest finite bound when the rank falls in +Inf.
+func HistogramQuantile(q float64, cum map[float64]float64) float64 {
+	bounds := make([]float64, 0, len(cum))
+	for le := range cum {
+		bounds = append(bounds, le)
+	}
+	sort.Float64s(bounds)
+	if len(bounds) < 2 || !math.IsInf(bounds[len(bounds)-1], 1) {
+		return math.NaN()
+	}
+	total := cum[math.Inf(1)]
+	if total == 0 || math.IsNaN(q) {
+		return math.NaN()
+	}
+	if q < 0 {
+		return math.Inf(-1)
+	}
+	if q > 1 {
+		return math.Inf(1)
+	}
+	rank := q * total
+	i := sort.Search(len(bounds), func(i int) bool { return cum[bounds[i]] >= rank })
+	if i == len(bounds)-1 {
+		return bounds[len(bounds)-2]
+	}
+	lower, prev := 0.0, 0.0
+	if i > 0 {
+		lower, prev = bounds[i-1], cum[bounds[i-1]]
+	}
+	upper, count := bounds[i], cum[bounds[i]]
+	if i == 0 && upper <= 0 {
+		return upper
+	}
+	if count == prev {
+		return upper
+	}
+	return lower + (upper-lower)*(rank-prev)/(count-prev)
+}
