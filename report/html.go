@@ -11,6 +11,7 @@ import (
 	"github.com/dustin/go-humanize"
 	"github.com/etcdlab/etcdlab/compare"
 	"github.com/etcdlab/etcdlab/result"
+	"github.com/etcdlab/etcdlab/verdict"
 	"github.com/etcdlab/etcdlab/version"
 )
 
@@ -97,6 +98,27 @@ func view(d compare.Named, prefix string) (docView, error) {
 		}
 		v.Tables = append(v.Tables, namedTable{"Runs", runsTableData(doc)})
 		v.Charts, err = benchFigures(doc, prefix)
+	case result.KindCheck:
+		c := doc.Check
+		v.Env = append(v.Env, [2]string{"check", fmt.Sprintf("%s mode; highest load level passed: %s", c.Mode, orNone(c.Highest))})
+		v.Tables = checkTables(doc)
+		v.Notes = append(v.Notes, c.Partial...)
+		if doc.Disk != nil {
+			v.Warnings = doc.Disk.Warnings
+			dc, err := diskFigures(doc, prefix+"disk-")
+			if err != nil {
+				return v, err
+			}
+			v.Charts = append(v.Charts, dc...)
+		}
+		if len(doc.Runs) > 0 {
+			bc, err := benchFigures(doc, prefix+"load-")
+			if err != nil {
+				return v, err
+			}
+			v.Charts = append(v.Charts, bc...)
+		}
+		v.Tables = append(v.Tables, namedTable{"Thresholds", thresholdsTable()})
 	case result.KindDisk:
 		dk := doc.Disk
 		v.Env = append(v.Env, [2]string{"disk", fmt.Sprintf("%s profile on %s (%s, %s)", dk.Profile, dk.Dir, dk.Filesystem, dk.Device)}, [2]string{"fio equivalent", dk.Equivalent})
@@ -108,6 +130,33 @@ func view(d compare.Named, prefix string) (docView, error) {
 		v.Charts, err = diskFigures(doc, prefix)
 	}
 	return v, err
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+// thresholdsTable lists every threshold etcdlab judges by, from the one
+// table in package verdict.
+func thresholdsTable() Table {
+	t := Table{Header: []string{"id", "measured", "warn from", "fail from", "source"}}
+	for _, id := range verdict.IDs() {
+		th := verdict.Thresholds[id]
+		d := func(v float64) string {
+			if v == 0 {
+				return "-"
+			}
+			if th.Unit == "s" {
+				return Seconds(v)
+			}
+			return fmt.Sprintf("%g", v)
+		}
+		t.Rows = append(t.Rows, []string{id, th.What, d(th.Warn), d(th.Fail), th.Source})
+	}
+	return t
 }
 
 // runsTableData is the bench runs table shared by HTML and Markdown.

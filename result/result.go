@@ -31,6 +31,7 @@ type Document struct {
 	Environment   Environment  `json:"environment"`
 	Bench         *BenchConfig `json:"bench,omitempty"`
 	Disk          *Disk        `json:"disk,omitempty"`
+	Check         *Check       `json:"check,omitempty"`
 	// Runs holds one entry per measurement: per sweep point and iteration.
 	Runs []Run `json:"runs"`
 	// Summaries aggregate the iterations of each sweep point.
@@ -222,7 +223,7 @@ func ReadFile(path string) (*Document, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
-	if doc.Kind != KindBench && doc.Kind != KindDisk {
+	if doc.Kind != KindBench && doc.Kind != KindDisk && doc.Kind != KindCheck {
 		return nil, fmt.Errorf("%s: unknown result kind %q", path, doc.Kind)
 	}
 	return doc, nil

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/etcdlab/etcdlab/check"
+	"github.com/etcdlab/etcdlab/compare"
+	"github.com/etcdlab/etcdlab/exitcode"
+	"github.com/etcdlab/etcdlab/report"
+	"github.com/etcdlab/etcdlab/result"
+	"github.com/spf13/cobra"
+)
+
+func (a *app) checkCmd() *cobra.Command {
+	var (
+		o      check.Options
+		out    string
+		output string
+	)
+	c := &cobra.Command{
+		Use:   "check",
+		Short: "Is this etcd fast enough? Disk, load, server metrics and verdicts in under a minute",
+		Long: `With no flags, qualifies this machine for etcd: the disk probe (etcd's fio
+job) on --data-dir's filesystem, a real local 3-member cluster on that disk,
+load at etcdctl check perf's levels (s/m/l/xl: 150/1000/8000/15000 writes/s
+with 50/200/500/1000 clients, 256 B keys, 1 KiB values) escalating until one
+fails, a 1-client latency probe, and the members' metrics (WAL fsync and
+backend commit p99, peer round trip, slow applies, leader changes, failed
+proposals, heartbeat failures, CPU, RSS) computed from histogram deltas as
+PromQL would. Each verdict names its threshold and source.
+
+With --endpoints, checks a live cluster instead: no disk probe, load from
+--load up to --max-load (default s) under the safety rules (own prefix,
+deleted afterwards, quota check), plus the TCP connect time to each member.
+
+Writes result.json and report.html into --out. Exit code 0 for PASS or WARN,
+3 for FAIL, 1 when the check could not run.`,
+		Example: `  etcdlab check
+  etcdlab check --data-dir /var/lib/etcd-candidate
+  etcdlab check --endpoints https://10.0.0.1:2379 --cacert ca.crt --cert c.crt --key c.key --max-load m`,
+		Args: noArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if output != "text" && output != "json" {
+				return exitcode.Usagef("-o must be text or json, not %q", output)
+			}
+			if out == "" {
+				out = "etcdlab-check-" + time.Now().Format("20060102-150405")
+			}
+			o.Log = a.stderr
+			doc, err := check.Run(c.Context(), o)
+			if doc == nil {
+				return err
+			}
+			if werr := a.writeCheck(doc, out, output); werr != nil {
+				return werr
+			}
+			if err != nil {
+				return err
+			}
+			if doc.Overall == result.Fail {
+				return exitcode.With(errors.New("the verdict is FAIL (see above)"), exitcode.CheckFailed)
+			}
+			return nil
+		},
+	}
+	fl := c.Flags()
+	fl.SortFlags = false
+	addConnFlags(fl, &o.Conn)
+	fl.StringSliceVar(&o.MetricsURLs, "metrics-urls", nil, "members' metrics URLs (default: the client endpoints)")
+	fl.StringVar(&o.DataDir, "data-dir", ".", "directory on the disk to qualify (this machine only)")
+	fl.StringVar(&o.StartLoad, "load", "s", "first load level: s, m, l or xl")
+	fl.StringVar(&o.MaxLoad, "max-load", "", "highest load level (default: xl on this machine, s on a live cluster)")
+	fl.DurationVar(&o.LevelDuration, "level-duration", 6*time.Second, "how long each load level runs (etcdctl check perf: 60s)")
+	fl.DurationVar(&o.DiskRuntime, "disk-runtime", 8*time.Second, "cap on the disk probe")
+	fl.StringVar(&out, "out", "", "directory for result.json and report.html (default ./etcdlab-check-<time>)")
+	fl.StringVarP(&output, "output", "o", "text", "stdout: text (verdicts) or json (the result)")
+	return c
+}
+
+// writeCheck prints the verdicts and writes result.json and report.html.
+func (a *app) writeCheck(doc *result.Document, out, output string) error {
+	if output == "json" {
+		if err := result.Write(a.stdout, doc); err != nil {
+			return err
+		}
+	} else if err := report.CheckText(a.stdout, doc); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return exitcode.Failuref("--out %s: %v", out, err)
+	}
+	jf, err := os.Create(filepath.Join(out, "result.json"))
+	if err != nil {
+		return exitcode.Failuref("--out %s: %v", out, err)
+	}
+	err = result.Write(jf, doc)
+	if cerr := jf.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return exitcode.Failuref("write %s: %v", jf.Name(), err)
+	}
+	hf, err := os.Create(filepath.Join(out, "report.html"))
+	if err != nil {
+		return exitcode.Failuref("--out %s: %v", out, err)
+	}
+	err = report.HTML(hf, []compare.Named{{Name: "check", Doc: doc}})
+	if cerr := hf.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return exitcode.Failuref("write %s: %v", hf.Name(), err)
+	}
+	fmt.Fprintf(a.stderr, "wrote %s and %s\n", jf.Name(), hf.Name())
+	return nil
+}
