@@ -175,4 +175,3 @@ func TestLeaderLostMidCheck(t *testing.T) {
 	}
 	t.Logf("overall %s, levels %+v", doc.Overall, doc.Check.Levels)
 }
-

@@ -62,6 +62,7 @@ func TestHTMLInBrowser(t *testing.T) {
 		{"sweep", []compare.Named{named("sweep.json", sweepFixture(t, 1))}},
 		{"disk", []compare.Named{named("disk.json", diskFixture())}},
 		{"comparison", []compare.Named{named("m5.json", sweepFixture(t, 1)), named("m6g.json", sweepFixture(t, 0.8))}},
+		{"check", []compare.Named{named("check", checkFixture(t))}},
 	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.DisableGPU,
 		chromedp.Flag("disable-quic", true), chromedp.Flag("no-first-run", true), chromedp.Flag("disable-component-update", true),
@@ -74,6 +75,13 @@ func TestHTMLInBrowser(t *testing.T) {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
 		html := b.String()
+		if tc.name == "check" {
+			for _, section := range []string{"Disk probe", "Load levels", "Server metrics over the check", "Latency floor", "Thresholds", "fdatasync latency percentiles"} {
+				if !strings.Contains(html, section) {
+					t.Errorf("check report has no %q section", section)
+				}
+			}
+		}
 		if strings.Contains(html, "<script") || strings.Contains(html, "http://") && !strings.Contains(html, "http://www.w3.org") {
 			t.Errorf("%s: the report has scripts or external references", tc.name)
 		}

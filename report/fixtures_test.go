@@ -82,3 +82,19 @@ func diskFixture() *result.Document {
 }
 
 func named(name string, d *result.Document) compare.Named { return compare.Named{Name: name, Doc: d} }
+
+// checkFixture is a local check: disk probe, two levels, three members.
+func checkFixture(t *testing.T) *result.Document {
+	t.Helper()
+	sweep := sweepFixture(t, 1)
+	d := diskFixture()
+	doc := &result.Document{SchemaVersion: 1, Kind: result.KindCheck, CreatedAt: sweep.CreatedAt, Environment: sweep.Environment,
+		Disk: d.Disk, Runs: sweep.Runs[:2], Verdicts: append(d.Verdicts, result.Verdict{ID: "load.capacity", What: "highest check perf level sustained", Display: "m", Status: "PASS", Source: "etcdctl check perf"}),
+		Overall: "PASS",
+		Check: &result.Check{Mode: "local", Highest: "s",
+			Levels:  []result.CheckLevel{{Name: "s", Rate: 150, Clients: 50, Passed: true, WalFsyncP99: 0.002}, {Name: "m", Rate: 1000, Clients: 200, Why: []string{"slowest request took 0.6 s"}}},
+			Members: []result.MemberCheck{{Name: "m1", WalFsyncP99: 0.002, BackendCommitP99: 0.004, CPUCores: 0.3, RSSBytes: 50 << 20}, {Name: "m2", Error: "m2: cannot scrape"}},
+			Connect: []result.Connect{{Endpoint: "http://127.0.0.1:2379", Seconds: 0.0001}},
+			Floor:   &result.Floor{FsyncSeconds: 0.0002, RTTSeconds: 0.00003, FloorSeconds: 0.00023, ProbeP50: 0.0014, RatioToFloor: 6.1}}}
+	return doc
+}

@@ -98,7 +98,11 @@ func (a *app) clusterUp(c *cobra.Command, f *upFlags) error {
 	o.Log = a.stderr
 	o.BaseDir = filepath.Dir(f.stateFile)
 	if o.TLS {
-		o.ClientTLSDir = filepath.Dir(f.stateFile)
+		dir, err := filepath.Abs(filepath.Dir(f.stateFile))
+		if err != nil {
+			return err
+		}
+		o.ClientTLSDir = dir // absolute, so the state file works from anywhere
 	}
 	o.OnExit = func(name string, err error) {
 		fmt.Fprintf(a.stderr, "etcdlab: member %s exited (%v); the others keep running\n", name, err)

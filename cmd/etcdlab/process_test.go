@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -13,6 +14,9 @@ import (
 	"time"
 
 	"github.com/etcdlab/etcdlab/cluster"
+	"github.com/etcdlab/etcdlab/etcdclient"
+	"github.com/etcdlab/etcdlab/result"
+	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
 // upProcess is `etcdlab cluster up` running as its own process.
@@ -177,4 +181,47 @@ func TestSIGKILLLeavesNoOrphans(t *testing.T) {
 	if _, err := os.Stat(data); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("data dir made by etcdlab left behind after Ctrl-C: %v", err)
 	}
+}
+
+// TestCheckAgainstClusterUp runs `etcdlab check --endpoints` with the TLS
+// files of a `cluster up --tls` in another process: it reports the members'
+// metrics and leaves no key behind.
+func TestCheckAgainstClusterUp(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	up := startUp(t, dir, "--members", "3", "--tls")
+	st := waitState(t, filepath.Join(dir, cluster.DefaultStateFile), up.exitedStderr)
+	out := filepath.Join(dir, "out")
+	code, stdout := cli(t, dir, "check", "--endpoints", strings.Join(st.Endpoints, ","), "--cacert", st.TLS.CACert, "--cert", st.TLS.Cert,
+		"--key", st.TLS.Key, "--level-duration", "1s", "--out", out)
+	if code != 0 && code != 3 {
+		t.Fatalf("check: exit %d\n%s", code, stdout)
+	}
+	doc, err := result.ReadFile(filepath.Join(out, "result.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range doc.Check.Members {
+		if m.Error != "" || m.WalFsyncP99 <= 0 {
+			t.Errorf("member metrics: %+v", m)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(out, "report.html")); err != nil || !strings.Contains(string(b), "Server metrics over the check") {
+		t.Fatalf("report.html: %v", err)
+	}
+	kv, err := etcdclient.New(st.Client())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	r, err := kv.Get(ctx, "", clientv3.WithPrefix(), clientv3.WithCountOnly())
+	cancel()
+	kv.Close()
+	if err != nil || r.Count != 0 {
+		t.Fatalf("keys left behind: %v %v", r, err)
+	}
+	if code, out := cli(t, dir, "cluster", "down"); code != 0 {
+		t.Fatalf("down: %d %s", code, out)
+	}
+	_ = up.wait(t)
 }
