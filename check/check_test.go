@@ -15,6 +15,7 @@ import (
 	"github.com/etcdlab/etcdlab/etcdclient"
 	"github.com/etcdlab/etcdlab/exitcode"
 	"github.com/etcdlab/etcdlab/result"
+	"github.com/etcdlab/etcdlab/slowfs"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
@@ -174,4 +175,36 @@ func TestLeaderLostMidCheck(t *testing.T) {
 		t.Errorf("the lost leader left no trace: %+v", doc.Check.Members)
 	}
 	t.Logf("overall %s, levels %+v", doc.Overall, doc.Check.Levels)
+}
+
+// TestSlowDiskFails checks a cluster whose disk syncs take 20 ms (FUSE,
+// root only): the verdict is FAIL and names the disk.
+func TestSlowDiskFails(t *testing.T) {
+	t.Parallel()
+	if err := slowfs.Available(); err != nil {
+		t.Skip(err)
+	}
+	d, _ := slowfs.ParseDelay("20ms")
+	c, err := cluster.Start(context.Background(), cluster.Options{Members: 3, BaseDir: t.TempDir(), FsyncDelay: d})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Stop()
+	doc, err := Run(context.Background(), Options{Conn: c.Client(), MetricsURLs: c.State().MetricsURLs, LevelDuration: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.Overall != result.Fail {
+		t.Fatalf("overall %s", doc.Overall)
+	}
+	named := false
+	for _, v := range doc.Verdicts {
+		if v.ID == "server.wal_fsync.p99" && v.Status == result.Fail && strings.Contains(v.Explanation, "disk is too slow") {
+			named = true
+			t.Logf("%s %s: %s", v.Status, v.Display, v.Explanation)
+		}
+	}
+	if !named {
+		t.Fatalf("no FAIL naming the disk: %+v", doc.Verdicts)
+	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/etcdlab/etcdlab/exitcode"
 	"github.com/etcdlab/etcdlab/member"
 	"github.com/etcdlab/etcdlab/proc"
+	"github.com/etcdlab/etcdlab/slowfs"
 	"github.com/etcdlab/etcdlab/version"
 )
 
@@ -33,6 +34,7 @@ type Cluster struct {
 
 	clientTLS *ClientTLS
 	cfgs      []member.Config
+	mounts    []*slowfs.Mount
 
 	mu       sync.Mutex
 	procs    []*process
@@ -60,9 +62,19 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	for _, w := range opts.Warnings() {
 		fmt.Fprintln(opts.Log, w)
 	}
+	if opts.FsyncDelay != nil {
+		if err := slowfs.Available(); err != nil {
+			return nil, exitcode.With(err, exitcode.Failure)
+		}
+	}
 	d, err := prepareDataDir(&opts)
 	if err != nil {
 		return nil, err
+	}
+	if opts.FsyncDelay != nil && d.layout != nil {
+		c := &Cluster{opts: opts, dir: d, sp: newSpawner()}
+		c.abort()
+		return nil, exitcode.Usagef("data dir %s holds a kept cluster; --fsync-delay needs a new data dir", d.root)
 	}
 	c := &Cluster{opts: opts, dir: d, sp: newSpawner()}
 	c.ctl, _ = proc.Self()
@@ -78,6 +90,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 		var se *StartError
 		retry := attempt < maxAttempts && opts.PortBase == 0 && d.layout == nil && errors.As(err, &se) && se.bindFailure()
 		c.stopAll(time.Second)
+		c.unmountAll()
 		if !retry {
 			c.abort()
 			return nil, err
@@ -147,6 +160,9 @@ func (c *Cluster) launch(ctx context.Context) error {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return fmt.Errorf("member %s: %w", n, unwrapPath(err))
 		}
+		if err := c.mountSlow(dir); err != nil {
+			return fmt.Errorf("member %s: %w", n, err)
+		}
 		c.cfgs[i] = member.Config{
 			Name: n, DataDir: dir,
 			ClientURL: url(scheme, c.ports[i].Client), PeerURL: peerURLs[i], MetricsURL: url("http", c.ports[i].Metrics),
@@ -211,10 +227,46 @@ func (c *Cluster) stopAll(grace time.Duration) {
 	wg.Wait()
 }
 
+// mountSlow mounts the slow file system over a member's dir, its data kept
+// in dir.disk beside it.
+func (c *Cluster) mountSlow(dir string) error {
+	if c.opts.FsyncDelay == nil {
+		return nil
+	}
+	backing := dir + ".disk"
+	if err := os.MkdirAll(backing, 0o700); err != nil {
+		return unwrapPath(err)
+	}
+	o := slowfs.Options{Backing: backing, Mountpoint: dir, Delay: c.opts.FsyncDelay}
+	if c.opts.FsyncWALOnly {
+		o.Only = slowfs.WALOnly
+	}
+	m, err := slowfs.MountDir(o)
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	c.mounts = append(c.mounts, m)
+	c.mu.Unlock()
+	return nil
+}
+
+// unmountAll removes the slow file systems; call after the members stopped.
+func (c *Cluster) unmountAll() {
+	c.mu.Lock()
+	ms := c.mounts
+	c.mounts = nil
+	c.mu.Unlock()
+	for _, m := range ms {
+		_ = m.Unmount()
+	}
+}
+
 // abort releases everything after a failed start.
 func (c *Cluster) abort() {
 	c.stopping.Store(true)
 	c.stopAll(time.Second)
+	c.unmountAll()
 	c.sp.close()
 	removeClientTLS(c.clientTLS)
 	c.kept, _ = c.dir.release(c.names)
@@ -228,6 +280,7 @@ func (c *Cluster) Stop() error {
 		return nil
 	}
 	c.stopAll(10 * time.Second)
+	c.unmountAll()
 	c.sp.close()
 	if c.opts.ClientTLSDir != "" {
 		removeClientTLS(c.clientTLS)

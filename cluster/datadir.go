@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/etcdlab/etcdlab/proc"
+	"github.com/etcdlab/etcdlab/slowfs"
 )
 
 // Files etcdlab keeps in a cluster's data directory.
@@ -71,6 +72,9 @@ func prepareDataDir(o *Options) (*dataDir, error) {
 		if err := os.MkdirAll(base, 0o755); err != nil {
 			return nil, fmt.Errorf("cannot create %s: %w", base, unwrapPath(err))
 		}
+		for _, mp := range slowfs.CleanStale(base, ownerAlive) {
+			fmt.Fprintf(o.Log, "unmounted %s, a slow-disk mount left by a killed etcdlab\n", mp)
+		}
 		sweepStale(base, o.Log)
 		root, err := os.MkdirTemp(base, tempPrefix)
 		if err != nil {
@@ -83,6 +87,9 @@ func prepareDataDir(o *Options) (*dataDir, error) {
 			return nil, err
 		}
 		d.root = root
+		for _, mp := range slowfs.CleanStale(root, ownerAlive) {
+			fmt.Fprintf(o.Log, "unmounted %s, a slow-disk mount left by a killed etcdlab\n", mp)
+		}
 		if err := d.adopt(o); err != nil {
 			return nil, err
 		}
@@ -159,6 +166,7 @@ func (d *dataDir) resetMembers(names []string) {
 	}
 	for _, n := range names {
 		os.RemoveAll(d.memberDir(n))
+		os.RemoveAll(d.memberDir(n) + ".disk")
 	}
 }
 
@@ -178,7 +186,7 @@ func (d *dataDir) release(names []string) (kept string, err error) {
 	}
 	var errs []error
 	for _, n := range names {
-		errs = append(errs, os.RemoveAll(d.memberDir(n)))
+		errs = append(errs, os.RemoveAll(d.memberDir(n)), os.RemoveAll(d.memberDir(n)+".disk"))
 	}
 	errs = append(errs, os.RemoveAll(d.tlsDir()), rmIfExists(filepath.Join(d.root, layoutFile)), rmIfExists(filepath.Join(d.root, ownerFile)))
 	return "", errors.Join(errs...)
@@ -211,6 +219,16 @@ func sweepStale(base string, log io.Writer) {
 			fmt.Fprintf(log, "removed %s, left behind by etcdlab pid %d\n", dir, own.PID)
 		}
 	}
+}
+
+// ownerAlive says whether the etcdlab owning the data dir that holds
+// mount point mp (a member dir) still runs.
+func ownerAlive(mp string) bool {
+	var own owner
+	if readJSON(filepath.Join(filepath.Dir(mp), ownerFile), &own) != nil {
+		return false
+	}
+	return own.Alive()
 }
 
 func memberName(i int) string { return fmt.Sprintf("m%d", i) }

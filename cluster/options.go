@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/etcdlab/etcdlab/member"
+	"github.com/etcdlab/etcdlab/slowfs"
 )
 
 // Limits on the number of members.
@@ -51,6 +52,11 @@ type Options struct {
 	ClientTLSDir string
 	// Tuning is passed to every member.
 	Tuning member.Tuning
+	// FsyncDelay, if set, mounts a slow file system (FUSE, root only) over
+	// every member's data dir that adds this delay to each fsync and
+	// fdatasync; FsyncWALOnly limits it to the WAL.
+	FsyncDelay   *slowfs.Delay
+	FsyncWALOnly bool
 	// StartTimeout bounds the wait for a healthy cluster.
 	StartTimeout time.Duration
 	// Executable is the program run for each member, with the arguments

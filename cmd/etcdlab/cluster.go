@@ -10,6 +10,7 @@ import (
 	"github.com/etcdlab/etcdlab/cluster"
 	"github.com/etcdlab/etcdlab/exitcode"
 	"github.com/etcdlab/etcdlab/member"
+	"github.com/etcdlab/etcdlab/slowfs"
 	"github.com/spf13/cobra"
 )
 
@@ -25,9 +26,10 @@ func (a *app) clusterCmd() *cobra.Command {
 }
 
 type upFlags struct {
-	opts      cluster.Options
-	stateFile string
-	timeout   time.Duration
+	opts       cluster.Options
+	stateFile  string
+	timeout    time.Duration
+	fsyncDelay string
 }
 
 func (a *app) clusterUpCmd() *cobra.Command {
@@ -48,7 +50,8 @@ A --data-dir that holds a cluster kept earlier is restarted with its data.`,
   etcdlab cluster up --members 5 --heartbeat-interval 50 --election-timeout 500
   etcdlab cluster up --tls          # writes ca.crt, client.crt, client.key next to the state file
   etcdlab cluster up --data-dir /dev/shm/etcd --keep-data   # tmpfs, kept afterwards
-  etcdlab cluster up --port-base 2379   # m1 on 2379/2380/2381, m2 on 2382/...`,
+  etcdlab cluster up --port-base 2379   # m1 on 2379/2380/2381, m2 on 2382/...
+  etcdlab cluster up --fsync-delay lognormal:p50=20ms,p99=270ms   # the HDD article's disk (root, FUSE)`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return a.clusterUp(c, f) },
 	}
@@ -61,6 +64,8 @@ A --data-dir that holds a cluster kept earlier is restarted with its data.`,
 	fl.BoolVar(&f.opts.TLS, "tls", false, "serve clients and peers over TLS with a throw-away CA; client certificates required")
 	fl.IntVar(&f.opts.PortBase, "port-base", 0, "use ports from here (3 per member: client, peer, metrics) instead of free ones")
 	fl.StringVar(&f.opts.Host, "host", "127.0.0.1", "loopback address to listen on")
+	fl.StringVar(&f.fsyncDelay, "fsync-delay", "", "emulate a slow disk: add this to every fsync (10ms, or lognormal:p50=20ms,p99=270ms); needs root and /dev/fuse")
+	fl.BoolVar(&f.opts.FsyncWALOnly, "fsync-delay-wal-only", false, "apply --fsync-delay to the WAL only, not to bbolt's commits")
 	addTuningFlags(fl, &f.opts.Tuning)
 	fl.DurationVar(&f.timeout, "start-timeout", cluster.DefaultStartTimeout, "how long to wait for a healthy cluster")
 	return c
@@ -86,6 +91,13 @@ func (a *app) clusterUp(c *cobra.Command, f *upFlags) error {
 	ctx := c.Context()
 	if err := f.opts.Validate(); err != nil {
 		return exitcode.With(err, exitcode.Usage)
+	}
+	if f.fsyncDelay != "" {
+		d, err := slowfs.ParseDelay(f.fsyncDelay)
+		if err != nil {
+			return exitcode.With(err, exitcode.Usage)
+		}
+		f.opts.FsyncDelay = d
 	}
 	if prev, err := cluster.ReadStateFile(f.stateFile); err == nil {
 		if prev.Running() {

@@ -225,3 +225,63 @@ func TestCheckAgainstClusterUp(t *testing.T) {
 	}
 	_ = up.wait(t)
 }
+
+// TestKillWithSlowDisk kills `cluster up --fsync-delay` with SIGKILL: its
+// FUSE mount goes stale; the next `cluster up` in the directory unmounts
+// it and removes the dead run's data, and stops cleanly.
+func TestKillWithSlowDisk(t *testing.T) {
+	t.Parallel()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root for FUSE")
+	}
+	if _, err := os.Stat("/dev/fuse"); err != nil {
+		t.Skip("no /dev/fuse")
+	}
+	dir := t.TempDir()
+	state := filepath.Join(dir, cluster.DefaultStateFile)
+	up := startUp(t, dir, "--members", "1", "--fsync-delay", "5ms")
+	st := waitState(t, state, up.exitedStderr)
+	if err := up.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = up.wait(t)
+	assertMembersGone(t, st, 5*time.Second)
+	if len(slowMounts(t, dir)) != 1 {
+		t.Fatalf("expected the stale mount: %v", slowMounts(t, dir))
+	}
+	_ = os.Remove(state)
+	up2 := startUp(t, dir, "--members", "1")
+	st2 := waitState(t, state, up2.exitedStderr)
+	if err := up2.cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	if err := up2.wait(t); err != nil {
+		t.Fatalf("second cluster up: %v\n%s", err, up2.stderr.String())
+	}
+	assertMembersGone(t, st2, 5*time.Second)
+	if !strings.Contains(up2.stderr.String(), "unmounted") {
+		t.Errorf("stale mount not reported:\n%s", up2.stderr.String())
+	}
+	if m := slowMounts(t, dir); len(m) != 0 {
+		t.Fatalf("mounts left: %v", m)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".etcdlab")); !errors.Is(err, os.ErrNotExist) {
+		entries, _ := os.ReadDir(filepath.Join(dir, ".etcdlab"))
+		t.Fatalf(".etcdlab left: %v", entries)
+	}
+}
+
+func slowMounts(t *testing.T, dir string) []string {
+	t.Helper()
+	b, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.Contains(l, "fuse.etcdlab-slowfs") && strings.Contains(l, dir) {
+			out = append(out, l)
+		}
+	}
+	return out
+}

@@ -1,0 +1,80 @@
+// Package slowfs emulates a slow disk for one directory: a FUSE passthrough
+// file system (go-fuse v2's loopback) that adds a delay, fixed or drawn from
+// a distribution, to every fsync and fdatasync, and leaves everything else
+// untouched. A local cluster mounts it over a member's data directory to
+// ask "what would this disk do to etcd?".
+package slowfs
+
+import (
+	"fmt"
+	"math"
+	mrand "math/rand/v2"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Delay is the latency added to each sync. Safe for concurrent use.
+type Delay struct {
+	spec string
+	// fixed, or lognormal with mu and sigma of ln(seconds)
+	fixed     time.Duration
+	lognormal bool
+	mu, sigma float64
+	mu2       sync.Mutex
+	rnd       *mrand.Rand
+}
+
+// ParseDelay reads "10ms" (fixed) or "lognormal:p50=20ms,p99=270ms" (a
+// log-normal distribution through those two percentiles: the HDD article's
+// disk).
+func ParseDelay(s string) (*Delay, error) {
+	d := &Delay{spec: s, rnd: mrand.New(mrand.NewPCG(1, uint64(time.Now().UnixNano())))}
+	rest, ok := strings.CutPrefix(s, "lognormal:")
+	if !ok {
+		v, err := time.ParseDuration(s)
+		if err != nil || v < 0 {
+			return nil, fmt.Errorf("--fsync-delay %q: want a duration (10ms) or lognormal:p50=20ms,p99=270ms", s)
+		}
+		d.fixed = v
+		return d, nil
+	}
+	var p50, p99 time.Duration
+	for _, kv := range strings.Split(rest, ",") {
+		k, v, _ := strings.Cut(kv, "=")
+		x, err := time.ParseDuration(v)
+		if err != nil || x <= 0 {
+			return nil, fmt.Errorf("--fsync-delay %q: %q is not a positive duration", s, v)
+		}
+		switch k {
+		case "p50":
+			p50 = x
+		case "p99":
+			p99 = x
+		default:
+			return nil, fmt.Errorf("--fsync-delay %q: unknown parameter %q (want p50 and p99)", s, k)
+		}
+	}
+	if p50 == 0 || p99 <= p50 {
+		return nil, fmt.Errorf("--fsync-delay %q: need p50 and a larger p99", s)
+	}
+	const z99 = 2.3263478740408408 // the standard normal's 99th percentile
+	d.lognormal = true
+	d.mu = math.Log(p50.Seconds())
+	d.sigma = (math.Log(p99.Seconds()) - d.mu) / z99
+	return d, nil
+}
+
+// Sample draws one delay.
+func (d *Delay) Sample() time.Duration {
+	if !d.lognormal {
+		return d.fixed
+	}
+	d.mu2.Lock()
+	z := d.rnd.NormFloat64()
+	d.mu2.Unlock()
+	return time.Duration(math.Exp(d.mu+d.sigma*z) * float64(time.Second))
+}
+
+// String returns the specification it was parsed from.
+func (d *Delay) String() string { return d.spec }

@@ -1,0 +1,95 @@
+package slowfs
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+func TestParseDelay(t *testing.T) {
+	t.Parallel()
+	d, err := ParseDelay("15ms")
+	if err != nil || d.Sample() != 15*time.Millisecond {
+		t.Fatalf("fixed: %v %v", d, err)
+	}
+	ln, err := ParseDelay("lognormal:p50=20ms,p99=270ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	xs := make([]float64, 20000)
+	for i := range xs {
+		xs[i] = ln.Sample().Seconds()
+	}
+	sort.Float64s(xs)
+	if p50 := xs[len(xs)/2]; math.Abs(p50-0.020)/0.020 > 0.05 {
+		t.Errorf("p50 %g", p50)
+	}
+	if p99 := xs[len(xs)*99/100]; math.Abs(p99-0.270)/0.270 > 0.15 {
+		t.Errorf("p99 %g", p99)
+	}
+	for _, bad := range []string{"", "fast", "-1ms", "lognormal:p50=20ms", "lognormal:p50=20ms,p99=10ms", "lognormal:p50=1ms,p90=2ms"} {
+		if _, err := ParseDelay(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+func syncTime(t *testing.T, path string) time.Duration {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.Write([]byte("data")); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Now()
+	if err := unix.Fdatasync(int(f.Fd())); err != nil {
+		t.Fatal(err)
+	}
+	return time.Since(t0)
+}
+
+// TestSlowSync mounts a slow file system and measures fdatasync through it:
+// delayed files take the delay, filtered-out files do not, data reaches the
+// backing directory, and unmounting leaves a plain directory.
+func TestSlowSync(t *testing.T) {
+	t.Parallel()
+	if err := Available(); err != nil {
+		t.Skip(err)
+	}
+	backing, mnt := t.TempDir(), t.TempDir()
+	d, _ := ParseDelay("25ms")
+	m, err := MountDir(Options{Backing: backing, Mountpoint: mnt, Delay: d, Only: WALOnly})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Unmount()
+	if err := os.MkdirAll(filepath.Join(mnt, "member", "wal"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	slow := syncTime(t, filepath.Join(mnt, "member", "wal", "0.wal"))
+	fast := syncTime(t, filepath.Join(mnt, "db"))
+	t.Logf("WAL fdatasync %v, other %v", slow, fast)
+	if slow < 25*time.Millisecond || slow > 200*time.Millisecond {
+		t.Errorf("WAL fdatasync took %v, want about 25 ms", slow)
+	}
+	if fast > 20*time.Millisecond {
+		t.Errorf("unfiltered file was slowed: %v", fast)
+	}
+	if b, err := os.ReadFile(filepath.Join(backing, "member", "wal", "0.wal")); err != nil || string(b) != "data" {
+		t.Fatalf("backing file: %q %v", b, err)
+	}
+	if err := m.Unmount(); err != nil {
+		t.Fatal(err)
+	}
+	if entries, _ := os.ReadDir(mnt); len(entries) != 0 {
+		t.Fatalf("mount point still shows %v after unmount", entries)
+	}
+}
