@@ -69,7 +69,7 @@ func MountDir(o Options) (*Mount, error) {
 	sec := time.Second
 	server, err := fs.Mount(o.Mountpoint, root.RootNode, &fs.Options{
 		AttrTimeout: &sec, EntryTimeout: &sec,
-		MountOptions: fuse.MountOptions{DirectMountStrict: true, FsName: o.Backing, Name: subtype, MaxBackground: 64},
+		MountOptions: fuse.MountOptions{DirectMountStrict: true, FsName: o.Backing, Name: subtype, MaxBackground: 64, Debug: os.Getenv("ETCDLAB_FUSE_DEBUG") != ""},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("slow disk: mount %s: %v", o.Mountpoint, err)
@@ -97,14 +97,13 @@ type slowNode struct {
 var _ = (fs.NodeFsyncer)((*slowNode)(nil))
 
 // Fsync delays, then syncs the backing file, keeping fdatasync's semantics
-// (flags bit 0) where go-fuse's loopback would always fsync.
+// (flags bit 0) where go-fuse's loopback would always fsync. It ignores
+// interrupts, as a disk does: the kernel sends one whenever the caller's
+// thread gets a signal (Go's preemption signal, every 10 ms), and answering
+// EINTR makes the caller retry and pay the delay again, without end.
 func (n *slowNode) Fsync(ctx context.Context, f fs.FileHandle, flags uint32) syscall.Errno {
 	if n.m.opts.Delay != nil && (n.m.opts.Only == nil || n.m.opts.Only(n.Path(n.Root()))) {
-		select {
-		case <-time.After(n.m.opts.Delay.Sample()):
-		case <-ctx.Done():
-			return syscall.EINTR
-		}
+		time.Sleep(n.m.opts.Delay.Sample())
 	}
 	if pf, ok := f.(fs.FilePassthroughFder); ok {
 		if fd, ok := pf.PassthroughFd(); ok {

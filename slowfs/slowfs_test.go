@@ -93,3 +93,40 @@ func TestSlowSync(t *testing.T) {
 		t.Fatalf("mount point still shows %v after unmount", entries)
 	}
 }
+
+// TestInterruptedSync syncs through the mount with raw system calls, so Go's
+// preemption signal (every 10 ms) interrupts the caller while the delay
+// runs: each sync must still take the delay once, not again per signal.
+func TestInterruptedSync(t *testing.T) {
+	t.Parallel()
+	if err := Available(); err != nil {
+		t.Skip(err)
+	}
+	backing, mnt := t.TempDir(), t.TempDir()
+	d, _ := ParseDelay("30ms")
+	m, err := MountDir(Options{Backing: backing, Mountpoint: mnt, Delay: d})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Unmount()
+	f, err := os.OpenFile(filepath.Join(mnt, "f"), os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var worst time.Duration
+	for range 10 {
+		_, _ = f.Write([]byte("x"))
+		t0 := time.Now()
+		for {
+			_, _, errno := unix.RawSyscall(unix.SYS_FDATASYNC, f.Fd(), 0, 0)
+			if errno != unix.EINTR {
+				break
+			}
+		}
+		worst = max(worst, time.Since(t0))
+	}
+	if worst > 90*time.Millisecond {
+		t.Fatalf("slowest sync %v with a 30 ms delay: interrupted syncs pay the delay again", worst)
+	}
+}
