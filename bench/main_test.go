@@ -7,9 +7,4 @@ import (
 	"github.com/etcdlab/etcdlab/member"
 )
 
-func TestMain(m *testing.M) {
-	if code, ok := member.RunIfChild(); ok {
-		os.Exit(code)
-	}
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { os.Exit(member.RunTests(m)) }

@@ -9,9 +9,4 @@ import (
 
 // TestMain lets clusters started by these tests re-execute the test binary
 // as their members.
-func TestMain(m *testing.M) {
-	if code, ok := member.RunIfChild(); ok {
-		os.Exit(code)
-	}
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { os.Exit(member.RunTests(m)) }

@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"os"
-	"strings"
 	"testing"
 	"time"
 
@@ -12,17 +11,7 @@ import (
 // ourMounts lists slowfs mounts under dir.
 func ourMounts(t *testing.T, dir string) []string {
 	t.Helper()
-	b, err := os.ReadFile("/proc/self/mountinfo")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, l := range strings.Split(string(b), "\n") {
-		if strings.Contains(l, "fuse.etcdlab-slowfs") && strings.Contains(l, dir) {
-			out = append(out, l)
-		}
-	}
-	return out
+	return slowfs.MountsUnder(dir)
 }
 
 // TestSlowDiskCluster runs a member on a slow file system: every put pays

@@ -13,12 +13,7 @@ import (
 	"github.com/etcdlab/etcdlab/pki"
 )
 
-func TestMain(m *testing.M) {
-	if code, ok := member.RunIfChild(); ok {
-		os.Exit(code)
-	}
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { os.Exit(member.RunTests(m)) }
 
 // TestProbeExplainsFailures runs Probe and NewChecked against a real TLS
 // member and a real plaintext member with right and wrong credentials.

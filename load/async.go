@@ -26,35 +26,7 @@ func RunWire(ctx context.Context, pool *WirePool, w UnaryWorkload, spec Spec) (r
 	if spec.Duration > 0 {
 		r.deadline = r.start.Add(spec.Duration).UnixNano()
 	}
-	var stopped atomic.Pointer[string]
-	if spec.Stop != nil {
-		go func() {
-			select {
-			case <-spec.Stop:
-				reason := "stopped"
-				if spec.StopReason != nil {
-					reason = spec.StopReason()
-				}
-				stopped.Store(&reason)
-				cancel()
-			case <-ctx.Done():
-			}
-		}()
-	}
-	if spec.Progress != nil {
-		go func() {
-			t := time.NewTicker(200 * time.Millisecond)
-			defer t.Stop()
-			for {
-				select {
-				case <-t.C:
-					spec.Progress(r.rec.count())
-				case <-r.done:
-					return
-				}
-			}
-		}()
-	}
+	ctl := startControl(ctx, cancel, spec, r.rec, r.start)
 	clients := make([]*vclient, spec.Clients)
 	r.active.Store(int64(spec.Clients))
 	for i := range clients {
@@ -80,24 +52,7 @@ func RunWire(ctx context.Context, pool *WirePool, w UnaryWorkload, spec Spec) (r
 		}
 		timer.Stop()
 	}
-	last := r.rec.lastEnd()
-	if last.Before(r.start) {
-		last = time.Now()
-	}
-	elapsed := last.Sub(r.start)
-	run := result.Run{Start: r.start.UTC(), End: last.UTC(), Clients: spec.Clients, Conns: pool.Len()}
-	run.Stats = r.rec.stats(-1, elapsed)
-	if ops := w.Ops(); len(ops) > 1 {
-		for i, name := range ops {
-			run.Ops = append(run.Ops, result.Op{Name: name, Stats: r.rec.stats(i, elapsed)})
-		}
-	}
-	switch {
-	case stopped.Load() != nil:
-		run.StoppedEarly = *stopped.Load()
-	case ctx.Err() != nil:
-		run.StoppedEarly = "interrupted"
-	}
+	run := ctl.finish(ctx, w, pool.Len())
 	return run, nil
 }
 

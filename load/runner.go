@@ -74,37 +74,7 @@ func Run(ctx context.Context, pool Pool, w Workload, spec Spec) (result.Run, err
 	defer cancel()
 	start := time.Now()
 	rec := newRecorder(len(w.Ops()), spec.Rate > 0, start)
-	var stopped atomic.Pointer[string]
-	if spec.Stop != nil {
-		go func() {
-			select {
-			case <-spec.Stop:
-				reason := "stopped"
-				if spec.StopReason != nil {
-					reason = spec.StopReason()
-				}
-				stopped.Store(&reason)
-				cancel()
-			case <-ctx.Done():
-			}
-		}()
-	}
-	if spec.Progress != nil {
-		stopProgress := make(chan struct{})
-		defer close(stopProgress)
-		go func() {
-			t := time.NewTicker(200 * time.Millisecond)
-			defer t.Stop()
-			for {
-				select {
-				case <-t.C:
-					spec.Progress(rec.count())
-				case <-stopProgress:
-					return
-				}
-			}
-		}()
-	}
+	ctl := startControl(ctx, cancel, spec, rec, start)
 	var wg sync.WaitGroup
 	if spec.Rate > 0 {
 		runOpen(ctx, pool, w, spec, rec, start, &wg)
@@ -112,24 +82,7 @@ func Run(ctx context.Context, pool Pool, w Workload, spec Spec) (result.Run, err
 		runClosed(ctx, pool, w, spec, rec, start, &wg)
 	}
 	wg.Wait()
-	last := rec.lastEnd()
-	if last.Before(start) {
-		last = time.Now()
-	}
-	elapsed := last.Sub(start)
-	run := result.Run{Start: start.UTC(), End: last.UTC(), Clients: spec.Clients, Conns: len(pool)}
-	run.Stats = rec.stats(-1, elapsed)
-	if ops := w.Ops(); len(ops) > 1 {
-		for i, name := range ops {
-			run.Ops = append(run.Ops, result.Op{Name: name, Stats: rec.stats(i, elapsed)})
-		}
-	}
-	switch {
-	case stopped.Load() != nil:
-		run.StoppedEarly = *stopped.Load()
-	case ctx.Err() != nil:
-		run.StoppedEarly = "interrupted"
-	}
+	run := ctl.finish(ctx, w, len(pool))
 	return run, nil
 }
 

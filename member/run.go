@@ -135,3 +135,15 @@ func watchParent() <-chan struct{} {
 	}()
 	return gone
 }
+
+// RunTests is TestMain for packages whose tests start clusters: it runs a
+// member when the process is one, and the tests otherwise, and returns the
+// exit code:
+//
+//	func TestMain(m *testing.M) { os.Exit(member.RunTests(m)) }
+func RunTests(m interface{ Run() int }) int {
+	if code, ok := RunIfChild(); ok {
+		return code
+	}
+	return m.Run()
+}

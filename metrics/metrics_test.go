@@ -16,12 +16,7 @@ import (
 	"github.com/etcdlab/etcdlab/member"
 )
 
-func TestMain(m *testing.M) {
-	if code, ok := member.RunIfChild(); ok {
-		os.Exit(code)
-	}
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { os.Exit(member.RunTests(m)) }
 
 // TestHistogramQuantile checks cases worked out by hand the way PromQL's
 // histogram_quantile computes them.

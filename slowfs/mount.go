@@ -171,3 +171,20 @@ func abortConnection(id string) {
 	}
 	_ = os.WriteFile(abort, []byte("1"), 0o200)
 }
+
+// MountsUnder lists the mount points of slowfs mounts under dir.
+func MountsUnder(dir string) []string {
+	b, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, l := range strings.Split(string(b), "\n") {
+		pre, post, ok := strings.Cut(l, " - ")
+		a, f := strings.Fields(pre), strings.Fields(post)
+		if ok && len(a) >= 5 && len(f) >= 1 && f[0] == "fuse."+subtype && strings.HasPrefix(a[4], strings.TrimSuffix(dir, "/")+"/") {
+			out = append(out, a[4])
+		}
+	}
+	return out
+}

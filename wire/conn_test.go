@@ -18,12 +18,7 @@ import (
 	"google.golang.org/grpc/status"
 )
 
-func TestMain(m *testing.M) {
-	if code, ok := member.RunIfChild(); ok {
-		os.Exit(code)
-	}
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { os.Exit(member.RunTests(m)) }
 
 var methods = []string{"/etcdserverpb.KV/Put", "/etcdserverpb.KV/Range"}
 

@@ -16,6 +16,7 @@ import (
 	"github.com/etcdlab/etcdlab/cluster"
 	"github.com/etcdlab/etcdlab/etcdclient"
 	"github.com/etcdlab/etcdlab/result"
+	"github.com/etcdlab/etcdlab/slowfs"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
@@ -273,15 +274,5 @@ func TestKillWithSlowDisk(t *testing.T) {
 
 func slowMounts(t *testing.T, dir string) []string {
 	t.Helper()
-	b, err := os.ReadFile("/proc/self/mountinfo")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, l := range strings.Split(string(b), "\n") {
-		if strings.Contains(l, "fuse.etcdlab-slowfs") && strings.Contains(l, dir) {
-			out = append(out, l)
-		}
-	}
-	return out
+	return slowfs.MountsUnder(dir)
 }
