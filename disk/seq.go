@@ -94,7 +94,11 @@ func seqSyncJob(ctx context.Context, o *Options, path string) (result.DiskJob, e
 // and a possible hand-off of the P), which adds tens of nanoseconds to every
 // call (a third of a tmpfs sync) and microseconds to the tail on a disk;
 // measured side by side with fio in bench/vs-fio.sh. The loop allocates
-// nothing and other goroutines run on the other Ps.
+// nothing and other goroutines run on the other Ps. A raw call cannot be
+// stopped for garbage collection while it blocks, so the directory must not
+// be a FUSE file system served by this same process (etcdlab never does
+// that: `disk` runs in its own process, slow disks are served by
+// `cluster up`).
 func rawWrite(fd int, b []byte) error {
 	for len(b) > 0 {
 		n, _, errno := unix.RawSyscall(unix.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))

@@ -46,7 +46,14 @@ func (a *app) rootCmd() *cobra.Command {
 		Long: `etcdlab measures and explains etcd performance on a real etcd: it runs local
 clusters in one command, loads them, probes the disk and judges the results
 against etcd's published thresholds.`,
-		Example: `  # a real 3-member etcd cluster on this machine, until Ctrl-C
+		Example: `  # is this machine fast enough for etcd? (disk, a local cluster, load, metrics, verdicts)
+  etcdlab check
+
+  # etcd benchmark's command lines, measured honestly; a report from the result
+  etcdlab bench --conns=100 --clients=1000 put --val-size=256 --total=100000 -o json > run.json
+  etcdlab report run.json -o report.html
+
+  # a real 3-member etcd cluster on this machine, until Ctrl-C
   etcdlab cluster up
 
   # the same over TLS, on tmpfs, keeping the data afterwards
