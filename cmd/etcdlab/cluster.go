@@ -21,7 +21,7 @@ func (a *app) clusterCmd() *cobra.Command {
 		Args:  groupArgs,
 		RunE:  helpRun,
 	}
-	c.AddCommand(a.clusterUpCmd(), a.clusterDownCmd(), a.clusterStatusCmd())
+	c.AddCommand(a.clusterUpCmd(), a.clusterDownCmd(), a.clusterStatusCmd(), a.clusterFaultCmd())
 	return c
 }
 

@@ -276,3 +276,39 @@ func slowMounts(t *testing.T, dir string) []string {
 	t.Helper()
 	return slowfs.MountsUnder(dir)
 }
+
+// TestClusterFault pauses, resumes and kills members of a `cluster up`
+// from another process, and checks what status sees.
+func TestClusterFault(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	up := startUp(t, dir, "--members", "3")
+	st := waitState(t, filepath.Join(dir, cluster.DefaultStateFile), up.exitedStderr)
+	for _, tt := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"cluster", "fault", "pause", "m2"}, 0, "paused m2"},
+		{[]string{"cluster", "status"}, 1, "timed out"},
+		{[]string{"cluster", "fault", "resume", "m2"}, 0, "resumed m2"},
+		{[]string{"cluster", "fault", "kill", "m3"}, 0, "killed m3"},
+		{[]string{"cluster", "status"}, 1, "connection refused (member process"},
+		{[]string{"cluster", "fault", "kill", "m9"}, 2, `no member "m9"`},
+		{[]string{"cluster", "fault", "explode", "m1"}, 2, "unknown fault"},
+		{[]string{"cluster", "fault", "kill", "m3"}, 1, "has exited"},
+	} {
+		code, out := cli(t, dir, tt.args...)
+		if code != tt.code || !strings.Contains(out, tt.want) {
+			t.Fatalf("%v: exit %d\n%s\nwant %d with %q", tt.args, code, out, tt.code, tt.want)
+		}
+	}
+	if !st.Members[1].Process().Alive() {
+		t.Fatal("paused and resumed member died")
+	}
+	if code, out := cli(t, dir, "cluster", "down"); code != 0 {
+		t.Fatalf("down: %d %s", code, out)
+	}
+	_ = up.wait(t)
+	assertMembersGone(t, st, 5*time.Second)
+}
