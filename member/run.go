@@ -94,15 +94,8 @@ func Run(ctx context.Context, path string, teardown <-chan struct{}) error {
 
 // RunIfChild runs a member when the process was started as one by a cluster
 // (the environment names a member configuration) and reports the exit code
-// the process should end with. Test binaries call it first thing in TestMain
-// so that clusters started by tests can re-execute the test binary:
-//
-//	func TestMain(m *testing.M) {
-//		if code, ok := member.RunIfChild(); ok {
-//			os.Exit(code)
-//		}
-//		os.Exit(m.Run())
-//	}
+// the process should end with. Test binaries use it through RunTests, so
+// that clusters started by tests can re-execute the test binary.
 func RunIfChild() (code int, ok bool) {
 	path := os.Getenv(EnvConfig)
 	if path == "" {
