@@ -3,8 +3,8 @@ package slowfs
 import (
 	"math"
 	"os"
-	"runtime"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"testing"
 	"time"
