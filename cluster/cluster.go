@@ -163,13 +163,18 @@ func (c *Cluster) launch(ctx context.Context) error {
 		if err := c.mountSlow(dir); err != nil {
 			return fmt.Errorf("member %s: %w", n, err)
 		}
+		// The member's log and configuration live beside its data, not on
+		// a slow-disk mount: only etcd's data I/O goes through FUSE, and
+		// this process never touches a mount it serves (a FUSE server
+		// blocked on its own mount cannot finish dying when killed).
+		side := c.sideDir(dir)
 		c.cfgs[i] = member.Config{
 			Name: n, DataDir: dir,
 			ClientURL: url(scheme, c.ports[i].Client), PeerURL: peerURLs[i], MetricsURL: url("http", c.ports[i].Metrics),
 			InitialCluster: initial, ClusterToken: c.token, TLS: memberTLS[n], Tuning: o.Tuning,
-			LogFile: filepath.Join(dir, "etcd.log"),
+			LogFile: filepath.Join(side, "etcd.log"),
 		}
-		if err := c.cfgs[i].WriteFile(filepath.Join(dir, "member.yaml")); err != nil {
+		if err := c.cfgs[i].WriteFile(filepath.Join(side, "member.yaml")); err != nil {
 			return fmt.Errorf("member %s: write config: %w", n, unwrapPath(err))
 		}
 	}
@@ -192,7 +197,7 @@ func (c *Cluster) launch(ctx context.Context) error {
 // spawn starts member i's process from its written configuration.
 func (c *Cluster) spawn(i int) error {
 	cfg := c.cfgs[i]
-	p, err := startProcess(c.sp, c.opts.Executable, cfg.Name, filepath.Join(cfg.DataDir, "member.yaml"), cfg.LogFile, c.exited)
+	p, err := startProcess(c.sp, c.opts.Executable, cfg.Name, filepath.Join(filepath.Dir(cfg.LogFile), "member.yaml"), cfg.LogFile, c.exited)
 	if err != nil {
 		return err
 	}
@@ -249,6 +254,15 @@ func (c *Cluster) mountSlow(dir string) error {
 	c.mounts = append(c.mounts, m)
 	c.mu.Unlock()
 	return nil
+}
+
+// sideDir is where a member's log and configuration go: its data dir, or
+// the backing dir when the data dir is a slow-disk mount.
+func (c *Cluster) sideDir(dir string) string {
+	if c.opts.FsyncDelay != nil {
+		return dir + ".disk"
+	}
+	return dir
 }
 
 // unmountAll removes the slow file systems; call after the members stopped.
