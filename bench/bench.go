@@ -88,7 +88,7 @@ func Run(ctx context.Context, cfg Config) (*result.Document, error) {
 			fmt.Fprintf(cfg.Log, "kept the keys written under %s (--keep)\n", cfg.Prefix)
 			note("keys kept under " + cfg.Prefix)
 		default:
-			msg, err := cleanup(ctx, t, cfg.Prefix, wl, nil, cfg.Compact)
+			msg, err := cleanup(ctx, t, cfg.Prefix, cfg.Compact)
 			if err != nil {
 				return doc, exitcode.Failuref("clean up: %v", err)
 			}

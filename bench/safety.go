@@ -9,7 +9,6 @@ import (
 	"github.com/dustin/go-humanize"
 	"github.com/etcdlab/etcdlab/etcdclient"
 	"github.com/etcdlab/etcdlab/exitcode"
-	"github.com/etcdlab/etcdlab/load"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
@@ -111,17 +110,12 @@ func (g *dbGuard) Reason() string {
 
 func (g *dbGuard) close() { close(g.done) }
 
-// cleanup deletes the prefix, releases workload state and optionally
-// compacts. It runs even when ctx was cancelled (Ctrl-C), with its own
-// deadline.
-func cleanup(ctx context.Context, t *target, prefix string, wl load.Workload, pool load.Pool, compact bool) (string, error) {
+// cleanup deletes the prefix and optionally compacts (leases are revoked by
+// the engine that granted them). It runs even when ctx was cancelled
+// (Ctrl-C), with its own deadline.
+func cleanup(ctx context.Context, t *target, prefix string, compact bool) (string, error) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupDeadline)
 	defer cancel()
-	if c, ok := wl.(load.Cleaner); ok && pool != nil {
-		if err := c.Clean(ctx, pool); err != nil {
-			return "", fmt.Errorf("revoke leases: %s", etcdclient.Describe(err))
-		}
-	}
 	r, err := t.cli.Delete(ctx, prefix, clientv3.WithPrefix())
 	if err != nil {
 		return "", fmt.Errorf("delete %s: %s", prefix, etcdclient.Describe(err))

@@ -209,9 +209,7 @@ func connect(ctx context.Context, o *Options, live bool, began time.Time, doc *r
 	if tc, err := t.conn.TLS(); err == nil {
 		t.tls = tc
 	}
-	for _, u := range t.metricsURLs {
-		t.names = append(t.names, u)
-	}
+	t.names = append([]string(nil), t.metricsURLs...)
 	fmt.Fprintf(o.Log, "[%4.1fs] checking the live cluster at %v (load from %s up to %s)\n", time.Since(began).Seconds(), t.conn.Endpoints, o.StartLoad, o.MaxLoad)
 	return t, nil
 }
@@ -247,17 +245,23 @@ func scrapeAll(ctx context.Context, t *target) []*metrics.Snapshot {
 	return out
 }
 
+// eachPair calls f for every member both scrapes could read.
+func eachPair(before, after []*metrics.Snapshot, f func(b, a *metrics.Snapshot)) {
+	for i := range before {
+		if before[i] != nil && i < len(after) && after[i] != nil {
+			f(before[i], after[i])
+		}
+	}
+}
+
 // worstQuantile is the highest p99 of a histogram across members.
 func worstQuantile(before, after []*metrics.Snapshot, name string) float64 {
 	w := 0.0
-	for i := range before {
-		if before[i] == nil || i >= len(after) || after[i] == nil {
-			continue
-		}
-		if q, n := metrics.Quantile(0.99, before[i], after[i], name); n > 0 && q > w {
+	eachPair(before, after, func(b, a *metrics.Snapshot) {
+		if q, n := metrics.Quantile(0.99, b, a, name); n > 0 && q > w {
 			w = q
 		}
-	}
+	})
 	return w
 }
 
@@ -319,13 +323,11 @@ func floor(fsyncP50 float64, probe result.Run, before, after []*metrics.Snapshot
 	f := &result.Floor{FsyncSeconds: fsyncP50, FsyncFrom: "disk probe p50", ProbeP50: probe.Latency.P50}
 	if fsyncP50 == 0 {
 		f.FsyncFrom = "members' WAL fsync p50 during the probe"
-		for i := range before {
-			if before[i] != nil && i < len(after) && after[i] != nil {
-				if q, n := metrics.Quantile(0.5, before[i], after[i], "etcd_disk_wal_fsync_duration_seconds"); n > 0 && q > f.FsyncSeconds {
-					f.FsyncSeconds = q
-				}
+		eachPair(before, after, func(b, a *metrics.Snapshot) {
+			if q, n := metrics.Quantile(0.5, b, a, "etcd_disk_wal_fsync_duration_seconds"); n > 0 && q > f.FsyncSeconds {
+				f.FsyncSeconds = q
 			}
-		}
+		})
 	}
 	f.RTTFrom = "TCP connect time to a member (a lower bound)"
 	for _, c := range conns {
@@ -333,14 +335,12 @@ func floor(fsyncP50 float64, probe result.Run, before, after []*metrics.Snapshot
 			f.RTTSeconds = c.Seconds
 		}
 	}
-	for i := range before {
-		if before[i] != nil && i < len(after) && after[i] != nil {
-			if q, n := metrics.Quantile(0.5, before[i], after[i], "etcd_network_peer_round_trip_time_seconds"); n > 0 {
-				f.RTTSeconds, f.RTTFrom = q, "etcd_network_peer_round_trip_time_seconds p50"
-				break
-			}
+	rttFound := false
+	eachPair(before, after, func(b, a *metrics.Snapshot) {
+		if q, n := metrics.Quantile(0.5, b, a, "etcd_network_peer_round_trip_time_seconds"); n > 0 && !rttFound {
+			f.RTTSeconds, f.RTTFrom, rttFound = q, "etcd_network_peer_round_trip_time_seconds p50", true
 		}
-	}
+	})
 	f.FloorSeconds = f.FsyncSeconds + f.RTTSeconds
 	if f.FloorSeconds > 0 {
 		f.RatioToFloor = f.ProbeP50 / f.FloorSeconds

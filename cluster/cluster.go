@@ -72,8 +72,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 		return nil, err
 	}
 	if opts.FsyncDelay != nil && d.layout != nil {
-		c := &Cluster{opts: opts, dir: d, sp: newSpawner()}
-		c.abort()
+		_, _ = d.release(nil)
 		return nil, exitcode.Usagef("data dir %s holds a kept cluster; --fsync-delay needs a new data dir", d.root)
 	}
 	c := &Cluster{opts: opts, dir: d, sp: newSpawner()}

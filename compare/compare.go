@@ -93,7 +93,7 @@ func row(point, metric, unit string, base, other result.MeanSD, n1, n2 int, high
 // command, conns and clients; a single point on each side is matched
 // whatever its size).
 func benchRows(a, b *result.Document) []Row {
-	sa, sb := points(a), points(b)
+	sa, sb := Points(a), Points(b)
 	var rows []Row
 	for _, p := range sa {
 		q, ok := match(p, sb, len(sa) == 1 && len(sb) == 1)
@@ -123,9 +123,9 @@ func match(p result.Summary, in []result.Summary, any bool) (result.Summary, boo
 	return result.Summary{}, false
 }
 
-// points returns a document's sweep points, computing them from the runs
+// Points returns a document's sweep points, computing them from the runs
 // when the document has no summaries.
-func points(d *result.Document) []result.Summary {
+func Points(d *result.Document) []result.Summary {
 	if len(d.Summaries) > 0 {
 		return d.Summaries
 	}

@@ -190,10 +190,9 @@ func jobsTableData(d *result.Disk) Table {
 
 // comparisonCharts puts the documents' headline figures side by side.
 func comparisonCharts(docs []compare.Named) ([]Chart, error) {
-	var names []string
-	for i, d := range docs {
-		names = append(names, fmt.Sprintf("%d", i+1))
-		_ = d
+	names := make([]string, len(docs))
+	for i := range docs {
+		names[i] = strconv.Itoa(i + 1)
 	}
 	t := Table{}
 	var charts []Chart
@@ -249,12 +248,8 @@ func comparisonCharts(docs []compare.Named) ([]Chart, error) {
 
 // headline is a bench document's first sweep point.
 func headline(d *result.Document) result.Summary {
-	if len(d.Summaries) > 0 {
-		return d.Summaries[0]
-	}
-	if len(d.Runs) > 0 {
-		r := d.Runs[0]
-		return result.Summary{ThroughputRPS: result.MeanSD{Mean: r.ThroughputRPS}, P50: result.MeanSD{Mean: r.Latency.P50}, P99: result.MeanSD{Mean: r.Latency.P99}}
+	if ps := compare.Points(d); len(ps) > 0 {
+		return ps[0]
 	}
 	return result.Summary{}
 }
