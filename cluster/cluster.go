@@ -15,10 +15,12 @@ import (
 
 	"github.com/etcdlab/etcdlab/etcdclient"
 	"github.com/etcdlab/etcdlab/exitcode"
+	"github.com/etcdlab/etcdlab/labnet"
 	"github.com/etcdlab/etcdlab/member"
 	"github.com/etcdlab/etcdlab/proc"
 	"github.com/etcdlab/etcdlab/slowfs"
 	"github.com/etcdlab/etcdlab/version"
+	"github.com/etcdlab/etcdlab/wan"
 )
 
 // Cluster is a running local cluster. Its methods are safe for concurrent
@@ -35,6 +37,7 @@ type Cluster struct {
 	clientTLS *ClientTLS
 	cfgs      []member.Config
 	mounts    []*slowfs.Mount
+	net       *network // nil unless the network is emulated
 
 	mu       sync.Mutex
 	procs    []*process
@@ -67,6 +70,11 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 			return nil, exitcode.With(err, exitcode.Failure)
 		}
 	}
+	if opts.Links != nil {
+		if err := labnet.Available(); err != nil {
+			return nil, exitcode.With(err, exitcode.Failure)
+		}
+	}
 	d, err := prepareDataDir(&opts)
 	if err != nil {
 		return nil, err
@@ -75,11 +83,20 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 		_, _ = d.release(nil)
 		return nil, exitcode.Usagef("data dir %s holds a kept cluster; --fsync-delay needs a new data dir", d.root)
 	}
-	c := &Cluster{opts: opts, dir: d, sp: newSpawner()}
+	c := &Cluster{opts: opts, dir: d}
 	c.ctl, _ = proc.Self()
 	if err := c.plan(); err != nil {
 		c.abort()
 		return nil, err
+	}
+	if c.opts.Links != nil {
+		if c.net, err = startNetwork(c.names, c.opts.Host, c.ports, c.opts.Links); err != nil {
+			c.abort()
+			return nil, exitcode.With(err, exitcode.Failure)
+		}
+		c.sp = newSpawner(c.net.ns.Enter) // members are born in the namespace
+	} else {
+		c.sp = newSpawner(nil)
 	}
 	for attempt := 1; ; attempt++ {
 		err := c.launch(ctx)
@@ -87,7 +104,8 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 			return c, nil
 		}
 		var se *StartError
-		retry := attempt < maxAttempts && opts.PortBase == 0 && d.layout == nil && errors.As(err, &se) && se.bindFailure()
+		// Emulated members bind in their own namespace, where nothing else is.
+		retry := attempt < maxAttempts && opts.PortBase == 0 && d.layout == nil && c.net == nil && errors.As(err, &se) && se.bindFailure()
 		c.stopAll(time.Second)
 		c.unmountAll()
 		if !retry {
@@ -113,6 +131,12 @@ func (c *Cluster) plan() error {
 			return exitcode.Usagef("data dir %s holds a cluster on ports from %d; drop --port-base or choose another --data-dir", c.dir.root, l.Ports[0].Client)
 		}
 		c.opts.Host = l.Host
+		switch {
+		case l.Emulated && o.Links == nil:
+			c.opts.Links = map[wan.Dir]wan.Link{} // its peer URLs live in a namespace
+		case !l.Emulated && o.Links != nil:
+			return exitcode.Usagef("data dir %s holds a cluster made without network emulation; --rtt and --topology links need a new data dir", c.dir.root)
+		}
 		fmt.Fprintf(o.Log, "restarting the %d-member cluster kept in %s\n", len(l.Names), c.dir.root)
 		return checkPortsFree(c.opts.Host, c.names, c.ports)
 	}
@@ -142,7 +166,7 @@ func (c *Cluster) launch(ctx context.Context) error {
 			clientDir = c.dir.tlsDir()
 		}
 		var err error
-		memberTLS, c.clientTLS, err = writePKI(c.dir.tlsDir(), clientDir, o.Host, c.names)
+		memberTLS, c.clientTLS, err = writePKI(c.dir.tlsDir(), clientDir, o.Host, c.names, c.net != nil)
 		if err != nil {
 			return err
 		}
@@ -151,6 +175,9 @@ func (c *Cluster) launch(ctx context.Context) error {
 	peerURLs := make([]string, len(c.names))
 	for i, p := range c.ports {
 		peerURLs[i] = url(scheme, p.Peer)
+		if c.net != nil {
+			_, _, _, peerURLs[i] = memberURLs(scheme, i)
+		}
 	}
 	initial := member.InitialCluster(c.names, peerURLs)
 	c.cfgs = make([]member.Config, len(c.names))
@@ -173,12 +200,17 @@ func (c *Cluster) launch(ctx context.Context) error {
 			InitialCluster: initial, ClusterToken: c.token, TLS: memberTLS[n], Tuning: o.Tuning,
 			LogFile: filepath.Join(side, "etcd.log"),
 		}
+		if c.net != nil {
+			cfg := &c.cfgs[i]
+			cfg.ListenClientURL, cfg.ListenPeerURL, cfg.ListenMetricsURL, _ = memberURLs(scheme, i)
+			cfg.FeatureGates = memberLocalAddrs
+		}
 		if err := c.cfgs[i].WriteFile(filepath.Join(side, "member.yaml")); err != nil {
 			return fmt.Errorf("member %s: write config: %w", n, unwrapPath(err))
 		}
 	}
 	if err := writeJSON(filepath.Join(c.dir.root, layoutFile), layout{
-		Token: c.token, Host: o.Host, TLS: o.TLS, Names: c.names, Ports: c.ports, CreatedAt: time.Now().UTC(),
+		Token: c.token, Host: o.Host, TLS: o.TLS, Names: c.names, Ports: c.ports, Emulated: c.net != nil, CreatedAt: time.Now().UTC(),
 	}); err != nil {
 		return fmt.Errorf("data dir %s: %w", c.dir.root, unwrapPath(err))
 	}
@@ -275,12 +307,23 @@ func (c *Cluster) unmountAll() {
 	}
 }
 
+// closeNetwork stops the link proxies and leaves the namespace; call after
+// the members stopped.
+func (c *Cluster) closeNetwork() {
+	if c.net != nil {
+		c.net.close()
+	}
+}
+
 // abort releases everything after a failed start.
 func (c *Cluster) abort() {
 	c.stopping.Store(true)
 	c.stopAll(time.Second)
+	c.closeNetwork()
 	c.unmountAll()
-	c.sp.close()
+	if c.sp != nil {
+		c.sp.close()
+	}
 	removeClientTLS(c.clientTLS)
 	c.kept, _ = c.dir.release(c.names)
 }
@@ -293,6 +336,7 @@ func (c *Cluster) Stop() error {
 		return nil
 	}
 	c.stopAll(10 * time.Second)
+	c.closeNetwork()
 	c.unmountAll()
 	c.sp.close()
 	if c.opts.ClientTLSDir != "" {

@@ -32,6 +32,9 @@ type layout struct {
 	TLS       bool          `json:"tls"`
 	Names     []string      `json:"names"`
 	Ports     []memberPorts `json:"ports"`
+	// Emulated says the members live in an emulated network, where their
+	// peer URLs are namespace addresses: it must be emulated again.
+	Emulated  bool          `json:"emulated,omitempty"`
 	CreatedAt time.Time     `json:"created_at"`
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/etcdlab/etcdlab/member"
 	"github.com/etcdlab/etcdlab/slowfs"
+	"github.com/etcdlab/etcdlab/wan"
 )
 
 // Limits on the number of members.
@@ -57,6 +58,12 @@ type Options struct {
 	// fdatasync; FsyncWALOnly limits it to the WAL.
 	FsyncDelay   *slowfs.Delay
 	FsyncWALOnly bool
+	// Links, if not nil (even empty), emulates a network: the members run
+	// in a network namespace of their own (root only) and every connection
+	// between them, or from a client, goes through the directed link of
+	// its endpoints (member names, or ClientNode). Links not listed pass
+	// bytes straight through; all can be changed while the cluster runs.
+	Links map[wan.Dir]wan.Link
 	// StartTimeout bounds the wait for a healthy cluster.
 	StartTimeout time.Duration
 	// Executable is the program run for each member, with the arguments
@@ -106,7 +113,43 @@ func (o Options) Validate() error {
 			return fmt.Errorf("--host must be a loopback address (127.0.0.0/8 or ::1), not %q", o.Host)
 		}
 	}
+	if err := validateLinks(o.Links, o.Members); err != nil {
+		return err
+	}
 	return o.Tuning.Validate()
+}
+
+// validateLinks checks that every link joins two different known ends:
+// members m1..mN (a kept cluster's names follow the same scheme) or
+// ClientNode, and that no link joins two clients.
+func validateLinks(links map[wan.Dir]wan.Link, members int) error {
+	known := func(n string) bool {
+		if n == ClientNode {
+			return true
+		}
+		for i := range members {
+			if n == memberName(i+1) {
+				return true
+			}
+		}
+		return false
+	}
+	for d, l := range links {
+		switch {
+		case !known(d.From):
+			return fmt.Errorf("link %s: no member %q in a %d-member cluster", d, d.From, members)
+		case !known(d.To):
+			return fmt.Errorf("link %s: no member %q in a %d-member cluster", d, d.To, members)
+		case d.From == d.To:
+			return fmt.Errorf("link %s: a link joins two different members", d)
+		case d.From == ClientNode && d.To == ClientNode:
+			return fmt.Errorf("link %s: a link joins two different members", d)
+		}
+		if err := l.Validate(); err != nil {
+			return fmt.Errorf("link %s: %w", d, err)
+		}
+	}
+	return nil
 }
 
 // Warnings returns advice about valid but questionable options.

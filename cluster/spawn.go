@@ -27,11 +27,21 @@ type spawnReq struct {
 	done chan error
 }
 
-func newSpawner() *spawner {
+// newSpawner starts the spawning thread; enter, if set, runs on it first
+// (to move it into a network namespace, so children are born there).
+func newSpawner(enter func() error) *spawner {
 	s := &spawner{reqs: make(chan spawnReq)}
 	go func() {
 		runtime.LockOSThread() // never unlocked: the thread dies with the goroutine
+		var err error
+		if enter != nil {
+			err = enter()
+		}
 		for r := range s.reqs {
+			if err != nil {
+				r.done <- fmt.Errorf("enter the emulated network: %w", err)
+				continue
+			}
 			r.done <- r.cmd.Start()
 		}
 	}()

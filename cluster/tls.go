@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/etcdlab/etcdlab/labnet"
 	"github.com/etcdlab/etcdlab/member"
 	"github.com/etcdlab/etcdlab/pki"
 )
@@ -19,7 +20,9 @@ const (
 // writePKI makes a fresh CA, one certificate per member (server and peer) and
 // a client certificate. Member files go to memberDir; the CA and client files
 // go to clientDir as ca.crt, client.crt and client.key.
-func writePKI(memberDir, clientDir, host string, names []string) (map[string]*member.TLSFiles, *ClientTLS, error) {
+// With emulated set, each member's certificate also names its address in
+// the emulated network.
+func writePKI(memberDir, clientDir, host string, names []string, emulated bool) (map[string]*member.TLSFiles, *ClientTLS, error) {
 	for _, d := range []string{memberDir, clientDir} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, nil, fmt.Errorf("TLS dir %s: %w", d, unwrapPath(err))
@@ -34,8 +37,12 @@ func writePKI(memberDir, clientDir, host string, names []string) (map[string]*me
 		return nil, nil, err
 	}
 	out := make(map[string]*member.TLSFiles, len(names))
-	for _, n := range names {
-		pair, err := ca.Server(n, []string{host, "127.0.0.1", "::1", "localhost"})
+	for i, n := range names {
+		hosts := []string{host, "127.0.0.1", "::1", "localhost"}
+		if emulated {
+			hosts = append(hosts, labnet.Addr(i).String())
+		}
+		pair, err := ca.Server(n, hosts)
 		if err != nil {
 			return nil, nil, err
 		}

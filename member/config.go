@@ -15,11 +15,19 @@ import (
 // to disk as an etcd configuration file (the format of `etcd --config-file`),
 // so a person can read it, and run a stock etcd with it.
 type Config struct {
-	Name       string
-	DataDir    string
-	ClientURL  string
-	PeerURL    string
-	MetricsURL string
+	Name    string
+	DataDir string
+	// ClientURL and PeerURL are advertised; MetricsURL is where metrics are
+	// read. Each is also listened on unless its Listen… field is set (an
+	// emulated network puts a proxy between the two).
+	ClientURL        string
+	PeerURL          string
+	MetricsURL       string
+	ListenClientURL  string
+	ListenPeerURL    string
+	ListenMetricsURL string
+	// FeatureGates is etcd's --feature-gates, e.g. "SetMemberLocalAddr=true".
+	FeatureGates string
 	// InitialCluster is "name=peerURL,..." for every member.
 	InitialCluster string
 	ClusterToken   string
@@ -94,11 +102,11 @@ func (c Config) EtcdYAML() ([]byte, error) {
 	m := map[string]any{
 		"name":                        c.Name,
 		"data-dir":                    c.DataDir,
-		"listen-client-urls":          c.ClientURL,
+		"listen-client-urls":          or(c.ListenClientURL, c.ClientURL),
 		"advertise-client-urls":       c.ClientURL,
-		"listen-peer-urls":            c.PeerURL,
+		"listen-peer-urls":            or(c.ListenPeerURL, c.PeerURL),
 		"initial-advertise-peer-urls": c.PeerURL,
-		"listen-metrics-urls":         c.MetricsURL,
+		"listen-metrics-urls":         or(c.ListenMetricsURL, c.MetricsURL),
 		"initial-cluster":             c.InitialCluster,
 		"initial-cluster-token":       c.ClusterToken,
 		"initial-cluster-state":       "new",
@@ -106,6 +114,9 @@ func (c Config) EtcdYAML() ([]byte, error) {
 		"log-outputs":                 []string{c.LogFile},
 		"log-level":                   or(c.Tuning.LogLevel, "info"),
 		"metrics":                     or(c.Tuning.Metrics, "basic"),
+	}
+	if c.FeatureGates != "" {
+		m["feature-gates"] = c.FeatureGates
 	}
 	t := c.Tuning
 	if t.HeartbeatMs > 0 {
