@@ -27,15 +27,15 @@ const (
 // their ports and the cluster token. Peer URLs are stored inside etcd's own
 // data, so a restart must use the same ones.
 type layout struct {
-	Token     string        `json:"cluster_token"`
-	Host      string        `json:"host"`
-	TLS       bool          `json:"tls"`
-	Names     []string      `json:"names"`
-	Ports     []memberPorts `json:"ports"`
+	Token string        `json:"cluster_token"`
+	Host  string        `json:"host"`
+	TLS   bool          `json:"tls"`
+	Names []string      `json:"names"`
+	Ports []memberPorts `json:"ports"`
 	// Emulated says the members live in an emulated network, where their
 	// peer URLs are namespace addresses: it must be emulated again.
-	Emulated  bool          `json:"emulated,omitempty"`
-	CreatedAt time.Time     `json:"created_at"`
+	Emulated  bool      `json:"emulated,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
 }
 
 // owner marks a data directory as in use by one etcdlab process, and says
