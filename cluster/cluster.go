@@ -65,7 +65,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	for _, w := range opts.Warnings() {
 		fmt.Fprintln(opts.Log, w)
 	}
-	if opts.FsyncDelay != nil {
+	if opts.slowDisk() {
 		if err := slowfs.Available(); err != nil {
 			return nil, exitcode.With(err, exitcode.Failure)
 		}
@@ -79,7 +79,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	if opts.FsyncDelay != nil && d.layout != nil {
+	if opts.slowDisk() && d.layout != nil {
 		_, _ = d.release(nil)
 		return nil, exitcode.Usagef("data dir %s holds a kept cluster; --fsync-delay needs a new data dir", d.root)
 	}
@@ -186,14 +186,14 @@ func (c *Cluster) launch(ctx context.Context) error {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return fmt.Errorf("member %s: %w", n, unwrapPath(err))
 		}
-		if err := c.mountSlow(dir); err != nil {
+		if err := c.mountSlow(n, dir); err != nil {
 			return fmt.Errorf("member %s: %w", n, err)
 		}
 		// The member's log and configuration live beside its data, not on
 		// a slow-disk mount: only etcd's data I/O goes through FUSE, and
 		// this process never touches a mount it serves (a FUSE server
 		// blocked on its own mount cannot finish dying when killed).
-		side := c.sideDir(dir)
+		side := c.sideDir(n, dir)
 		c.cfgs[i] = member.Config{
 			Name: n, DataDir: dir,
 			ClientURL: url(scheme, c.ports[i].Client), PeerURL: peerURLs[i], MetricsURL: url("http", c.ports[i].Metrics),
@@ -265,15 +265,16 @@ func (c *Cluster) stopAll(grace time.Duration) {
 
 // mountSlow mounts the slow file system over a member's dir, its data kept
 // in dir.disk beside it.
-func (c *Cluster) mountSlow(dir string) error {
-	if c.opts.FsyncDelay == nil {
+func (c *Cluster) mountSlow(name, dir string) error {
+	delay := c.opts.fsyncDelay(name)
+	if delay == nil {
 		return nil
 	}
 	backing := dir + ".disk"
 	if err := os.MkdirAll(backing, 0o700); err != nil {
 		return unwrapPath(err)
 	}
-	o := slowfs.Options{Backing: backing, Mountpoint: dir, Delay: c.opts.FsyncDelay}
+	o := slowfs.Options{Backing: backing, Mountpoint: dir, Delay: delay}
 	if c.opts.FsyncWALOnly {
 		o.Only = slowfs.WALOnly
 	}
@@ -289,8 +290,8 @@ func (c *Cluster) mountSlow(dir string) error {
 
 // sideDir is where a member's log and configuration go: its data dir, or
 // the backing dir when the data dir is a slow-disk mount.
-func (c *Cluster) sideDir(dir string) string {
-	if c.opts.FsyncDelay != nil {
+func (c *Cluster) sideDir(name, dir string) string {
+	if c.opts.fsyncDelay(name) != nil {
 		return dir + ".disk"
 	}
 	return dir

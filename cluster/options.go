@@ -58,6 +58,8 @@ type Options struct {
 	// fdatasync; FsyncWALOnly limits it to the WAL.
 	FsyncDelay   *slowfs.Delay
 	FsyncWALOnly bool
+	// MemberFsyncDelay overrides FsyncDelay for the members it names.
+	MemberFsyncDelay map[string]*slowfs.Delay
 	// Links, if not nil (even empty), emulates a network: the members run
 	// in a network namespace of their own (root only) and every connection
 	// between them, or from a client, goes through the directed link of
@@ -76,6 +78,27 @@ type Options struct {
 	// cluster is running (not during Stop). It is called from a goroutine
 	// of the cluster and must not block.
 	OnExit func(name string, err error)
+}
+
+// fsyncDelay is member name's slow-disk delay, or nil.
+func (o *Options) fsyncDelay(name string) *slowfs.Delay {
+	if d, ok := o.MemberFsyncDelay[name]; ok {
+		return d
+	}
+	return o.FsyncDelay
+}
+
+// slowDisk reports whether any member gets a slow disk.
+func (o *Options) slowDisk() bool {
+	if o.FsyncDelay != nil {
+		return true
+	}
+	for _, d := range o.MemberFsyncDelay {
+		if d != nil {
+			return true
+		}
+	}
+	return false
 }
 
 func (o *Options) setDefaults() error {

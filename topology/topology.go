@@ -1,0 +1,170 @@
+// Package topology describes an emulated deployment of a local cluster —
+// members, the WAN links between them and to clients, each member's
+// storage, and etcd's tuning — as a YAML file or a named preset derived
+// from the field reports, and turns it into cluster.Options.
+package topology
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"sigs.k8s.io/yaml"
+)
+
+// Topology is the YAML form (docs/topologies.md documents every field).
+type Topology struct {
+	Name        string `json:"name,omitempty"`
+	Description string `json:"description,omitempty"`
+	// Source says where the numbers come from.
+	Source  string `json:"source,omitempty"`
+	Members int    `json:"members,omitempty"`
+	// RTT is the round trip between every pair of members (each direction
+	// gets half), unless Links say otherwise.
+	RTT *Duration `json:"rtt,omitempty"`
+	// ClientRTT is the round trip between the clients and every member.
+	ClientRTT *Duration `json:"client_rtt,omitempty"`
+	Links     []Link    `json:"links,omitempty"`
+	Storage   Storage   `json:"storage,omitempty"`
+	Etcd      Etcd      `json:"etcd,omitempty"`
+}
+
+// Link sets the links between two ends (members m1..mN, or "client"):
+// both directions with Between, or one with From and To. RTT splits
+// evenly over the two directions; Delay is one-way.
+type Link struct {
+	Between []string `json:"between,omitempty"`
+	From    string   `json:"from,omitempty"`
+	To      string   `json:"to,omitempty"`
+	RTT     Duration `json:"rtt,omitempty"`
+	Delay   Duration `json:"delay,omitempty"`
+	Jitter  Duration `json:"jitter,omitempty"`
+	// Bandwidth is a rate such as "100Mbit" or "10MB" (per second).
+	Bandwidth string `json:"bandwidth,omitempty"`
+	// Loss is the fraction of chunks lost once (0..1), each costing a TCP
+	// retransmission timeout.
+	Loss float64 `json:"loss,omitempty"`
+}
+
+// Storage places the members' data.
+type Storage struct {
+	// FsyncDelay is added to every fsync/fdatasync (slowfs, root and FUSE):
+	// "10ms" or "lognormal:p50=20ms,p99=270ms".
+	FsyncDelay string `json:"fsync_delay,omitempty"`
+	// WALOnly limits FsyncDelay to the WAL.
+	WALOnly bool `json:"wal_only,omitempty"`
+	// Tmpfs puts the data in memory (/dev/shm): syncs cost nothing, the
+	// PMEM article's best case.
+	Tmpfs bool `json:"tmpfs,omitempty"`
+	// Members overrides FsyncDelay per member.
+	Members map[string]MemberStorage `json:"members,omitempty"`
+}
+
+// MemberStorage is one member's disk.
+type MemberStorage struct {
+	FsyncDelay string `json:"fsync_delay,omitempty"`
+}
+
+// Etcd is the members' tuning. Zero values follow the etcd tuning guide for
+// the emulated round trips (heartbeat about the largest RTT, election
+// timeout at least ten times it), unless Defaults keeps etcd's 100/1000 ms.
+type Etcd struct {
+	HeartbeatMs uint `json:"heartbeat_interval_ms,omitempty"`
+	ElectionMs  uint `json:"election_timeout_ms,omitempty"`
+	Defaults    bool `json:"defaults,omitempty"`
+}
+
+// Duration is a time.Duration written as "20ms" in YAML.
+type Duration time.Duration
+
+// D returns the time.Duration.
+func (d Duration) D() time.Duration { return time.Duration(d) }
+
+// MarshalJSON writes "20ms".
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
+
+// UnmarshalJSON reads "20ms" (or 0).
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		var n float64
+		if json.Unmarshal(b, &n) == nil && n == 0 {
+			*d = 0
+			return nil
+		}
+		return fmt.Errorf("duration %s: write it with a unit, like \"20ms\"", b)
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("duration %q: write it with a unit, like \"20ms\"", s)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// Parse reads a topology from YAML, refusing unknown fields.
+func Parse(b []byte) (*Topology, error) {
+	var t Topology
+	if err := yaml.UnmarshalStrict(b, &t); err != nil {
+		return nil, fmt.Errorf("%s", oneLine(err.Error()))
+	}
+	return &t, nil
+}
+
+// Load reads a preset by name, or a YAML file by path.
+func Load(nameOrPath string) (*Topology, error) {
+	if b, ok := preset(nameOrPath); ok {
+		return Parse(b)
+	}
+	b, err := os.ReadFile(nameOrPath)
+	if err != nil {
+		if os.IsNotExist(err) && !strings.ContainsAny(nameOrPath, "/.") {
+			return nil, fmt.Errorf("no preset or file %q (presets: %s)", nameOrPath, strings.Join(Presets(), ", "))
+		}
+		return nil, fmt.Errorf("topology %s: %w", nameOrPath, unwrap(err))
+	}
+	t, err := Parse(b)
+	if err != nil {
+		return nil, fmt.Errorf("topology %s: %w", nameOrPath, err)
+	}
+	return t, nil
+}
+
+// Marshal writes the topology as YAML.
+func (t *Topology) Marshal() ([]byte, error) { return yaml.Marshal(t) }
+
+// ParseRate reads "100Mbit", "1Gbit", "10MB", "500kB" or "1000B"
+// (optionally followed by "/s") as bytes per second.
+func ParseRate(s string) (int64, error) {
+	in := strings.TrimSuffix(strings.TrimSpace(s), "/s")
+	units := []struct {
+		suffix string
+		mult   float64
+	}{{"Gbit", 1e9 / 8}, {"Mbit", 1e6 / 8}, {"kbit", 1e3 / 8}, {"bit", 1.0 / 8}, {"GB", 1e9}, {"MB", 1e6}, {"kB", 1e3}, {"B", 1}}
+	for _, u := range units {
+		if num, ok := strings.CutSuffix(in, u.suffix); ok {
+			v, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+			if err != nil || v <= 0 {
+				break
+			}
+			return int64(v * u.mult), nil
+		}
+	}
+	return 0, fmt.Errorf("bandwidth %q: write a positive rate like 100Mbit or 10MB", s)
+}
+
+func oneLine(s string) string {
+	s = strings.ReplaceAll(s, "\n", " ")
+	s = strings.TrimPrefix(s, "error unmarshaling JSON: while decoding JSON: ")
+	return s
+}
+
+func unwrap(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
