@@ -43,6 +43,8 @@ type recShard struct {
 	per  []opAcc
 	done int64 // requests recorded, ok or not
 	last int64 // unix nanos of the latest completion
+	// ok and failed mark the 10 ms slotSet in which requests completed.
+	ok, failed slotSet
 }
 
 // opAcc accumulates one operation's results in one shard.
@@ -92,6 +94,11 @@ func (r *recorder) record(w, op int, intended, sent, end time.Time, err error) {
 	sh.done++
 	sh.last = max(sh.last, end.UnixNano())
 	a := &sh.per[op]
+	if err != nil {
+		sh.failed.set(int(end.Sub(r.start) / outageSlot))
+	} else {
+		sh.ok.set(int(end.Sub(r.start) / outageSlot))
+	}
 	for len(a.secs) <= sec {
 		a.secs = append(a.secs, secAcc{min: math.Inf(1)})
 	}
@@ -174,9 +181,12 @@ func (r *recorder) stats(op int, elapsed time.Duration) result.Stats {
 	mn, mx := math.Inf(1), 0.0
 	codes, msgs := map[string]int64{}, map[string]int64{}
 	var secs []secAcc
+	var ok, failed slotSet
 	for i := range r.shards {
 		sh := &r.shards[i]
 		sh.mu.Lock()
+		ok.or(sh.ok)
+		failed.or(sh.failed)
 		for j := range sh.per {
 			if op >= 0 && j != op {
 				continue
@@ -230,6 +240,8 @@ func (r *recorder) stats(op int, elapsed time.Duration) result.Stats {
 	if len(msgs) == 0 {
 		st.ErrorMessages = nil
 	}
+	// Outages are seen by the whole load, whichever operation failed.
+	st.Unavailability = outages(ok, failed, r.start)
 	return st
 }
 

@@ -110,6 +110,18 @@ func stats(s result.Stats, p string, sample bool) string {
 			fmt.Fprintf(&b, "  [%d]\t%s\n", s.ErrorMessages[k], k)
 		}
 	}
+	if u := s.Unavailability; u != nil {
+		// Not in etcd benchmark's report: when nothing succeeded.
+		fmt.Fprintf(&b, "\nUnavailable (requests failed, none succeeded; 10 ms resolution):\n  longest %.2f secs, %d window(s), %.2f secs in all\n",
+			u.LongestSeconds, len(u.Windows), u.TotalSeconds)
+		for i, w := range u.Windows {
+			if i == 5 {
+				fmt.Fprintf(&b, "  ... %d more\n", len(u.Windows)-5)
+				break
+			}
+			fmt.Fprintf(&b, "  from %s for %.2f secs\n", w.Start.Local().Format("15:04:05.00"), w.Seconds)
+		}
+	}
 	return b.String()
 }
 

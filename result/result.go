@@ -123,6 +123,36 @@ type Stats struct {
 	// Histogram is the HdrHistogram of Latency in microseconds, in its
 	// compressed base64 form, so results can be merged exactly.
 	Histogram string `json:"histogram,omitempty"`
+	// Unavailability lists the windows in which requests failed and none
+	// succeeded (an election, a partition); nil when there were none.
+	Unavailability *Unavailability `json:"unavailability,omitempty"`
+}
+
+// Unavailability is what the load saw of outages, at 10 ms resolution.
+type Unavailability struct {
+	LongestSeconds float64  `json:"longest_seconds"`
+	TotalSeconds   float64  `json:"total_seconds"`
+	Windows        []Window `json:"windows"`
+}
+
+// Window is one outage: from the end of the last success before it to the
+// first success after it.
+type Window struct {
+	Start   time.Time `json:"start"`
+	Seconds float64   `json:"seconds"`
+}
+
+// MaxWindows bounds the windows listed; the totals count them all.
+const MaxWindows = 100
+
+// Add records an outage window that began at start and lasted d.
+func (u *Unavailability) Add(start time.Time, d time.Duration) {
+	secs := d.Seconds()
+	u.TotalSeconds += secs
+	u.LongestSeconds = max(u.LongestSeconds, secs)
+	if len(u.Windows) < MaxWindows {
+		u.Windows = append(u.Windows, Window{Start: start.UTC(), Seconds: secs})
+	}
 }
 
 // Latency summarises a latency distribution, in seconds.
