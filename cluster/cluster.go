@@ -384,7 +384,7 @@ func (c *Cluster) State() State {
 	defer c.mu.Unlock()
 	s := State{
 		SchemaVersion: StateSchemaVersion, Controller: c.ctl, StartedAt: c.started, EtcdVersion: version.Etcd(),
-		DataDir: c.dir.root, TLS: c.clientTLS,
+		DataDir: c.dir.root, TLS: c.clientTLS, Emulated: c.net != nil,
 	}
 	for i, cfg := range c.cfgs {
 		m := MemberState{Name: cfg.Name, ClientURL: cfg.ClientURL, PeerURL: cfg.PeerURL, MetricsURL: cfg.MetricsURL, DataDir: cfg.DataDir, LogFile: cfg.LogFile}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/etcdlab/etcdlab/exitcode"
+	"github.com/etcdlab/etcdlab/member"
 	"github.com/etcdlab/etcdlab/wan"
 )
 
@@ -122,3 +123,6 @@ func loadTLS(t *ClientTLS) (*tls.Config, error) {
 	}
 	return &tls.Config{Certificates: []tls.Certificate{pair}, RootCAs: pool, MinVersion: tls.VersionTLS12}, nil
 }
+
+// Tuning returns the etcd tuning the members run with.
+func (c *Cluster) Tuning() member.Tuning { return c.opts.Tuning }

@@ -25,14 +25,17 @@ type State struct {
 	SchemaVersion int `json:"schema_version"`
 	// Controller is the etcdlab process that started the members and that
 	// stops them.
-	Controller  proc.ID       `json:"controller"`
-	StartedAt   time.Time     `json:"started_at"`
-	EtcdVersion string        `json:"etcd_version"`
-	DataDir     string        `json:"data_dir"`
-	Endpoints   []string      `json:"endpoints"`
-	MetricsURLs []string      `json:"metrics_urls"`
-	TLS         *ClientTLS    `json:"tls,omitempty"`
-	Members     []MemberState `json:"members"`
+	Controller  proc.ID    `json:"controller"`
+	StartedAt   time.Time  `json:"started_at"`
+	EtcdVersion string     `json:"etcd_version"`
+	DataDir     string     `json:"data_dir"`
+	Endpoints   []string   `json:"endpoints"`
+	MetricsURLs []string   `json:"metrics_urls"`
+	TLS         *ClientTLS `json:"tls,omitempty"`
+	// Emulated says the members run in an emulated network whose links
+	// the controller's control socket shows and changes.
+	Emulated bool          `json:"emulated,omitempty"`
+	Members  []MemberState `json:"members"`
 }
 
 // ClientTLS are the files a client needs to talk to a TLS cluster, as

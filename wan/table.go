@@ -57,6 +57,7 @@ func (t *Table) Set(d Dir, l Link) error {
 	}
 	e := t.get(d)
 	e.link.Store(&l)
+	e.stats.resetRecent()
 	t.mu.Lock()
 	close(t.changed)
 	t.changed = make(chan struct{})
@@ -82,6 +83,7 @@ func (t *Table) Update(d Dir, f func(*Link)) error {
 	close(t.changed)
 	t.changed = make(chan struct{})
 	t.mu.Unlock()
+	e.stats.resetRecent()
 	return nil
 }
 
@@ -100,7 +102,8 @@ type LinkStatus struct {
 	Chunks int64 `json:"chunks"`
 	Bytes  int64 `json:"bytes"`
 	// Measured is the median time the emulator held the most recent chunks
-	// (from read to written), over at most the last 256; zero if none.
+	// (from read to written), over at most the last 256 since the link was
+	// last changed; zero if none.
 	Measured time.Duration `json:"measured,omitempty"`
 	Samples  int           `json:"samples"`
 }
@@ -148,6 +151,13 @@ func (s *stats) add(n int, held time.Duration) {
 	if s.filled < len(s.recent) {
 		s.filled++
 	}
+	s.mu.Unlock()
+}
+
+// resetRecent forgets hold times measured under earlier parameters.
+func (s *stats) resetRecent() {
+	s.mu.Lock()
+	s.next, s.filled = 0, 0
 	s.mu.Unlock()
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/etcdlab/etcdlab/exitcode"
 	"github.com/etcdlab/etcdlab/member"
 	"github.com/etcdlab/etcdlab/slowfs"
+	"github.com/etcdlab/etcdlab/topology"
 	"github.com/spf13/cobra"
 )
 
@@ -26,10 +27,14 @@ func (a *app) clusterCmd() *cobra.Command {
 }
 
 type upFlags struct {
-	opts       cluster.Options
-	stateFile  string
-	timeout    time.Duration
-	fsyncDelay string
+	opts         cluster.Options
+	stateFile    string
+	timeout      time.Duration
+	fsyncDelay   string
+	rtt          string
+	clientRTT    string
+	topology     string
+	etcdDefaults bool
 }
 
 func (a *app) clusterUpCmd() *cobra.Command {
@@ -51,7 +56,10 @@ A --data-dir that holds a cluster kept earlier is restarted with its data.`,
   etcdlab cluster up --tls          # writes ca.crt, client.crt, client.key next to the state file
   etcdlab cluster up --data-dir /dev/shm/etcd --keep-data   # tmpfs, kept afterwards
   etcdlab cluster up --port-base 2379   # m1 on 2379/2380/2381, m2 on 2382/...
-  etcdlab cluster up --fsync-delay lognormal:p50=20ms,p99=270ms   # the HDD article's disk (root, FUSE)`,
+  etcdlab cluster up --fsync-delay lognormal:p50=23ms,p99=268ms   # the HDD article's disk (root, FUSE)
+  etcdlab cluster up --rtt 40ms --fsync-delay 20ms   # members 40 ms apart (root: a network namespace)
+  etcdlab cluster up --topology multicloud-3         # presets: ` + strings.Join(topology.Presets(), ", ") + `
+  etcdlab cluster up --topology lab.yaml              # members, links, storage, tuning (docs/topologies.md)`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return a.clusterUp(c, f) },
 	}
@@ -66,6 +74,10 @@ A --data-dir that holds a cluster kept earlier is restarted with its data.`,
 	fl.StringVar(&f.opts.Host, "host", "127.0.0.1", "loopback address to listen on")
 	fl.StringVar(&f.fsyncDelay, "fsync-delay", "", "emulate a slow disk: add this to every fsync (10ms, or lognormal:p50=20ms,p99=270ms); needs root and /dev/fuse")
 	fl.BoolVar(&f.opts.FsyncWALOnly, "fsync-delay-wal-only", false, "apply --fsync-delay to the WAL only, not to bbolt's commits")
+	fl.StringVar(&f.rtt, "rtt", "", "emulate a WAN: this round trip between every pair of members (e.g. 40ms; root, a network namespace)")
+	fl.StringVar(&f.clientRTT, "client-rtt", "", "emulate this round trip between clients and every member")
+	fl.StringVar(&f.topology, "topology", "", "a topology file (YAML) or preset: "+strings.Join(topology.Presets(), ", "))
+	fl.BoolVar(&f.etcdDefaults, "etcd-defaults", false, "keep etcd's 100/1000 ms heartbeat/election timeout instead of tuning them to the emulated RTT")
 	addTuningFlags(fl, &f.opts.Tuning)
 	fl.DurationVar(&f.timeout, "start-timeout", cluster.DefaultStartTimeout, "how long to wait for a healthy cluster")
 	return c
@@ -89,6 +101,20 @@ func addTuningFlags(fl interface {
 
 func (a *app) clusterUp(c *cobra.Command, f *upFlags) error {
 	ctx := c.Context()
+	tp, err := f.topologyOf(c)
+	if err != nil {
+		return exitcode.With(err, exitcode.Usage)
+	}
+	f.opts.BaseDir = filepath.Dir(f.stateFile)
+	if tp != nil {
+		fl := c.Flags()
+		if err := tp.Apply(&f.opts, fl.Changed("heartbeat-interval"), fl.Changed("election-timeout")); err != nil {
+			return exitcode.With(err, exitcode.Usage)
+		}
+		if fl.Changed("members") {
+			f.opts.Members, _ = fl.GetInt("members")
+		}
+	}
 	if err := f.opts.Validate(); err != nil {
 		return exitcode.With(err, exitcode.Usage)
 	}
@@ -108,7 +134,6 @@ func (a *app) clusterUp(c *cobra.Command, f *upFlags) error {
 	o := f.opts
 	o.StartTimeout = f.timeout
 	o.Log = a.stderr
-	o.BaseDir = filepath.Dir(f.stateFile)
 	if o.TLS {
 		dir, err := filepath.Abs(filepath.Dir(f.stateFile))
 		if err != nil {
@@ -126,11 +151,18 @@ func (a *app) clusterUp(c *cobra.Command, f *upFlags) error {
 		return err
 	}
 	st := cl.State()
+	if err := cl.ServeControl(ctx, func() { _ = cluster.WriteStateFile(f.stateFile, cl.State()) }); err != nil {
+		_ = cl.Stop()
+		return err
+	}
 	if err := cluster.WriteStateFile(f.stateFile, st); err != nil {
 		_ = cl.Stop()
 		return err
 	}
 	a.printUp(st, f, time.Since(began))
+	if cl.Emulated() {
+		a.printLinkMatrix(cl)
+	}
 
 	<-ctx.Done()
 	fmt.Fprintln(a.stderr, "stopping the cluster...")
@@ -139,6 +171,9 @@ func (a *app) clusterUp(c *cobra.Command, f *upFlags) error {
 		_ = os.Remove(f.stateFile)
 	}
 	_ = os.Remove(filepath.Dir(f.stateFile)) // only if empty
+	if o.BaseDir == topology.TmpfsDir {
+		_ = os.Remove(topology.TmpfsDir) // only if empty
+	}
 	if stopErr != nil {
 		return stopErr
 	}

@@ -272,6 +272,31 @@ func TestKillWithSlowDisk(t *testing.T) {
 	}
 }
 
+// waitHealthyCLI waits until `cluster status` exits 0.
+func waitHealthyCLI(t *testing.T, dir string) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		code, out := cli(t, dir, "cluster", "status")
+		if code == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("cluster not healthy: %s", out)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+func readState(t *testing.T, path string) cluster.State {
+	t.Helper()
+	st, err := cluster.ReadStateFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
 func slowMounts(t *testing.T, dir string) []string {
 	t.Helper()
 	return slowfs.MountsUnder(dir)
@@ -297,7 +322,15 @@ func TestClusterFault(t *testing.T) {
 		{[]string{"cluster", "fault", "kill", "m9"}, 2, `no member "m9"`},
 		{[]string{"cluster", "fault", "explode", "m1"}, 2, "unknown fault"},
 		{[]string{"cluster", "fault", "kill", "m3"}, 1, "has exited"},
+		{[]string{"cluster", "fault", "restart", "m1"}, 1, "member m1 is still running"},
+		{[]string{"cluster", "fault", "restart", "m3"}, 0, "restarted m3"},
+		{[]string{"cluster", "fault", "link", "m1", "m2", "--delay", "5ms"}, 2, "started without network emulation"},
+		{[]string{"cluster", "fault", "partition", "m1", "m2", "m3"}, 2, "one or two member names"},
 	} {
+		if len(tt.args) > 2 && tt.args[2] == "link" {
+			// The restarted member's new process is in the state file.
+			waitHealthyCLI(t, dir)
+		}
 		code, out := cli(t, dir, tt.args...)
 		if code != tt.code || !strings.Contains(out, tt.want) {
 			t.Fatalf("%v: exit %d\n%s\nwant %d with %q", tt.args, code, out, tt.code, tt.want)
@@ -306,6 +339,7 @@ func TestClusterFault(t *testing.T) {
 	if !st.Members[1].Process().Alive() {
 		t.Fatal("paused and resumed member died")
 	}
+	st = readState(t, filepath.Join(dir, cluster.DefaultStateFile))
 	if code, out := cli(t, dir, "cluster", "down"); code != 0 {
 		t.Fatalf("down: %d %s", code, out)
 	}
