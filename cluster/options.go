@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"sort"
 	"time"
 
 	"github.com/etcdlab/etcdlab/member"
@@ -157,7 +158,13 @@ func validateLinks(links map[wan.Dir]wan.Link, members int) error {
 		}
 		return false
 	}
-	for d, l := range links {
+	dirs := make([]wan.Dir, 0, len(links))
+	for d := range links {
+		dirs = append(dirs, d)
+	}
+	sort.Slice(dirs, func(i, j int) bool { return dirs[i].String() < dirs[j].String() }) // the same error every time
+	for _, d := range dirs {
+		l := links[d]
 		switch {
 		case !known(d.From):
 			return fmt.Errorf("link %s: no member %q in a %d-member cluster", d, d.From, members)
