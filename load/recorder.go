@@ -95,7 +95,9 @@ func (r *recorder) record(w, op int, intended, sent, end time.Time, err error) {
 	sh.last = max(sh.last, end.UnixNano())
 	a := &sh.per[op]
 	if err != nil {
-		sh.failed.set(int(end.Sub(r.start) / outageSlot))
+		// A failure marks when the request was sent: a timeout ends long
+		// after the outage it fell into, maybe after successes resumed.
+		sh.failed.set(int(sent.Sub(r.start) / outageSlot))
 	} else {
 		sh.ok.set(int(end.Sub(r.start) / outageSlot))
 	}

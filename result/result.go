@@ -123,8 +123,9 @@ type Stats struct {
 	// Histogram is the HdrHistogram of Latency in microseconds, in its
 	// compressed base64 form, so results can be merged exactly.
 	Histogram string `json:"histogram,omitempty"`
-	// Unavailability lists the windows in which requests failed and none
-	// succeeded (an election, a partition); nil when there were none.
+	// Unavailability lists the windows in which no request completed
+	// successfully and at least one request sent failed (an election, a
+	// partition); nil when there were none.
 	Unavailability *Unavailability `json:"unavailability,omitempty"`
 }
 
