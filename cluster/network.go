@@ -68,7 +68,7 @@ func startNetwork(names []string, host string, ports []memberPorts, links map[wa
 		if err != nil {
 			return nil, fmt.Errorf("member %s: link proxy: %w", name, err)
 		}
-		n.serve(ln, &wan.Proxy{To: name, Table: n.links, Source: n.memberOf, Dial: n.dialer(ip, nsRealPeerPort)})
+		n.serve(ln, &wan.Proxy{To: name, Table: n.links, Source: n.memberOf, Dial: n.dialer(ip, nsRealPeerPort, true)})
 		for _, f := range []struct {
 			port, to int
 			table    *wan.Table
@@ -78,7 +78,7 @@ func startNetwork(names []string, host string, ports []memberPorts, links map[wa
 			if err != nil {
 				return nil, fmt.Errorf("member %s: port %s is in use", name, addr)
 			}
-			n.serve(ln, &wan.Proxy{To: name, Table: f.table, Source: fromClient, Dial: n.dialer(ip, f.to)})
+			n.serve(ln, &wan.Proxy{To: name, Table: f.table, Source: fromClient, Dial: n.dialer(ip, f.to, false)})
 		}
 	}
 	return n, nil
@@ -89,9 +89,22 @@ func (n *network) serve(ln net.Listener, p *wan.Proxy) {
 	go func() { _ = p.Serve(ln) }()
 }
 
-func (n *network) dialer(ip string, port int) func(context.Context) (net.Conn, error) {
+// dialer connects to ip:port inside the namespace; for peers, from the
+// source member's own address, so etcd's peer TLS check (the client
+// certificate must name the remote address) sees the member it expects.
+func (n *network) dialer(ip string, port int, asSource bool) func(context.Context, string) (net.Conn, error) {
 	addr := net.JoinHostPort(ip, strconv.Itoa(port))
-	return func(ctx context.Context) (net.Conn, error) { return n.ns.Dial(ctx, netip.Addr{}, addr) }
+	return func(ctx context.Context, from string) (net.Conn, error) {
+		var local netip.Addr
+		if asSource {
+			for i, name := range n.names {
+				if name == from {
+					local = labnet.Addr(i)
+				}
+			}
+		}
+		return n.ns.Dial(ctx, local, addr)
+	}
 }
 
 func fromClient(net.Addr) (string, bool) { return ClientNode, true }

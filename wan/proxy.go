@@ -19,8 +19,10 @@ type Proxy struct {
 	// Source names the sender of a connection from its remote address;
 	// ok false refuses the connection.
 	Source func(remote net.Addr) (name string, ok bool)
-	// Dial connects to the real destination.
-	Dial func(ctx context.Context) (net.Conn, error)
+	// Dial connects to the real destination for a connection from the
+	// named source (a proxy may dial from the source's own address, so the
+	// destination sees who is really connecting, as TLS peer checks need).
+	Dial func(ctx context.Context, from string) (net.Conn, error)
 	// DialTimeout bounds Dial; 0 means 5 s.
 	DialTimeout time.Duration
 
@@ -117,7 +119,7 @@ func (p *Proxy) handle(in net.Conn, seed uint64) {
 		}
 	}
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
-	out, err := p.Dial(ctx)
+	out, err := p.Dial(ctx, from)
 	cancel()
 	if err != nil || up.link.Load().Partitioned {
 		if out != nil {

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -93,7 +94,11 @@ func write(t *Table, e *entry, dst, src net.Conn, q <-chan chunk, pending *atomi
 			if wait <= 0 {
 				break
 			}
-			timer.Reset(wait)
+			if wait <= fineWait {
+				fineSleep(wait)
+				continue
+			}
+			timer.Reset(wait - fineWait)
 			select {
 			case <-timer.C:
 			case <-t.waitChange():
@@ -127,6 +132,18 @@ func write(t *Table, e *entry, dst, src net.Conn, q <-chan chunk, pending *atomi
 			_ = dst.Close()
 		}
 	}
+}
+
+// fineWait is how close to a due time the writer stops using Go's timers,
+// which wake on the netpoller's millisecond granularity (up to about 1 ms
+// late), and sleeps in the kernel instead (tens of µs late). The cost is an
+// OS thread blocked for at most this long per wake-up.
+const fineWait = 1500 * time.Microsecond
+
+// fineSleep sleeps d in the kernel.
+func fineSleep(d time.Duration) {
+	ts := syscall.NsecToTimespec(int64(d))
+	_ = syscall.Nanosleep(&ts, nil)
 }
 
 func closeBoth(a, b net.Conn) {

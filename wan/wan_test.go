@@ -61,7 +61,7 @@ func newRig(t *testing.T) *rig {
 	}
 	r.addr = ln.Addr().String()
 	r.proxy = &Proxy{To: "dst", Table: r.table, Source: sources,
-		Dial: func(ctx context.Context) (net.Conn, error) {
+		Dial: func(ctx context.Context, _ string) (net.Conn, error) {
 			var d net.Dialer
 			return d.DialContext(ctx, "tcp", sink.Addr().String())
 		}}

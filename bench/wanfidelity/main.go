@@ -190,7 +190,7 @@ func oneWay(d time.Duration, n int) (direct, proxied []time.Duration, err error)
 		return nil, nil, err
 	}
 	p := &wan.Proxy{To: "dst", Table: table, Source: func(net.Addr) (string, bool) { return "src", true },
-		Dial: func(ctx context.Context) (net.Conn, error) {
+		Dial: func(ctx context.Context, _ string) (net.Conn, error) {
 			var dl net.Dialer
 			return dl.DialContext(ctx, "tcp", sink.Addr().String())
 		}}
