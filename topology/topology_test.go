@@ -71,6 +71,7 @@ rtt: 40ms
 client_rtt: 2ms
 links:
   - {from: m2, to: m3, delay: 30ms, jitter: 1ms, bandwidth: 100Mbit, loss: 0.01}
+storage: {fsync_delay: 5ms, members: {m3: {fsync_delay: 50ms}}}
 etcd: {election_timeout_ms: 3000}
 `))
 	if err != nil {
@@ -88,6 +89,9 @@ etcd: {election_timeout_ms: 3000}
 	}
 	if l := o.Links[wan.Dir{From: "m3", To: "client"}]; l.Delay != time.Millisecond {
 		t.Errorf("m3->client %+v", l)
+	}
+	if o.FsyncDelay.String() != "5ms" || o.MemberFsyncDelay["m3"].String() != "50ms" {
+		t.Errorf("storage: %v, m3 %v", o.FsyncDelay, o.MemberFsyncDelay["m3"])
 	}
 	// Largest RTT: m2->m3 31 ms + m3->m2 20 ms = 51 ms: etcd's 100 ms
 	// heartbeat stands; the election timeout the file gives wins.

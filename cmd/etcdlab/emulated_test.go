@@ -148,3 +148,25 @@ func TestEmulationErrors(t *testing.T) {
 		t.Errorf("left behind: %v", entries)
 	}
 }
+
+// TestPmemPreset: the pmem preset puts the data on tmpfs, and nothing is
+// left there afterwards.
+func TestPmemPreset(t *testing.T) {
+	t.Parallel()
+	if _, err := os.Stat("/dev/shm"); err != nil {
+		t.Skip("no /dev/shm")
+	}
+	dir := t.TempDir()
+	up := startUp(t, dir, "--topology", "pmem", "--members", "1")
+	st := waitState(t, filepath.Join(dir, cluster.DefaultStateFile), up.exitedStderr)
+	if !strings.HasPrefix(st.DataDir, "/dev/shm/etcdlab/") || st.Emulated {
+		t.Fatalf("data dir %s, emulated %v", st.DataDir, st.Emulated)
+	}
+	if code, out := cli(t, dir, "cluster", "down"); code != 0 {
+		t.Fatalf("down: %d %s", code, out)
+	}
+	_ = up.wait(t)
+	if _, err := os.Stat(st.DataDir); !os.IsNotExist(err) {
+		t.Errorf("%s left behind", st.DataDir)
+	}
+}
