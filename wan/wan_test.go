@@ -319,8 +319,10 @@ func TestChangeReachesOpenConnection(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	// Hold times from before the change are forgotten.
-	if len(st) == 0 || st[0].Dir != (Dir{"a", "dst"}) || st[0].Chunks != 2 || st[0].Samples != 1 || st[0].Measured < 40*time.Millisecond {
+	// Hold times from before the change are forgotten (the first chunk's
+	// may still land just after the reset: its writer counts it after the
+	// sink has it).
+	if len(st) == 0 || st[0].Dir != (Dir{"a", "dst"}) || st[0].Chunks != 2 || st[0].Samples < 1 || st[0].Samples > 2 || st[0].Measured < 40*time.Millisecond {
 		t.Errorf("status %#v", st)
 	}
 }
