@@ -39,11 +39,13 @@ type Mount struct {
 
 // Available says whether this process can mount FUSE file systems: root and
 // /dev/fuse. The error is one line saying what is missing.
-func Available() error {
-	if os.Geteuid() != 0 {
+func Available() error { return available(os.Geteuid(), "/dev/fuse") }
+
+func available(euid int, dev string) error {
+	if euid != 0 {
 		return errors.New("slow-disk emulation mounts a FUSE file system and needs root")
 	}
-	f, err := os.OpenFile("/dev/fuse", os.O_RDWR, 0)
+	f, err := os.OpenFile(dev, os.O_RDWR, 0)
 	if err != nil {
 		return fmt.Errorf("slow-disk emulation needs /dev/fuse: %v", err)
 	}

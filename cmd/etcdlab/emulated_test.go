@@ -133,16 +133,21 @@ func TestEmulationErrors(t *testing.T) {
 	os.Chmod(filepath.Dir(dir), 0o755)
 	os.Chmod(dir, 0o755)
 	os.Chmod(work, 0o777)
-	cmd := exec.Command(bin, "cluster", "up", "--rtt", "10ms")
-	cmd.Dir = work
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
-	out, err := cmd.CombinedOutput()
-	var ee *exec.ExitError
 	if os.Geteuid() != 0 {
 		t.Skip("not root: cannot run as nobody")
 	}
-	if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(string(out), "network emulation needs root") {
-		t.Errorf("as nobody: %v\n%s", err, out)
+	for _, tc := range []struct{ flag, value, want string }{
+		{"--rtt", "10ms", "network emulation needs root"},
+		{"--fsync-delay", "10ms", "slow-disk emulation mounts a FUSE file system and needs root"},
+	} {
+		cmd := exec.Command(bin, "cluster", "up", tc.flag, tc.value)
+		cmd.Dir = work
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(string(out), tc.want) || strings.Count(strings.TrimSpace(string(out)), "\n") > 0 {
+			t.Errorf("%s as nobody: %v\n%s", tc.flag, err, out)
+		}
 	}
 	if entries, _ := os.ReadDir(filepath.Join(work, ".etcdlab")); len(entries) != 0 {
 		t.Errorf("left behind: %v", entries)
