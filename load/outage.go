@@ -42,7 +42,9 @@ func (s *slotSet) or(o slotSet) {
 func outages(ok, failed slotSet, start time.Time) *result.Unavailability {
 	n := max(len(ok), len(failed)) * 64
 	u := &result.Unavailability{}
-	add := func(from, to int) { u.Add(start.Add(time.Duration(from)*outageSlot), time.Duration(to-from)*outageSlot) }
+	add := func(from, to int) {
+		u.Add(start.Add(time.Duration(from)*outageSlot), time.Duration(to-from)*outageSlot)
+	}
 	lastOK, errIn, lastErr := -1, false, -1
 	for i := range n {
 		switch {
