@@ -50,7 +50,8 @@ type LinkChange struct {
 }
 
 // ServeControl serves the control socket until ctx ends. It returns once
-// listening (or failing to). restarted, if set, is called after a member
+// listening (or failing to). The socket is named after the process, so one
+// cluster per process may serve it (the `cluster up` process). restarted, if set, is called after a member
 // was restarted (its process changed), e.g. to rewrite the state file.
 func (c *Cluster) ServeControl(ctx context.Context, restarted func()) error {
 	ln, err := net.Listen("unix", ControlAddr(c.ctl))

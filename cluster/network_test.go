@@ -2,9 +2,12 @@ package cluster
 
 import (
 	"context"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/etcdlab/etcdlab/exitcode"
 	"github.com/etcdlab/etcdlab/labnet"
 	"github.com/etcdlab/etcdlab/wan"
 )
@@ -167,5 +170,43 @@ func TestEmulatedTLS(t *testing.T) {
 	}
 	if rtt, err := c.ProbeRTT(context.Background(), "m3", "m1"); err != nil || rtt < ms(4) {
 		t.Fatalf("probe over TLS: %v %v", rtt, err)
+	}
+}
+
+// TestEmulatedKeptRestart: a kept emulated cluster's peer URLs live in a
+// namespace, so it restarts emulated (with pass-through links when none are
+// given) and keeps its data; an emulated cluster cannot be made from data
+// that was not.
+func TestEmulatedKeptRestart(t *testing.T) {
+	t.Parallel()
+	if err := labnet.Available(); err != nil {
+		t.Skip(err)
+	}
+	dir := filepath.Join(t.TempDir(), "kept")
+	c := start(t, Options{Members: 3, DataDir: dir, KeepData: true, Links: symmetric(map[[2]string]time.Duration{{"m1", "m2"}: ms(1)})})
+	if err := put(client(t, c.Client()), "persist", "yes"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	c2 := start(t, Options{Members: 3, DataDir: dir, KeepData: true})
+	if !c2.Emulated() {
+		t.Fatal("kept emulated cluster restarted without emulation")
+	}
+	if got := get(t, client(t, c2.Client()), "persist"); got != "yes" {
+		t.Fatalf("restarted cluster lost data: %q", got)
+	}
+	if err := c2.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	plain := filepath.Join(t.TempDir(), "plain")
+	c3 := start(t, Options{Members: 1, DataDir: plain, KeepData: true})
+	if err := c3.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Start(context.Background(), Options{Members: 1, DataDir: plain, Links: map[wan.Dir]wan.Link{}})
+	if exitcode.Code(err) != exitcode.Usage || !strings.Contains(err.Error(), "made without network emulation") {
+		t.Fatalf("emulating a plain kept cluster: %v", err)
 	}
 }
