@@ -25,16 +25,9 @@ import (
 	"github.com/vishvananda/netns"
 )
 
-// Prefix is the network member addresses are taken from; it exists only
-// inside the namespace.
-var Prefix = netip.MustParsePrefix("10.77.0.0/24")
-
-// Addr returns the address of member i (from 0).
-func Addr(i int) netip.Addr {
-	a := Prefix.Addr().As4()
-	a[3] = byte(i + 1)
-	return netip.AddrFrom4(a)
-}
+// Addr returns the address of member i (from 0): 10.77.0.(i+1), which
+// exists only inside the namespace.
+func Addr(i int) netip.Addr { return netip.AddrFrom4([4]byte{10, 77, 0, byte(i + 1)}) }
 
 // Net is a network namespace with n member addresses. Its methods are safe
 // for concurrent use; work runs one call at a time on the namespace's
