@@ -37,7 +37,8 @@ func (f *upFlags) topologyOf(c *cobra.Command) (*topology.Topology, error) {
 		td := topology.Duration(d)
 		return &td, nil
 	}
-	keep := func(client bool) {
+	// drop removes the topology's client links (client) or member links.
+	drop := func(client bool) {
 		var out []topology.Link
 		for _, l := range tp.Links {
 			ends := append(append([]string{}, l.Between...), l.From, l.To)
@@ -57,7 +58,7 @@ func (f *upFlags) topologyOf(c *cobra.Command) (*topology.Topology, error) {
 			return nil, err
 		}
 		tp.RTT = d
-		keep(false)
+		drop(false)
 	}
 	if f.clientRTT != "" {
 		d, err := parse("client-rtt", f.clientRTT)
@@ -65,7 +66,7 @@ func (f *upFlags) topologyOf(c *cobra.Command) (*topology.Topology, error) {
 			return nil, err
 		}
 		tp.ClientRTT = d
-		keep(true)
+		drop(true)
 	}
 	if f.etcdDefaults {
 		tp.Etcd.Defaults = true
