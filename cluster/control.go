@@ -9,7 +9,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"sort"
 	"sync"
 	"syscall"
 	"time"
@@ -79,15 +78,16 @@ func (c *Cluster) ServeControl(ctx context.Context, restarted func()) error {
 
 func (c *Cluster) handleLinks(w http.ResponseWriter, r *http.Request) {
 	if c.net == nil {
-		reply(w, nil, errNotEmulated)
+		reply(w, nil, errNotEmulated())
 		return
 	}
 	st := c.Links()
 	views := make([]LinkView, len(st))
+	probe := r.URL.Query().Get("probe") != ""
 	var wg sync.WaitGroup
 	for i, s := range st {
 		views[i].LinkStatus = s
-		if r.URL.Query().Get("probe") == "" || s.From == ClientNode || s.To == ClientNode {
+		if !probe || s.From == ClientNode || s.To == ClientNode {
 			continue
 		}
 		wg.Add(1)
@@ -224,7 +224,8 @@ func (k *Control) do(ctx context.Context, method, path string, body, out any) er
 	return json.NewDecoder(resp.Body).Decode(out)
 }
 
-// Links returns every link; probe also times each member path.
+// Links returns every link, sorted by direction; probe also times each
+// member path.
 func (k *Control) Links(ctx context.Context, probe bool) ([]LinkView, error) {
 	var out []LinkView
 	path := "/v1/links"
@@ -232,7 +233,6 @@ func (k *Control) Links(ctx context.Context, probe bool) ([]LinkView, error) {
 		path += "?probe=1"
 	}
 	err := k.do(ctx, http.MethodGet, path, nil, &out)
-	sort.SliceStable(out, func(i, j int) bool { return out[i].From < out[j].From })
 	return out, err
 }
 

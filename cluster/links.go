@@ -2,11 +2,6 @@ package cluster
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
-	"errors"
-	"fmt"
-	"os"
 	"time"
 
 	"github.com/etcdlab/etcdlab/exitcode"
@@ -16,7 +11,9 @@ import (
 
 // errNotEmulated is returned by link operations on a cluster started
 // without Options.Links.
-var errNotEmulated = exitcode.Usagef("the cluster was started without network emulation (use --rtt or --topology)")
+func errNotEmulated() error {
+	return exitcode.Usagef("the cluster was started without network emulation (use --rtt or --topology)")
+}
 
 // Emulated reports whether the cluster runs in an emulated network.
 func (c *Cluster) Emulated() bool { return c.net != nil }
@@ -39,7 +36,7 @@ func (c *Cluster) checkDir(d wan.Dir) error {
 // with their next chunk.
 func (c *Cluster) SetLink(d wan.Dir, l wan.Link) error {
 	if c.net == nil {
-		return errNotEmulated
+		return errNotEmulated()
 	}
 	if err := c.checkDir(d); err != nil {
 		return exitcode.With(err, exitcode.Usage)
@@ -56,7 +53,7 @@ func (c *Cluster) Heal(a, b string) error { return c.partition(a, b, false) }
 
 func (c *Cluster) partition(a, b string, on bool) error {
 	if c.net == nil {
-		return errNotEmulated
+		return errNotEmulated()
 	}
 	others := []string{b}
 	if b == "" {
@@ -85,7 +82,7 @@ func (c *Cluster) partition(a, b string, on bool) error {
 // /raft/probing, the endpoint its own RTT prober uses).
 func (c *Cluster) ProbeRTT(ctx context.Context, from, to string) (time.Duration, error) {
 	if c.net == nil {
-		return 0, errNotEmulated
+		return 0, errNotEmulated()
 	}
 	i, err := c.index(from)
 	if err != nil {
@@ -98,30 +95,11 @@ func (c *Cluster) ProbeRTT(ctx context.Context, from, to string) (time.Duration,
 	if i == j {
 		return 0, exitcode.Usagef("probe from %s to itself", from)
 	}
-	var tc *tls.Config
-	if c.clientTLS != nil {
-		if tc, err = loadTLS(c.clientTLS); err != nil {
-			return 0, err
-		}
+	tc, err := c.Client().TLS() // nil for plaintext
+	if err != nil {
+		return 0, err
 	}
 	return c.net.probeRTT(ctx, i, j, tc)
-}
-
-// loadTLS builds a client TLS configuration from the cluster's client files.
-func loadTLS(t *ClientTLS) (*tls.Config, error) {
-	pair, err := tls.LoadX509KeyPair(t.Cert, t.Key)
-	if err != nil {
-		return nil, fmt.Errorf("client certificate: %w", err)
-	}
-	ca, err := os.ReadFile(t.CACert)
-	if err != nil {
-		return nil, fmt.Errorf("client CA: %w", unwrapPath(err))
-	}
-	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(ca) {
-		return nil, errors.New("client CA: no certificate in " + t.CACert)
-	}
-	return &tls.Config{Certificates: []tls.Certificate{pair}, RootCAs: pool, MinVersion: tls.VersionTLS12}, nil
 }
 
 // Tuning returns the etcd tuning the members run with.

@@ -143,7 +143,7 @@ func memberURLs(scheme string, i int) (listenClient, listenPeer, listenMetrics, 
 func (n *network) probeRTT(ctx context.Context, from, to int, tlsCfg *tls.Config) (time.Duration, error) {
 	src := labnet.Addr(from)
 	dst := net.JoinHostPort(labnet.Addr(to).String(), strconv.Itoa(nsPeerPort))
-	tr := &http.Transport{DisableKeepAlives: false}
+	tr := &http.Transport{}
 	scheme := "http"
 	if tlsCfg != nil {
 		tr.TLSClientConfig = tlsCfg

@@ -15,6 +15,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"time"
+
+	"github.com/dustin/go-humanize"
 )
 
 // DefaultRTO is the retransmission delay a lost chunk costs: Linux's minimum
@@ -32,11 +34,8 @@ type Link struct {
 	// Rate is the bottleneck bandwidth in bytes per second; 0 is unlimited.
 	Rate int64 `json:"rate,omitempty"`
 	// Loss is the probability (0..1) that a chunk is lost once; TCP hides
-	// loss, so it costs a retransmission timeout (RTO) for that chunk and
-	// everything behind it.
+	// loss, so it costs DefaultRTO for that chunk and everything behind it.
 	Loss float64 `json:"loss,omitempty"`
-	// RTO is the retransmission delay of a lost chunk; 0 means DefaultRTO.
-	RTO time.Duration `json:"rto,omitempty"`
 	// Partitioned stalls the link: nothing is delivered until it heals.
 	Partitioned bool `json:"partitioned,omitempty"`
 }
@@ -52,8 +51,6 @@ func (l Link) Validate() error {
 		return fmt.Errorf("rate %d B/s is negative", l.Rate)
 	case l.Loss < 0 || l.Loss >= 1:
 		return fmt.Errorf("loss %g is not a probability below 1", l.Loss)
-	case l.RTO < 0:
-		return fmt.Errorf("rto %v is negative", l.RTO)
 	case l.Delay > time.Minute || l.Jitter > time.Minute:
 		return fmt.Errorf("delay %v ± %v is over a minute", l.Delay, l.Jitter)
 	}
@@ -76,24 +73,12 @@ func (l Link) String() string {
 		s += " ±" + l.Jitter.String()
 	}
 	if l.Rate > 0 {
-		s += fmt.Sprintf(" %s/s", byteRate(l.Rate))
+		s += " " + humanize.Bytes(uint64(l.Rate)) + "/s"
 	}
 	if l.Loss > 0 {
 		s += fmt.Sprintf(" loss %g%%", l.Loss*100)
 	}
 	return s
-}
-
-func byteRate(r int64) string {
-	switch {
-	case r >= 1e9:
-		return fmt.Sprintf("%gGB", float64(r)/1e9)
-	case r >= 1e6:
-		return fmt.Sprintf("%gMB", float64(r)/1e6)
-	case r >= 1e3:
-		return fmt.Sprintf("%gkB", float64(r)/1e3)
-	}
-	return fmt.Sprintf("%dB", r)
 }
 
 // line computes due times for one direction of one connection. It is used
@@ -122,11 +107,7 @@ func (ln *line) due(l *Link, now time.Time, n int) time.Time {
 		}
 	}
 	if l.Loss > 0 && ln.rng.Float64() < l.Loss {
-		rto := l.RTO
-		if rto == 0 {
-			rto = DefaultRTO
-		}
-		d += rto
+		d += DefaultRTO
 	}
 	due := depart.Add(d)
 	if due.Before(ln.lastDue) {

@@ -52,17 +52,7 @@ func (t *Table) get(d Dir) *entry {
 
 // Set gives a directed link new parameters.
 func (t *Table) Set(d Dir, l Link) error {
-	if err := l.Validate(); err != nil {
-		return fmt.Errorf("link %s: %w", d, err)
-	}
-	e := t.get(d)
-	e.link.Store(&l)
-	e.stats.resetRecent()
-	t.mu.Lock()
-	close(t.changed)
-	t.changed = make(chan struct{})
-	t.mu.Unlock()
-	return nil
+	return t.Update(d, func(cur *Link) { *cur = l })
 }
 
 // Get returns a directed link's parameters.
