@@ -34,25 +34,37 @@ run_etcdlab() {
   "$bin" disk --dir "$1" -o json 2>/dev/null |
     python3 -c 'import json,sys; d=json.load(sys.stdin)["disk"]["jobs"][0]; p={q["p"]:q["seconds"] for q in d["sync_latency"]["percentiles"]}; print("%.9f %.9f %.3f" % (p[50], p[99], d["iops"]))' || true
 }
-median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
-
 for d in "${dirs[@]}"; do
   w=$(mktemp -d "$d/.bench-fio-XXXXXX"); work+=("$w")
   fs=$(stat -f -c %T "$w")
-  declare -a f50=() f99=() fio_iops=() e50=() e99=() e_iops=()
+  rows=$(mktemp); work+=("$rows")
   for r in $(seq 1 "$rounds"); do
     if (( r % 2 )); then order="fio etcdlab"; else order="etcdlab fio"; fi
     for tool in $order; do
       read -r p50 p99 iops <<<"$(run_"$tool" "$w")"
-      if [ "$tool" = fio ]; then f50+=("$p50"); f99+=("$p99"); fio_iops+=("$iops"); else e50+=("$p50"); e99+=("$p99"); e_iops+=("$iops"); fi
+      echo "$r $tool $p50 $p99 $iops" >>"$rows"
       printf '%s (%s) round %d %-8s p50 %10.1f µs  p99 %10.1f µs  IOPS %9.0f\n' "$d" "$fs" "$r" "$tool" \
         "$(echo "$p50*1000000" | bc -l)" "$(echo "$p99*1000000" | bc -l)" "$iops"
     done
   done
-  m=( "$(median "${e50[@]}")" "$(median "${f50[@]}")" "$(median "${e99[@]}")" "$(median "${f99[@]}")" "$(median "${e_iops[@]}")" "$(median "${fio_iops[@]}")" )
-  printf '%s (%s) medians etcdlab/fio: p50 %.1f/%.1f µs (ratio %.3f) | p99 %.1f/%.1f µs (ratio %.3f) | IOPS %.0f/%.0f (ratio %.3f)\n' "$d" "$fs" \
-    "$(echo "${m[0]}*1000000" | bc -l)" "$(echo "${m[1]}*1000000" | bc -l)" "$(echo "${m[0]}/${m[1]}" | bc -l)" \
-    "$(echo "${m[2]}*1000000" | bc -l)" "$(echo "${m[3]}*1000000" | bc -l)" "$(echo "${m[2]}/${m[3]}" | bc -l)" \
-    "${m[4]}" "${m[5]}" "$(echo "${m[4]}/${m[5]}" | bc -l)"
-  unset f50 f99 fio_iops e50 e99 e_iops
+  # Ratios of the medians (the bars), the median of the per-round ratios
+  # (each round's two runs are adjacent, so slow drift of the machine
+  # cancels), and each tool's IOPS range (how much the anchor itself moves).
+  python3 - "$d ($fs)" "$rows" <<'EOF'
+import statistics as st, sys
+label, path = sys.argv[1], sys.argv[2]
+runs = {}
+for line in open(path):
+    r, tool, *v = line.split()
+    runs.setdefault(tool, {})[int(r)] = [float(x) for x in v]
+e, f = runs["etcdlab"], runs["fio"]
+names = ("p50", "p99", "IOPS")
+for i, n in enumerate(names):
+    me, mf = st.median(x[i] for x in e.values()), st.median(x[i] for x in f.values())
+    paired = st.median(e[r][i] / f[r][i] for r in e if r in f)
+    scale, unit = (1e6, " µs") if i < 2 else (1, "")
+    fmt = "%.2f" if i < 2 else "%.0f"
+    print(("%s median %-4s etcdlab/fio " + fmt + "/" + fmt + "%s = ratio %.3f | median per-round ratio %.3f") % (label, n, me * scale, mf * scale, unit, me / mf, paired))
+print("%s IOPS range: etcdlab %.0f..%.0f, fio %.0f..%.0f" % (label, min(x[2] for x in e.values()), max(x[2] for x in e.values()), min(x[2] for x in f.values()), max(x[2] for x in f.values())))
+EOF
 done
