@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"errors"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -295,13 +296,11 @@ func TestStartErrors(t *testing.T) {
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	// Occupy a port to collide with.
-	holder, err := freePorts("127.0.0.1", 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln := listen(t, holder[0].Client)
+	// Occupy a port to collide with: bound by the kernel's choice and held,
+	// so no parallel test can take it between choosing and binding.
+	ln := listen(t, 0)
 	defer ln.Close()
+	taken := ln.Addr().(*net.TCPAddr).Port
 
 	for _, tt := range []struct {
 		name     string
@@ -315,7 +314,7 @@ func TestStartErrors(t *testing.T) {
 		{"non-loopback host", Options{Members: 1, Host: "192.0.2.1"}, exitcode.Usage, "loopback"},
 		{"data dir under a file", Options{Members: 1, DataDir: filepath.Join(file, "x")}, exitcode.Failure, "not a directory"},
 		{"data dir is a file", Options{Members: 1, DataDir: file}, exitcode.Failure, "not a directory"},
-		{"port taken", Options{Members: 1, PortBase: holder[0].Client, DataDir: filepath.Join(tmp, "p")}, exitcode.Failure, "in use"},
+		{"port taken", Options{Members: 1, PortBase: taken, DataDir: filepath.Join(tmp, "p")}, exitcode.Failure, "in use"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.opts.DataDir == "" {
