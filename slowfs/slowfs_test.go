@@ -47,14 +47,19 @@ func syncTime(t *testing.T, path string) time.Duration {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if _, err := f.Write([]byte("data")); err != nil {
-		t.Fatal(err)
+	// The fastest of three: a busy machine only adds time.
+	best := time.Hour
+	for range 3 {
+		if _, err := f.WriteAt([]byte("data"), 0); err != nil {
+			t.Fatal(err)
+		}
+		t0 := time.Now()
+		if err := unix.Fdatasync(int(f.Fd())); err != nil {
+			t.Fatal(err)
+		}
+		best = min(best, time.Since(t0))
 	}
-	t0 := time.Now()
-	if err := unix.Fdatasync(int(f.Fd())); err != nil {
-		t.Fatal(err)
-	}
-	return time.Since(t0)
+	return best
 }
 
 // TestSlowSync mounts a slow file system and measures fdatasync through it:
