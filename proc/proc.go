@@ -32,8 +32,10 @@ func Of(pid int) (ID, error) {
 	return ID{PID: pid, StartTime: st}, nil
 }
 
-// Alive reports whether the process named by id is still running (a zombie
-// counts as gone).
+// Alive reports whether the process named by id is still running. A zombie
+// counts as gone once its last thread has exited; one whose main thread
+// exited while another is stuck (in an uninterruptible wait, say) still
+// holds its files and ports, so it counts as running.
 func (id ID) Alive() bool {
 	if id.PID <= 0 {
 		return false
@@ -43,8 +45,13 @@ func (id ID) Alive() bool {
 		return false
 	}
 	fields, err := statFields(b)
-	if err != nil || fields[0] == "Z" || fields[0] == "X" {
+	if err != nil {
 		return false
+	}
+	if fields[0] == "Z" || fields[0] == "X" {
+		if threads, err := strconv.Atoi(fields[17]); err != nil || threads <= 1 {
+			return false
+		}
 	}
 	st, err := strconv.ParseUint(fields[19], 10, 64)
 	return err == nil && (id.StartTime == 0 || st == id.StartTime)

@@ -1,7 +1,10 @@
 package proc
 
 import (
+	"fmt"
+	"os"
 	"os/exec"
+	"runtime"
 	"syscall"
 	"testing"
 	"time"
@@ -43,5 +46,87 @@ func TestChildLifecycle(t *testing.T) {
 	}
 	if err := id.Signal(syscall.SIGTERM); err == nil {
 		t.Fatal("signalling a dead process must fail")
+	}
+}
+
+// helperEnv makes the test binary act as a process whose main thread exits
+// while another thread lives on: the shape of a member killed while one of
+// its threads waits, uninterruptibly, on a dead FUSE server.
+const helperEnv = "ETCDLAB_PROC_TEST_HELPER"
+
+func init() {
+	if os.Getenv(helperEnv) == "leader-exit" {
+		runtime.LockOSThread() // TestMain then runs on the main thread
+	}
+}
+
+func TestMain(m *testing.M) {
+	if os.Getenv(helperEnv) == "leader-exit" {
+		go func() {
+			time.Sleep(30 * time.Second)
+			os.Exit(0)
+		}()
+		_, _, _ = syscall.RawSyscall(syscall.SYS_EXIT, 0, 0, 0) // this thread only
+	}
+	os.Exit(m.Run())
+}
+
+// state returns the state letter of pid from /proc.
+func state(t *testing.T, pid int) string {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := statFields(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f[0]
+}
+
+func waitState(t *testing.T, pid int, want string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for state(t, pid) != want {
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d never reached state %s", pid, want)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestZombies: an unreaped zombie is gone; a zombie main thread with
+// another thread still running is not.
+func TestZombies(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name  string
+		cmd   *exec.Cmd
+		alive bool
+	}{
+		{"exited, not reaped", exec.Command("true"), false},
+		{"main thread exited, another running", exec.Command(os.Args[0], "-test.run=^$"), true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.cmd.Env = append(os.Environ(), helperEnv+"=leader-exit")
+			if err := tt.cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer func() { _ = tt.cmd.Process.Kill(); _ = tt.cmd.Wait() }()
+			id, err := Of(tt.cmd.Process.Pid)
+			if err != nil {
+				t.Fatal(err)
+			}
+			waitState(t, id.PID, "Z")
+			if got := id.Alive(); got != tt.alive {
+				t.Fatalf("Alive() = %v, want %v", got, tt.alive)
+			}
+			_ = tt.cmd.Process.Kill()
+			_ = tt.cmd.Wait()
+			if !id.WaitGone(2 * time.Second) {
+				t.Fatal("killed and reaped, still alive")
+			}
+		})
 	}
 }

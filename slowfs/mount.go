@@ -77,6 +77,10 @@ func MountDir(o Options) (*Mount, error) {
 		return nil, fmt.Errorf("slow disk: mount %s: %v", o.Mountpoint, err)
 	}
 	m.server = server
+	if err := closeOnExecFuseFDs(); err != nil {
+		_ = m.Unmount()
+		return nil, fmt.Errorf("slow disk: %v", err)
+	}
 	return m, nil
 }
 

@@ -3,9 +3,11 @@ package slowfs
 import (
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -157,5 +159,30 @@ func TestInterruptedSync(t *testing.T) {
 			<-worst // without signals the syncs complete
 			t.Fatal("10 syncs did not complete in 3 s under signals: interrupted syncs pay the delay again")
 		}
+	}
+}
+
+// TestChildrenDoNotInheritConnection starts a process after mounting, as
+// `cluster up` starts members: it must not hold /dev/fuse, or it would keep
+// the connection (and its own requests) alive after etcdlab is killed.
+//
+// Not parallel: another test's mount, between go-fuse's open and the fix,
+// would leak into this test's child.
+func TestChildrenDoNotInheritConnection(t *testing.T) {
+	if err := Available(); err != nil {
+		t.Skip(err)
+	}
+	backing, mnt := t.TempDir(), t.TempDir()
+	m, err := MountDir(Options{Backing: backing, Mountpoint: mnt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Unmount()
+	out, err := exec.Command("ls", "-l", "/proc/self/fd").CombinedOutput()
+	if err != nil {
+		t.Fatalf("ls: %v\n%s", err, out)
+	}
+	if strings.Contains(string(out), "/dev/fuse") {
+		t.Fatalf("a child started after the mount holds the FUSE connection:\n%s", out)
 	}
 }

@@ -227,8 +227,9 @@ func TestCheckAgainstClusterUp(t *testing.T) {
 	_ = up.wait(t)
 }
 
-// TestKillWithSlowDisk kills `cluster up --fsync-delay` with SIGKILL: its
-// FUSE mount goes stale; the next `cluster up` in the directory unmounts
+// TestKillWithSlowDisk kills `cluster up --fsync-delay` with SIGKILL while
+// a member waits on a delayed fdatasync: the member dies with it, the FUSE
+// mount goes stale; the next `cluster up` in the directory unmounts
 // it and removes the dead run's data, and stops cleanly.
 func TestKillWithSlowDisk(t *testing.T) {
 	t.Parallel()
@@ -240,8 +241,21 @@ func TestKillWithSlowDisk(t *testing.T) {
 	}
 	dir := t.TempDir()
 	state := filepath.Join(dir, cluster.DefaultStateFile)
-	up := startUp(t, dir, "--members", "1", "--fsync-delay", "5ms")
+	up := startUp(t, dir, "--members", "1", "--fsync-delay", "1s", "--fsync-delay-wal-only")
 	st := waitState(t, state, up.exitedStderr)
+	// Kill while the dying process holds a WAL fdatasync: a member that
+	// shared the FUSE connection would wait for that answer for ever.
+	kv, err := etcdclient.New(st.Client())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kv.Close()
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_, _ = kv.Put(ctx, "k", "v")
+	}()
+	time.Sleep(300 * time.Millisecond)
 	if err := up.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
