@@ -42,6 +42,12 @@ func newSpawner(enter func() error) *spawner {
 				r.done <- fmt.Errorf("enter the emulated network: %w", err)
 				continue
 			}
+			// Nothing but what cmd names is inherited (go-fuse's backing
+			// files are opened without close-on-exec).
+			if err := proc.CloseOnExec(nil); err != nil {
+				r.done <- err
+				continue
+			}
 			r.done <- r.cmd.Start()
 		}
 	}()

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -128,5 +130,44 @@ func TestZombies(t *testing.T) {
 				t.Fatal("killed and reaped, still alive")
 			}
 		})
+	}
+}
+
+// TestCloseOnExec opens files the way libraries calling syscall.Open do
+// (inheritable) and checks a child started afterwards gets only those the
+// match did not select.
+func TestCloseOnExec(t *testing.T) {
+	dir := t.TempDir()
+	open := func(name string) int {
+		fd, err := syscall.Open(filepath.Join(dir, name), syscall.O_RDWR|syscall.O_CREAT, 0o600)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { syscall.Close(fd) })
+		return fd
+	}
+	open("selected")
+	open("kept")
+	children := func() string {
+		out, err := exec.Command("ls", "-l", "/proc/self/fd").CombinedOutput()
+		if err != nil {
+			t.Fatalf("ls: %v\n%s", err, out)
+		}
+		return string(out)
+	}
+	if out := children(); !strings.Contains(out, "selected") || !strings.Contains(out, "kept") {
+		t.Fatalf("syscall.Open's descriptors should be inherited before the call:\n%s", out)
+	}
+	if err := CloseOnExec(func(target string) bool { return strings.HasSuffix(target, "/selected") }); err != nil {
+		t.Fatal(err)
+	}
+	if out := children(); strings.Contains(out, "selected") || !strings.Contains(out, "kept") {
+		t.Fatalf("after CloseOnExec(selected):\n%s", out)
+	}
+	if err := CloseOnExec(nil); err != nil {
+		t.Fatal(err)
+	}
+	if out := children(); strings.Contains(out, "kept") {
+		t.Fatalf("after CloseOnExec(nil):\n%s", out)
 	}
 }

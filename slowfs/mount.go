@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/etcdlab/etcdlab/proc"
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 )
@@ -77,7 +78,12 @@ func MountDir(o Options) (*Mount, error) {
 		return nil, fmt.Errorf("slow disk: mount %s: %v", o.Mountpoint, err)
 	}
 	m.server = server
-	if err := closeOnExecFuseFDs(); err != nil {
+	// go-fuse's direct mount (v2.12.1) leaves /dev/fuse inheritable. A
+	// member holding it would keep the connection alive after etcdlab is
+	// killed, and a member whose fsync the dead server had already read
+	// would wait for the answer uninterruptibly, for ever: the kernel aborts
+	// a connection only when its last /dev/fuse descriptor closes.
+	if err := proc.CloseOnExec(func(target string) bool { return target == "/dev/fuse" }); err != nil {
 		_ = m.Unmount()
 		return nil, fmt.Errorf("slow disk: %v", err)
 	}
@@ -123,7 +129,7 @@ func (n *slowNode) Fsync(ctx context.Context, f fs.FileHandle, flags uint32) sys
 		return fsy.Fsync(ctx, flags)
 	}
 	// A directory (etcd syncs its directories): sync the backing path.
-	fd, err := syscall.Open(filepath.Join(n.RootData.Path, n.Path(n.Root())), syscall.O_RDONLY, 0)
+	fd, err := syscall.Open(filepath.Join(n.RootData.Path, n.Path(n.Root())), syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return fs.ToErrno(err)
 	}
