@@ -42,8 +42,9 @@ func newSpawner(enter func() error) *spawner {
 				r.done <- fmt.Errorf("enter the emulated network: %w", err)
 				continue
 			}
-			// Nothing but what cmd names is inherited (go-fuse's backing
-			// files are opened without close-on-exec).
+			// The member inherits only what cmd names: not what a library
+			// opened with syscall.Open (go-fuse does), nor what etcdlab's
+			// own parent passed down.
 			if err := proc.CloseOnExec(nil); err != nil {
 				r.done <- err
 				continue
