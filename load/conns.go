@@ -15,7 +15,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/etcdlab/etcdlab/etcdclient"
+	"github.com/etcdlab/etcdlab/lab/etcdclient"
 	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"

@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/etcdlab/etcdlab/member"
+	"github.com/etcdlab/etcdlab/lab/member"
 )
 
 func TestMain(m *testing.M) { os.Exit(member.RunTests(m)) }

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/etcdlab/etcdlab/cluster"
-	"github.com/etcdlab/etcdlab/etcdclient"
+	"github.com/etcdlab/etcdlab/lab/cluster"
+	"github.com/etcdlab/etcdlab/lab/etcdclient"
 	"github.com/etcdlab/etcdlab/result"
 )
 

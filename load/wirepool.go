@@ -8,8 +8,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/etcdlab/etcdlab/etcdclient"
-	"github.com/etcdlab/etcdlab/wire"
+	"github.com/etcdlab/etcdlab/lab/etcdclient"
+	"github.com/etcdlab/etcdlab/load/wire"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )

@@ -6,10 +6,10 @@ import (
 	"runtime/pprof"
 	"time"
 
-	"github.com/etcdlab/etcdlab/bench"
-	"github.com/etcdlab/etcdlab/etcdclient"
-	"github.com/etcdlab/etcdlab/exitcode"
-	"github.com/etcdlab/etcdlab/report"
+	"github.com/etcdlab/etcdlab/internal/exitcode"
+	"github.com/etcdlab/etcdlab/lab/etcdclient"
+	"github.com/etcdlab/etcdlab/measure/bench"
+	"github.com/etcdlab/etcdlab/render"
 	"github.com/etcdlab/etcdlab/result"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -239,9 +239,9 @@ func (a *app) writeBench(doc *result.Document, f *benchFlags) error {
 	case "json":
 		return result.Write(a.stdout, doc)
 	case "csv":
-		return report.BenchCSV(a.stdout, doc)
+		return render.BenchCSV(a.stdout, doc)
 	}
-	return report.BenchText(a.stdout, doc, report.TextOptions{Precise: f.precise, Sample: f.sample})
+	return render.BenchText(a.stdout, doc, render.TextOptions{Precise: f.precise, Sample: f.sample})
 }
 
 func isTerminal(w any) bool {

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/etcdlab/etcdlab/cluster"
-	"github.com/etcdlab/etcdlab/etcdclient"
-	"github.com/etcdlab/etcdlab/pki"
+	"github.com/etcdlab/etcdlab/lab/cluster"
+	"github.com/etcdlab/etcdlab/lab/etcdclient"
+	"github.com/etcdlab/etcdlab/lab/pki"
 	"github.com/etcdlab/etcdlab/result"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )

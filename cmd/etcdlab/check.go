@@ -7,11 +7,11 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/etcdlab/etcdlab/check"
-	"github.com/etcdlab/etcdlab/compare"
-	"github.com/etcdlab/etcdlab/exitcode"
-	"github.com/etcdlab/etcdlab/report"
+	"github.com/etcdlab/etcdlab/internal/exitcode"
+	"github.com/etcdlab/etcdlab/measure/check"
+	"github.com/etcdlab/etcdlab/render"
 	"github.com/etcdlab/etcdlab/result"
+	"github.com/etcdlab/etcdlab/result/compare"
 	"github.com/spf13/cobra"
 )
 
@@ -87,7 +87,7 @@ func (a *app) writeCheck(doc *result.Document, out, output string) error {
 		if err := result.Write(a.stdout, doc); err != nil {
 			return err
 		}
-	} else if err := report.CheckText(a.stdout, doc); err != nil {
+	} else if err := render.CheckText(a.stdout, doc); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
@@ -108,7 +108,7 @@ func (a *app) writeCheck(doc *result.Document, out, output string) error {
 	if err != nil {
 		return exitcode.Failuref("--out %s: %v", out, err)
 	}
-	err = report.HTML(hf, []compare.Named{{Name: "check", Doc: doc}})
+	err = render.HTML(hf, []compare.Named{{Name: "check", Doc: doc}})
 	if cerr := hf.Close(); err == nil {
 		err = cerr
 	}

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/etcdlab/etcdlab/cluster"
-	"github.com/etcdlab/etcdlab/proc"
+	"github.com/etcdlab/etcdlab/internal/proc"
+	"github.com/etcdlab/etcdlab/lab/cluster"
 )
 
 func TestUsageAndErrors(t *testing.T) {

@@ -7,11 +7,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/etcdlab/etcdlab/cluster"
-	"github.com/etcdlab/etcdlab/exitcode"
-	"github.com/etcdlab/etcdlab/member"
-	"github.com/etcdlab/etcdlab/slowfs"
-	"github.com/etcdlab/etcdlab/topology"
+	"github.com/etcdlab/etcdlab/emulate/slowfs"
+	"github.com/etcdlab/etcdlab/internal/exitcode"
+	"github.com/etcdlab/etcdlab/lab/cluster"
+	"github.com/etcdlab/etcdlab/lab/member"
+	"github.com/etcdlab/etcdlab/lab/topology"
 	"github.com/spf13/cobra"
 )
 

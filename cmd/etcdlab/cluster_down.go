@@ -6,8 +6,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/etcdlab/etcdlab/cluster"
-	"github.com/etcdlab/etcdlab/exitcode"
+	"github.com/etcdlab/etcdlab/internal/exitcode"
+	"github.com/etcdlab/etcdlab/lab/cluster"
 	"github.com/spf13/cobra"
 )
 

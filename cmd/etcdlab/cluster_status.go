@@ -8,11 +8,11 @@ import (
 	"time"
 
 	"github.com/dustin/go-humanize"
-	"github.com/etcdlab/etcdlab/cluster"
-	"github.com/etcdlab/etcdlab/etcdclient"
-	"github.com/etcdlab/etcdlab/exitcode"
-	"github.com/etcdlab/etcdlab/table"
-	"github.com/etcdlab/etcdlab/wan"
+	"github.com/etcdlab/etcdlab/emulate/wan"
+	"github.com/etcdlab/etcdlab/internal/exitcode"
+	"github.com/etcdlab/etcdlab/lab/cluster"
+	"github.com/etcdlab/etcdlab/lab/etcdclient"
+	"github.com/etcdlab/etcdlab/render/table"
 	"github.com/spf13/cobra"
 )
 

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/etcdlab/etcdlab/cluster"
-	"github.com/etcdlab/etcdlab/table"
-	"github.com/etcdlab/etcdlab/topology"
+	"github.com/etcdlab/etcdlab/lab/cluster"
+	"github.com/etcdlab/etcdlab/lab/topology"
+	"github.com/etcdlab/etcdlab/render/table"
 	"github.com/spf13/cobra"
 )
 

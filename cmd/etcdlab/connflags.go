@@ -1,7 +1,7 @@
 package main
 
 import (
-	"github.com/etcdlab/etcdlab/etcdclient"
+	"github.com/etcdlab/etcdlab/lab/etcdclient"
 	"github.com/spf13/pflag"
 )
 

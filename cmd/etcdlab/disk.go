@@ -3,9 +3,9 @@ package main
 import (
 	"errors"
 
-	"github.com/etcdlab/etcdlab/disk"
-	"github.com/etcdlab/etcdlab/exitcode"
-	"github.com/etcdlab/etcdlab/report"
+	"github.com/etcdlab/etcdlab/internal/exitcode"
+	"github.com/etcdlab/etcdlab/measure/disk"
+	"github.com/etcdlab/etcdlab/render"
 	"github.com/etcdlab/etcdlab/result"
 	"github.com/spf13/cobra"
 )
@@ -68,7 +68,7 @@ left by a killed run are removed by the next one.`,
 				if output == "json" {
 					werr = result.Write(a.stdout, doc)
 				} else {
-					werr = report.DiskText(a.stdout, doc)
+					werr = render.DiskText(a.stdout, doc)
 				}
 				if werr != nil {
 					return werr

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/etcdlab/etcdlab/cluster"
-	"github.com/etcdlab/etcdlab/labnet"
+	"github.com/etcdlab/etcdlab/emulate/labnet"
+	"github.com/etcdlab/etcdlab/lab/cluster"
 )
 
 // TestEmulatedUpFaultsAndKill runs `cluster up --rtt` as a process: status

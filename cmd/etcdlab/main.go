@@ -11,7 +11,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/etcdlab/etcdlab/exitcode"
+	"github.com/etcdlab/etcdlab/internal/exitcode"
 	"google.golang.org/grpc/grpclog"
 )
 

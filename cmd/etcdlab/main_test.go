@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/etcdlab/etcdlab/member"
+	"github.com/etcdlab/etcdlab/lab/member"
 )
 
 // binary is the etcdlab executable built once for the tests that must run

@@ -1,8 +1,8 @@
 package main
 
 import (
-	"github.com/etcdlab/etcdlab/exitcode"
-	"github.com/etcdlab/etcdlab/member"
+	"github.com/etcdlab/etcdlab/internal/exitcode"
+	"github.com/etcdlab/etcdlab/lab/member"
 	"github.com/spf13/cobra"
 )
 

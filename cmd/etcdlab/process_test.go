@@ -13,10 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/etcdlab/etcdlab/cluster"
-	"github.com/etcdlab/etcdlab/etcdclient"
+	"github.com/etcdlab/etcdlab/emulate/slowfs"
+	"github.com/etcdlab/etcdlab/lab/cluster"
+	"github.com/etcdlab/etcdlab/lab/etcdclient"
 	"github.com/etcdlab/etcdlab/result"
-	"github.com/etcdlab/etcdlab/slowfs"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 

@@ -6,10 +6,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/etcdlab/etcdlab/compare"
-	"github.com/etcdlab/etcdlab/exitcode"
-	"github.com/etcdlab/etcdlab/report"
+	"github.com/etcdlab/etcdlab/internal/exitcode"
+	"github.com/etcdlab/etcdlab/render"
 	"github.com/etcdlab/etcdlab/result"
+	"github.com/etcdlab/etcdlab/result/compare"
 	"github.com/spf13/cobra"
 )
 
@@ -50,7 +50,7 @@ one kind are also compared, the first as the base. The format follows the
 				return exitcode.Usagef("-o must end in .html or .md (or be - for Markdown on stdout), not %q", out)
 			}
 			if out == "-" {
-				return report.Markdown(a.stdout, docs)
+				return render.Markdown(a.stdout, docs)
 			}
 			tmp := out + ".tmp"
 			f, err := os.Create(tmp)
@@ -58,9 +58,9 @@ one kind are also compared, the first as the base. The format follows the
 				return exitcode.Failuref("%s: %v", out, err)
 			}
 			if md {
-				err = report.Markdown(f, docs)
+				err = render.Markdown(f, docs)
 			} else {
-				err = report.HTML(f, docs)
+				err = render.HTML(f, docs)
 			}
 			if cerr := f.Close(); err == nil {
 				err = cerr
@@ -112,10 +112,10 @@ the difference). Results of different kinds cannot be compared.`,
 				enc.SetIndent("", "  ")
 				return enc.Encode(cs)
 			case "markdown":
-				_, err := a.stdout.Write([]byte(report.CompareMarkdown(cs)))
+				_, err := a.stdout.Write([]byte(render.CompareMarkdown(cs)))
 				return err
 			}
-			return report.CompareText(a.stdout, cs)
+			return render.CompareText(a.stdout, cs)
 		},
 	}
 	c.Flags().StringVarP(&output, "output", "o", "text", "output: text, markdown or json")

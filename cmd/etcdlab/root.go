@@ -7,8 +7,9 @@ import (
 	"io"
 	"strings"
 
-	"github.com/etcdlab/etcdlab/exitcode"
-	"github.com/etcdlab/etcdlab/version"
+	"github.com/etcdlab/etcdlab/internal/exitcode"
+	"github.com/etcdlab/etcdlab/internal/version"
+	"github.com/etcdlab/etcdlab/invalid"
 	"github.com/spf13/cobra"
 )
 
@@ -28,9 +29,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
 	if err != nil {
-		fmt.Fprintf(stderr, "etcdlab: %s\n", strings.ReplaceAll(err.Error(), "\n", " "))
+		msg := err.Error()
+		if inv := invalid.As(err); inv != nil {
+			// Name the options as this command's flags; invalid input
+			// means nothing was done (exit 2) unless a code says otherwise.
+			msg = strings.Replace(msg, inv.Error(), inv.Text(flagNamer(cmd)), 1)
+			err = exitcode.With(err, exitcode.Usage)
+		}
+		fmt.Fprintf(stderr, "etcdlab: %s\n", strings.ReplaceAll(msg, "\n", " "))
 		var d exitcode.Detailer
 		if errors.As(err, &d) && d.Detail() != "" {
 			fmt.Fprintln(stderr, d.Detail())

@@ -1,0 +1,34 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/spf13/cobra"
+)
+
+func TestKebab(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"Clients": "clients", "KeySpaceSize": "key-space-size", "RWRatio": "rw-ratio", "TxnOps": "txn-ops",
+		"PrevKV": "prev-kv", "HTTPServer": "http-server", "P99": "p99", "DialTimeout": "dial-timeout",
+	} {
+		if got := kebab(in); got != want {
+			t.Errorf("kebab(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestFlagNamer(t *testing.T) {
+	t.Parallel()
+	root := &cobra.Command{Use: "root", Annotations: map[string]string{"param:PrevKV": "--prevkv"}}
+	root.PersistentFlags().Int("clients", 1, "")
+	sub := &cobra.Command{Use: "sub", Run: func(*cobra.Command, []string) {}}
+	sub.Flags().Int("key-size", 8, "")
+	root.AddCommand(sub)
+	name := flagNamer(sub)
+	for field, want := range map[string]string{"KeySize": "--key-size", "Clients": "--clients", "PrevKV": "--prevkv", "Nothing": ""} {
+		if got := name(field); got != want {
+			t.Errorf("%s: %q, want %q", field, got, want)
+		}
+	}
+}

@@ -1,0 +1,247 @@
+package cluster
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/etcdlab/etcdlab/emulate/wan"
+	"github.com/etcdlab/etcdlab/internal/exitcode"
+	"github.com/etcdlab/etcdlab/internal/proc"
+)
+
+// The control socket lets other etcdlab processes (`cluster status`,
+// `cluster fault`) ask the process that runs a cluster to change links,
+// restart members and probe paths. It is an abstract Unix socket named
+// after the controller's PID and start time, so nothing is left on disk,
+// and it answers only the controller's own user.
+
+// ControlAddr is the control socket of the controller id.
+func ControlAddr(id proc.ID) string {
+	return fmt.Sprintf("@etcdlab-%d-%d", id.PID, id.StartTime)
+}
+
+// LinkView is one directed link as `cluster status` shows it.
+type LinkView struct {
+	wan.LinkStatus
+	// ProbeRTT is a round trip timed through this link and its reverse
+	// (member links only, when asked for); ProbeError says why not.
+	ProbeRTT   time.Duration `json:"probe_rtt,omitempty"`
+	ProbeError string        `json:"probe_error,omitempty"`
+}
+
+// LinkChange is a request to change links: set one, or partition or heal
+// the links between A and B (B empty: A and every other member).
+type LinkChange struct {
+	Op   string   `json:"op"` // set, partition, heal
+	Dir  wan.Dir  `json:"dir"`
+	Link wan.Link `json:"link"`
+	A    string   `json:"a,omitempty"`
+	B    string   `json:"b,omitempty"`
+}
+
+// ServeControl serves the control socket until ctx ends. It returns once
+// listening (or failing to). The socket is named after the process, so one
+// cluster per process may serve it (the `cluster up` process). restarted, if set, is called after a member
+// was restarted (its process changed), e.g. to rewrite the state file.
+func (c *Cluster) ServeControl(ctx context.Context, restarted func()) error {
+	ln, err := net.Listen("unix", ControlAddr(c.ctl))
+	if err != nil {
+		return fmt.Errorf("control socket: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /v1/links", c.handleLinks)
+	mux.HandleFunc("POST /v1/links", c.handleLinkChange)
+	mux.HandleFunc("POST /v1/restart/{member}", func(w http.ResponseWriter, r *http.Request) {
+		err := c.Restart(r.PathValue("member"))
+		if err == nil && restarted != nil {
+			restarted()
+		}
+		reply(w, nil, err)
+	})
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = srv.Serve(sameUser{ln}) }()
+	go func() {
+		<-ctx.Done()
+		_ = srv.Close()
+	}()
+	return nil
+}
+
+func (c *Cluster) handleLinks(w http.ResponseWriter, r *http.Request) {
+	if c.net == nil {
+		reply(w, nil, errNotEmulated())
+		return
+	}
+	st := c.Links()
+	views := make([]LinkView, len(st))
+	probe := r.URL.Query().Get("probe") != ""
+	var wg sync.WaitGroup
+	for i, s := range st {
+		views[i].LinkStatus = s
+		if !probe || s.From == ClientNode || s.To == ClientNode {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
+			defer cancel()
+			rtt, err := c.ProbeRTT(ctx, s.From, s.To)
+			views[i].ProbeRTT = rtt
+			if err != nil {
+				views[i].ProbeError = err.Error()
+			}
+		}()
+	}
+	wg.Wait()
+	reply(w, views, nil)
+}
+
+func (c *Cluster) handleLinkChange(w http.ResponseWriter, r *http.Request) {
+	var ch LinkChange
+	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&ch); err != nil {
+		reply(w, nil, exitcode.Usagef("bad request: %v", err))
+		return
+	}
+	var err error
+	switch ch.Op {
+	case "set":
+		err = c.SetLink(ch.Dir, ch.Link)
+	case "partition":
+		err = c.Partition(ch.A, ch.B)
+	case "heal":
+		err = c.Heal(ch.A, ch.B)
+	default:
+		err = exitcode.Usagef("unknown link operation %q", ch.Op)
+	}
+	reply(w, nil, err)
+}
+
+// reply writes v as JSON, or err as {"error": ..., "code": exit code}.
+func reply(w http.ResponseWriter, v any, err error) {
+	w.Header().Set("Content-Type", "application/json")
+	if err != nil {
+		w.WriteHeader(http.StatusBadRequest)
+		_ = json.NewEncoder(w).Encode(map[string]any{"error": err.Error(), "code": exitcode.Code(err)})
+		return
+	}
+	if v == nil {
+		v = map[string]string{}
+	}
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// sameUser accepts only connections from this process's user.
+type sameUser struct{ net.Listener }
+
+func (l sameUser) Accept() (net.Conn, error) {
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		if peerUID(c) == syscall.Geteuid() {
+			return c, nil
+		}
+		c.Close()
+	}
+}
+
+func peerUID(c net.Conn) int {
+	uc, ok := c.(*net.UnixConn)
+	if !ok {
+		return -1
+	}
+	raw, err := uc.SyscallConn()
+	if err != nil {
+		return -1
+	}
+	uid := -1
+	_ = raw.Control(func(fd uintptr) {
+		if cred, err := syscall.GetsockoptUcred(int(fd), syscall.SOL_SOCKET, syscall.SO_PEERCRED); err == nil {
+			uid = int(cred.Uid)
+		}
+	})
+	return uid
+}
+
+// Control is a client of a running cluster's control socket.
+type Control struct {
+	addr string
+	hc   *http.Client
+}
+
+// NewControl connects to the controller that the state describes.
+func NewControl(st State) *Control {
+	addr := ControlAddr(st.Controller)
+	tr := &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "unix", addr)
+	}}
+	return &Control{addr: addr, hc: &http.Client{Transport: tr, Timeout: 30 * time.Second}}
+}
+
+func (k *Control) do(ctx context.Context, method, path string, body, out any) error {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return err
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, "http://etcdlab"+path, rd)
+	if err != nil {
+		return err
+	}
+	resp, err := k.hc.Do(req)
+	if err != nil {
+		return exitcode.Failuref("cannot reach the etcdlab process running the cluster (%s): %v", k.addr, errors.Unwrap(err))
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		var e struct {
+			Error string `json:"error"`
+			Code  int    `json:"code"`
+		}
+		if json.NewDecoder(resp.Body).Decode(&e) != nil || e.Error == "" {
+			return exitcode.Failuref("control socket: %s", resp.Status)
+		}
+		return exitcode.With(errors.New(e.Error), max(e.Code, exitcode.Failure))
+	}
+	if out == nil {
+		return nil
+	}
+	return json.NewDecoder(resp.Body).Decode(out)
+}
+
+// Links returns every link, sorted by direction; probe also times each
+// member path.
+func (k *Control) Links(ctx context.Context, probe bool) ([]LinkView, error) {
+	var out []LinkView
+	path := "/v1/links"
+	if probe {
+		path += "?probe=1"
+	}
+	err := k.do(ctx, http.MethodGet, path, nil, &out)
+	return out, err
+}
+
+// Change changes links.
+func (k *Control) Change(ctx context.Context, ch LinkChange) error {
+	return k.do(ctx, http.MethodPost, "/v1/links", ch, nil)
+}
+
+// Restart starts an exited member again.
+func (k *Control) Restart(ctx context.Context, member string) error {
+	return k.do(ctx, http.MethodPost, "/v1/restart/"+member, nil, nil)
+}

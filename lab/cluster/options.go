@@ -1,0 +1,193 @@
+// Package cluster runs a real local etcd cluster: N members, each a child
+// process of the calling program, on loopback with ports it finds itself,
+// optionally over TLS. It is what `etcdlab cluster up` and every test that
+// needs etcd stand on.
+package cluster
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"sort"
+	"time"
+
+	"github.com/etcdlab/etcdlab/emulate/slowfs"
+	"github.com/etcdlab/etcdlab/emulate/wan"
+	"github.com/etcdlab/etcdlab/lab/member"
+)
+
+// Limits on the number of members.
+const (
+	MinMembers = 1
+	MaxMembers = 7
+)
+
+// DefaultStartTimeout bounds how long Start waits for a healthy cluster.
+const DefaultStartTimeout = 30 * time.Second
+
+// Options configure a cluster. The zero value (plus Members) is a plaintext
+// cluster in a new directory under ./.etcdlab on free loopback ports.
+type Options struct {
+	// Members is the number of members, 1 to 7.
+	Members int
+	// DataDir is the cluster's directory. Empty means a new temporary
+	// directory under BaseDir, removed at Stop. An existing directory that
+	// holds an etcdlab cluster is restarted with that cluster's data.
+	DataDir string
+	// BaseDir is where a temporary DataDir is made; empty means
+	// ./.etcdlab, on the current directory's filesystem (the disk the user
+	// means to test).
+	BaseDir string
+	// KeepData keeps the data directory at Stop.
+	KeepData bool
+	// Host is the loopback address members listen on; default 127.0.0.1.
+	Host string
+	// PortBase, if non-zero, gives member i (from 0) the client port
+	// PortBase+3i, the peer port PortBase+3i+1 and the metrics port
+	// PortBase+3i+2. Zero means free ports are found.
+	PortBase int
+	// TLS serves clients and peers over TLS with a throw-away CA.
+	TLS bool
+	// ClientTLSDir is where ca.crt, client.crt and client.key are written
+	// when TLS is set; empty means DataDir/tls.
+	ClientTLSDir string
+	// Tuning is passed to every member.
+	Tuning member.Tuning
+	// FsyncDelay, if set, mounts a slow file system (FUSE, root only) over
+	// every member's data dir that adds this delay to each fsync and
+	// fdatasync; FsyncWALOnly limits it to the WAL.
+	FsyncDelay   *slowfs.Delay
+	FsyncWALOnly bool
+	// MemberFsyncDelay overrides FsyncDelay for the members it names.
+	MemberFsyncDelay map[string]*slowfs.Delay
+	// Links, if not nil (even empty), emulates a network: the members run
+	// in a network namespace of their own (root only) and every connection
+	// between them, or from a client, goes through the directed link of
+	// its endpoints (member names, or ClientNode). Links not listed pass
+	// bytes straight through; all can be changed while the cluster runs.
+	Links map[wan.Dir]wan.Link
+	// StartTimeout bounds the wait for a healthy cluster.
+	StartTimeout time.Duration
+	// Executable is the program run for each member, with the arguments
+	// "member --config FILE". Empty means the running executable, which must
+	// be etcdlab or a test binary whose TestMain calls member.RunIfChild.
+	Executable string
+	// Log receives progress and warnings for a person; nil discards them.
+	Log io.Writer
+	// OnExit, if set, is called when a member process exits while the
+	// cluster is running (not during Stop). It is called from a goroutine
+	// of the cluster and must not block.
+	OnExit func(name string, err error)
+}
+
+// fsyncDelay is member name's slow-disk delay, or nil.
+func (o *Options) fsyncDelay(name string) *slowfs.Delay {
+	if d, ok := o.MemberFsyncDelay[name]; ok {
+		return d
+	}
+	return o.FsyncDelay
+}
+
+// slowDisk reports whether any member gets a slow disk.
+func (o *Options) slowDisk() bool {
+	if o.FsyncDelay != nil {
+		return true
+	}
+	for _, d := range o.MemberFsyncDelay {
+		if d != nil {
+			return true
+		}
+	}
+	return false
+}
+
+func (o *Options) setDefaults() error {
+	if o.Host == "" {
+		o.Host = "127.0.0.1"
+	}
+	if o.StartTimeout <= 0 {
+		o.StartTimeout = DefaultStartTimeout
+	}
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+	if o.Executable == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return fmt.Errorf("find own executable: %w", err)
+		}
+		o.Executable = exe
+	}
+	return nil
+}
+
+// Validate checks the options a person typed and returns a one-line error
+// for the first bad one.
+func (o Options) Validate() error {
+	if o.Members < MinMembers || o.Members > MaxMembers {
+		return fmt.Errorf("--members must be between %d and %d, not %d", MinMembers, MaxMembers, o.Members)
+	}
+	if o.PortBase < 0 || (o.PortBase > 0 && o.PortBase+3*o.Members-1 > 65535) {
+		return fmt.Errorf("--port-base %d leaves no room for %d members (each takes 3 ports)", o.PortBase, o.Members)
+	}
+	if o.Host != "" {
+		ip := net.ParseIP(o.Host)
+		if ip == nil || !ip.IsLoopback() {
+			return fmt.Errorf("--host must be a loopback address (127.0.0.0/8 or ::1), not %q", o.Host)
+		}
+	}
+	if err := validateLinks(o.Links, o.Members); err != nil {
+		return err
+	}
+	return o.Tuning.Validate()
+}
+
+// validateLinks checks that every link joins two different known ends:
+// members m1..mN (a kept cluster's names follow the same scheme) or
+// ClientNode, and that no link joins two clients.
+func validateLinks(links map[wan.Dir]wan.Link, members int) error {
+	known := func(n string) bool {
+		if n == ClientNode {
+			return true
+		}
+		for i := range members {
+			if n == memberName(i+1) {
+				return true
+			}
+		}
+		return false
+	}
+	dirs := make([]wan.Dir, 0, len(links))
+	for d := range links {
+		dirs = append(dirs, d)
+	}
+	sort.Slice(dirs, func(i, j int) bool { return dirs[i].String() < dirs[j].String() }) // the same error every time
+	for _, d := range dirs {
+		l := links[d]
+		switch {
+		case !known(d.From):
+			return fmt.Errorf("link %s: no member %q in a %d-member cluster", d, d.From, members)
+		case !known(d.To):
+			return fmt.Errorf("link %s: no member %q in a %d-member cluster", d, d.To, members)
+		case d.From == d.To:
+			return fmt.Errorf("link %s: a link joins two different members", d)
+		case d.From == ClientNode && d.To == ClientNode:
+			return fmt.Errorf("link %s: a link joins two different members", d)
+		}
+		if err := l.Validate(); err != nil {
+			return fmt.Errorf("link %s: %w", d, err)
+		}
+	}
+	return nil
+}
+
+// Warnings returns advice about valid but questionable options.
+func (o Options) Warnings() []string {
+	var w []string
+	if o.Members > 1 && o.Members%2 == 0 {
+		w = append(w, fmt.Sprintf("warning: %d members tolerate no more failures than %d and need a larger quorum (%d); odd sizes are usual",
+			o.Members, o.Members-1, o.Members/2+1))
+	}
+	return w
+}

@@ -1,0 +1,189 @@
+package topology
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"time"
+
+	"github.com/etcdlab/etcdlab/emulate/slowfs"
+	"github.com/etcdlab/etcdlab/emulate/wan"
+	"github.com/etcdlab/etcdlab/lab/cluster"
+)
+
+// TmpfsDir is where Storage.Tmpfs puts the cluster's data.
+const TmpfsDir = "/dev/shm/etcdlab"
+
+// Emulated reports whether the topology needs an emulated network.
+func (t *Topology) Emulated() bool {
+	return t.RTT != nil || t.ClientRTT != nil || len(t.Links) > 0
+}
+
+// DirLinks resolves the directed links for a cluster of n members: the
+// uniform RTT and ClientRTT first, then each Link entry in order (a later
+// entry overrides an earlier one for the same direction). Nil when the
+// topology emulates no network.
+func (t *Topology) DirLinks(n int) (map[wan.Dir]wan.Link, error) {
+	if !t.Emulated() {
+		return nil, nil
+	}
+	out := map[wan.Dir]wan.Link{}
+	names := make([]string, n)
+	for i := range names {
+		names[i] = fmt.Sprintf("m%d", i+1)
+	}
+	half := func(d Duration) wan.Link { return wan.Link{Delay: d.D() / 2} }
+	for i, a := range names {
+		if t.RTT != nil {
+			for _, b := range names[i+1:] {
+				out[wan.Dir{From: a, To: b}] = half(*t.RTT)
+				out[wan.Dir{From: b, To: a}] = half(*t.RTT)
+			}
+		}
+		if t.ClientRTT != nil {
+			out[wan.Dir{From: cluster.ClientNode, To: a}] = half(*t.ClientRTT)
+			out[wan.Dir{From: a, To: cluster.ClientNode}] = half(*t.ClientRTT)
+		}
+	}
+	for i, l := range t.Links {
+		dirs, link, err := l.resolve()
+		if err != nil {
+			return nil, fmt.Errorf("links[%d]: %w", i, err)
+		}
+		for _, d := range dirs {
+			out[d] = link
+		}
+	}
+	return out, nil
+}
+
+// resolve turns one Link entry into its directions and parameters.
+func (l Link) resolve() ([]wan.Dir, wan.Link, error) {
+	var dirs []wan.Dir
+	switch {
+	case len(l.Between) > 0 && (l.From != "" || l.To != ""):
+		return nil, wan.Link{}, fmt.Errorf("give either between or from/to, not both")
+	case len(l.Between) > 0:
+		if len(l.Between) != 2 {
+			return nil, wan.Link{}, fmt.Errorf("between needs exactly two ends, not %d", len(l.Between))
+		}
+		a, b := l.Between[0], l.Between[1]
+		dirs = []wan.Dir{{From: a, To: b}, {From: b, To: a}}
+	case l.From != "" && l.To != "":
+		if l.RTT != 0 {
+			return nil, wan.Link{}, fmt.Errorf("%s->%s: rtt needs both directions (between); use delay for one", l.From, l.To)
+		}
+		dirs = []wan.Dir{{From: l.From, To: l.To}}
+	default:
+		return nil, wan.Link{}, fmt.Errorf("a link needs between: [a, b] or from and to")
+	}
+	if l.RTT != 0 && l.Delay != 0 {
+		return nil, wan.Link{}, fmt.Errorf("give either rtt or delay, not both")
+	}
+	if l.RTT < 0 {
+		return nil, wan.Link{}, fmt.Errorf("rtt %v is negative", l.RTT.D())
+	}
+	link := wan.Link{Delay: l.Delay.D(), Jitter: l.Jitter.D(), Loss: l.Loss}
+	if l.RTT != 0 {
+		link.Delay = l.RTT.D() / 2
+	}
+	if l.Bandwidth != "" {
+		r, err := ParseRate(l.Bandwidth)
+		if err != nil {
+			return nil, wan.Link{}, err
+		}
+		link.Rate = r
+	}
+	if err := link.Validate(); err != nil {
+		return nil, wan.Link{}, err
+	}
+	return dirs, link, nil
+}
+
+// MaxRTT is the largest member-to-member round trip in links.
+func MaxRTT(links map[wan.Dir]wan.Link) time.Duration {
+	var m time.Duration
+	for d, l := range links {
+		if d.From == cluster.ClientNode || d.To == cluster.ClientNode {
+			continue
+		}
+		back := links[wan.Dir{From: d.To, To: d.From}]
+		m = max(m, l.Delay+l.Jitter+back.Delay+back.Jitter)
+	}
+	return m
+}
+
+// Tuned returns heartbeat and election timeout (ms) for a largest round
+// trip, after the etcd tuning guide: heartbeat about the RTT (never below
+// etcd's 100 ms default), election timeout at least ten RTTs (never below
+// 1000 ms) and at least five heartbeats.
+func Tuned(maxRTT time.Duration) (heartbeatMs, electionMs uint) {
+	rtt := uint(math.Ceil(float64(maxRTT) / float64(time.Millisecond)))
+	heartbeatMs = max(100, rtt)
+	electionMs = max(1000, 10*rtt, 5*heartbeatMs)
+	return heartbeatMs, electionMs
+}
+
+// Apply sets what the topology asks for on o: members (if given), links,
+// storage and tuning. Tuning fields already non-zero in o are kept when
+// keepTuning is set (flags a person typed win).
+func (t *Topology) Apply(o *cluster.Options, keepHeartbeat, keepElection bool) error {
+	if t.Members < 0 || t.Members > cluster.MaxMembers {
+		return fmt.Errorf("members: %d is not between %d and %d", t.Members, cluster.MinMembers, cluster.MaxMembers)
+	}
+	if t.Members > 0 {
+		o.Members = t.Members
+	}
+	links, err := t.DirLinks(o.Members)
+	if err != nil {
+		return err
+	}
+	if links != nil {
+		o.Links = links
+	}
+	s := t.Storage
+	if s.FsyncDelay != "" {
+		d, err := slowfs.ParseDelay(s.FsyncDelay)
+		if err != nil {
+			return fmt.Errorf("storage.fsync_delay: %w", err)
+		}
+		o.FsyncDelay = d
+	}
+	o.FsyncWALOnly = o.FsyncWALOnly || s.WALOnly
+	for name, m := range s.Members {
+		if m.FsyncDelay == "" {
+			continue
+		}
+		d, err := slowfs.ParseDelay(m.FsyncDelay)
+		if err != nil {
+			return fmt.Errorf("storage.members.%s.fsync_delay: %w", name, err)
+		}
+		if o.MemberFsyncDelay == nil {
+			o.MemberFsyncDelay = map[string]*slowfs.Delay{}
+		}
+		o.MemberFsyncDelay[name] = d
+	}
+	if s.Tmpfs {
+		if fi, err := os.Stat("/dev/shm"); err != nil || !fi.IsDir() {
+			return fmt.Errorf("storage.tmpfs: /dev/shm is not available")
+		}
+		o.BaseDir = TmpfsDir
+	}
+	hb, el := t.Etcd.HeartbeatMs, t.Etcd.ElectionMs
+	if !t.Etcd.Defaults {
+		thb, tel := Tuned(MaxRTT(o.Links))
+		if hb == 0 {
+			hb = thb
+		}
+		if el == 0 {
+			el = max(tel, 5*hb)
+		}
+	}
+	if !keepHeartbeat && hb != 0 {
+		o.Tuning.HeartbeatMs = hb
+	}
+	if !keepElection && el != 0 {
+		o.Tuning.ElectionMs = el
+	}
+	return nil
+}

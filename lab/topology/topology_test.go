@@ -1,0 +1,186 @@
+package topology
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/etcdlab/etcdlab/emulate/wan"
+	"github.com/etcdlab/etcdlab/lab/cluster"
+)
+
+func TestPresetsApply(t *testing.T) {
+	want := []string{"hdd", "multicloud-0", "multicloud-1", "multicloud-2", "multicloud-3", "pmem", "single-az"}
+	if got := strings.Join(Presets(), ","); got != strings.Join(want, ",") {
+		t.Fatalf("presets %s", got)
+	}
+	for _, name := range want {
+		tp, err := Load(name)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if tp.Name != name || tp.Description == "" || tp.Source == "" {
+			t.Errorf("%s: name %q, description and source must be set", name, tp.Name)
+		}
+		o := cluster.Options{Members: 3}
+		if err := tp.Apply(&o, false, false); err != nil {
+			t.Fatalf("%s: apply: %v", name, err)
+		}
+		if err := o.Validate(); err != nil {
+			t.Errorf("%s: options invalid: %v", name, err)
+		}
+	}
+}
+
+func TestMulticloudLinks(t *testing.T) {
+	// Round trips between members grow from scenario 0 to 3, in the
+	// article's order.
+	var prev time.Duration
+	for i, name := range []string{"multicloud-0", "multicloud-1", "multicloud-2", "multicloud-3"} {
+		tp, _ := Load(name)
+		links, err := tp.DirLinks(3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rtt := MaxRTT(links)
+		if i > 0 && rtt <= prev {
+			t.Errorf("%s max RTT %v not above the previous scenario's %v", name, rtt, prev)
+		}
+		prev = rtt
+	}
+	tp, _ := Load("multicloud-3")
+	links, _ := tp.DirLinks(3)
+	for d, want := range map[wan.Dir]time.Duration{
+		{From: "m1", To: "m2"}: 17 * time.Millisecond, {From: "m2", To: "m1"}: 17 * time.Millisecond,
+		{From: "m3", To: "m2"}: 13600 * time.Microsecond, {From: "client", To: "m3"}: 10350 * time.Microsecond,
+	} {
+		if got := links[d].Delay; got != want {
+			t.Errorf("%s: %v, want %v", d, got, want)
+		}
+	}
+	if _, ok := links[wan.Dir{From: "client", To: "m1"}]; ok {
+		t.Error("client -> m1 set: the client runs on m1's node")
+	}
+}
+
+func TestUniformAndOverrides(t *testing.T) {
+	tp, err := Parse([]byte(`
+rtt: 40ms
+client_rtt: 2ms
+links:
+  - {from: m2, to: m3, delay: 30ms, jitter: 1ms, bandwidth: 100Mbit, loss: 0.01}
+storage: {fsync_delay: 5ms, members: {m3: {fsync_delay: 50ms}}}
+etcd: {election_timeout_ms: 3000}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := cluster.Options{Members: 3}
+	if err := tp.Apply(&o, false, false); err != nil {
+		t.Fatal(err)
+	}
+	if l := o.Links[wan.Dir{From: "m1", To: "m3"}]; l.Delay != 20*time.Millisecond {
+		t.Errorf("m1->m3 %+v", l)
+	}
+	if l := o.Links[wan.Dir{From: "m2", To: "m3"}]; l.Delay != 30*time.Millisecond || l.Jitter != time.Millisecond || l.Rate != 12_500_000 || l.Loss != 0.01 {
+		t.Errorf("m2->m3 %+v", l)
+	}
+	if l := o.Links[wan.Dir{From: "m3", To: "client"}]; l.Delay != time.Millisecond {
+		t.Errorf("m3->client %+v", l)
+	}
+	if o.FsyncDelay.String() != "5ms" || o.MemberFsyncDelay["m3"].String() != "50ms" {
+		t.Errorf("storage: %v, m3 %v", o.FsyncDelay, o.MemberFsyncDelay["m3"])
+	}
+	// Largest RTT: m2->m3 31 ms + m3->m2 20 ms = 51 ms: etcd's 100 ms
+	// heartbeat stands; the election timeout the file gives wins.
+	if o.Tuning.HeartbeatMs != 100 || o.Tuning.ElectionMs != 3000 {
+		t.Errorf("tuning %+v", o.Tuning)
+	}
+}
+
+func TestTuned(t *testing.T) {
+	for _, tc := range []struct {
+		rtt    time.Duration
+		hb, el uint
+	}{
+		{0, 100, 1000},
+		{40 * time.Millisecond, 100, 1000},
+		{150 * time.Millisecond, 150, 1500},
+		{250500 * time.Microsecond, 251, 2510},
+	} {
+		if hb, el := Tuned(tc.rtt); hb != tc.hb || el != tc.el {
+			t.Errorf("Tuned(%v) = %d/%d, want %d/%d", tc.rtt, hb, el, tc.hb, tc.el)
+		}
+	}
+	tp, _ := Parse([]byte("rtt: 300ms\n"))
+	o := cluster.Options{Members: 3}
+	o.Tuning.HeartbeatMs, o.Tuning.ElectionMs = 100, 1000
+	tp.Apply(&o, false, true)
+	if o.Tuning.HeartbeatMs != 300 || o.Tuning.ElectionMs != 1000 {
+		t.Errorf("kept election, tuned heartbeat: %+v", o.Tuning)
+	}
+	tp, _ = Parse([]byte("rtt: 300ms\netcd: {defaults: true}\n"))
+	o.Tuning.HeartbeatMs = 100
+	tp.Apply(&o, false, false)
+	if o.Tuning.HeartbeatMs != 100 || o.Tuning.ElectionMs != 1000 {
+		t.Errorf("etcd defaults: %+v", o.Tuning)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yaml")
+	for _, tc := range []struct{ yaml, want string }{
+		{"rtt: 40\n", `duration 40: write it with a unit, like "20ms"`},
+		{"rtt: fast\n", `duration "fast": write it with a unit`},
+		{"latency: 40ms\n", `unknown field "latency"`},
+		{"links: [{between: [m1, m2, m3], rtt: 1ms}]\n", "links[0]: between needs exactly two ends, not 3"},
+		{"links: [{from: m1, to: m2, rtt: 1ms}]\n", "links[0]: m1->m2: rtt needs both directions (between); use delay for one"},
+		{"links: [{between: [m1, m2], delay: -5ms}]\n", "links[0]: delay -5ms is negative"},
+		{"links: [{between: [m1, m2], bandwidth: fast}]\n", `links[0]: bandwidth "fast": write a positive rate`},
+		{"links: [{between: [m1, m2], loss: 1.5}]\n", "links[0]: loss 1.5 is not a probability below 1"},
+		{"members: 9\n", "members: 9 is not between 1 and 7"},
+		{"storage: {fsync_delay: slow}\n", "storage.fsync_delay:"},
+	} {
+		os.WriteFile(bad, []byte(tc.yaml), 0o644)
+		tp, err := Load(bad)
+		if err == nil {
+			o := cluster.Options{Members: 3}
+			err = tp.Apply(&o, false, false)
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%q: got %v, want one line containing %q", tc.yaml, err, tc.want)
+		}
+	}
+	if _, err := Load("multicloud-9"); err == nil || !strings.Contains(err.Error(), `no preset or file "multicloud-9" (presets: hdd, multicloud-0`) {
+		t.Errorf("unknown preset: %v", err)
+	}
+	if _, err := Load(filepath.Join(dir, "missing.yaml")); err == nil || !strings.Contains(err.Error(), "no such file") {
+		t.Errorf("missing file: %v", err)
+	}
+	// A link to a member the cluster does not have is caught with the
+	// cluster's options.
+	tp, _ := Parse([]byte("links: [{between: [m1, m4], rtt: 1ms}]\n"))
+	o := cluster.Options{Members: 3}
+	if err := tp.Apply(&o, false, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), `no member "m4" in a 3-member cluster`) {
+		t.Errorf("unknown member: %v", err)
+	}
+}
+
+func TestParseRate(t *testing.T) {
+	for in, want := range map[string]int64{"100Mbit": 12_500_000, "1Gbit/s": 125_000_000, "10MB": 10_000_000, "500kB/s": 500_000, "64B": 64} {
+		if got, err := ParseRate(in); err != nil || got != want {
+			t.Errorf("%s: %d %v, want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "0MB", "-1MB", "fast", "10"} {
+		if _, err := ParseRate(in); err == nil {
+			t.Errorf("%q accepted", in)
+		}
+	}
+}

@@ -1,0 +1,191 @@
+package wire_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/etcdlab/etcdlab/lab/cluster"
+	"github.com/etcdlab/etcdlab/lab/etcdclient"
+	"github.com/etcdlab/etcdlab/lab/member"
+	"github.com/etcdlab/etcdlab/load/wire"
+	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+func TestMain(m *testing.M) { os.Exit(member.RunTests(m)) }
+
+var methods = []string{"/etcdserverpb.KV/Put", "/etcdserverpb.KV/Range"}
+
+// put is a Request writing key+seq with value.
+type put struct {
+	key   string
+	value []byte
+}
+
+func (p put) Append(dst []byte, seq int64) ([]byte, int, int) {
+	req := pb.PutRequest{Key: []byte(p.key + string(rune('a'+seq%26))), Value: p.value}
+	n := req.Size()
+	l := len(dst)
+	dst = append(dst, make([]byte, n)...)
+	_, _ = req.MarshalToSizedBuffer(dst[l:])
+	return dst, 0, int(seq)
+}
+
+// results collects outcomes by op (seq).
+type results chan [2]any
+
+func (r results) Done(op int, err error) { r <- [2]any{op, err} }
+
+func (r results) wait(t *testing.T, n int, within time.Duration) map[int]error {
+	t.Helper()
+	out := map[int]error{}
+	deadline := time.After(within)
+	for len(out) < n {
+		select {
+		case v := <-r:
+			e, _ := v[1].(error)
+			out[v[0].(int)] = e
+		case <-deadline:
+			t.Fatalf("only %d of %d calls completed within %v", len(out), n, within)
+		}
+	}
+	return out
+}
+
+func start(t *testing.T, o cluster.Options) (*cluster.Cluster, wire.Options) {
+	t.Helper()
+	o.Members, o.BaseDir = 1, t.TempDir()
+	c, err := cluster.Start(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Stop() })
+	cc := c.Client()
+	tlsCfg, err := cc.TLS()
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := strings.TrimPrefix(strings.TrimPrefix(cc.Endpoints[0], "http://"), "https://")
+	return c, wire.Options{Address: addr, TLS: tlsCfg, Methods: methods, Timeout: 5 * time.Second}
+}
+
+// TestCallsFlowControlAndStatus sends many large values concurrently (each
+// bigger than a frame and the server's initial window, so flow control is
+// exercised), checks them on the server, and checks that a server error
+// arrives as its gRPC status.
+func TestCallsFlowControlAndStatus(t *testing.T) {
+	t.Parallel()
+	for _, secure := range []bool{false, true} {
+		c, o := start(t, cluster.Options{TLS: secure})
+		conn, err := wire.Dial(context.Background(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		big := bytes.Repeat([]byte("v"), 200<<10)
+		res := make(results, 100)
+		for i := range 20 {
+			if err := conn.Call(put{key: "/big/", value: big}, int64(i), res); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for op, err := range res.wait(t, 20, 20*time.Second) {
+			if err != nil {
+				t.Fatalf("tls=%v call %d: %v", secure, op, err)
+			}
+		}
+		cli, err := etcdclient.New(c.Client())
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		r, err := cli.Get(ctx, "/big/t")
+		cancel()
+		cli.Close()
+		if err != nil || len(r.Kvs) != 1 || !bytes.Equal(r.Kvs[0].Value, big) {
+			t.Fatalf("stored value wrong: %v", err)
+		}
+		// A range without a key is refused by etcd with InvalidArgument.
+		if err := conn.Call(emptyRange{}, 101, res); err != nil {
+			t.Fatal(err)
+		}
+		got := res.wait(t, 1, 5*time.Second)
+		if status.Code(got[101]) != codes.InvalidArgument || !strings.Contains(got[101].Error(), "key is not provided") {
+			t.Fatalf("empty range key: %v", got[101])
+		}
+		conn.Close()
+	}
+}
+
+type emptyRange struct{}
+
+func (emptyRange) Append(dst []byte, seq int64) ([]byte, int, int) {
+	return dst, 1, int(seq) // an empty RangeRequest: no key
+}
+
+// TestDeadlineAndConnectionLoss: a paused member makes calls time out; a
+// killed member breaks the connection and every call in flight ends with
+// Unavailable; Call then fails at once.
+func TestDeadlineAndConnectionLoss(t *testing.T) {
+	t.Parallel()
+	c, o := start(t, cluster.Options{})
+	o.Timeout = 300 * time.Millisecond
+	conn, err := wire.Dial(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if err := c.Pause("m1"); err != nil {
+		t.Fatal(err)
+	}
+	res := make(results, 10)
+	began := time.Now()
+	for i := range 3 {
+		if err := conn.Call(put{key: "/d/"}, int64(i), res); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for op, err := range res.wait(t, 3, 3*time.Second) {
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("call %d: %v", op, err)
+		}
+	}
+	if took := time.Since(began); took > 2*time.Second {
+		t.Fatalf("deadline took %v", took)
+	}
+	for i := 3; i < 6; i++ {
+		if err := conn.Call(put{key: "/d/"}, int64(i), res); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.Kill("m1"); err != nil {
+		t.Fatal(err)
+	}
+	for op, err := range res.wait(t, 3, 5*time.Second) {
+		if status.Code(err) != codes.Unavailable && !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("call %d after kill: %v", op, err)
+		}
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for conn.Err() == nil && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := conn.Call(put{key: "/d/"}, 9, res); status.Code(err) != codes.Unavailable {
+		t.Fatalf("call on a broken connection: %v", err)
+	}
+}
+
+func TestDialErrors(t *testing.T) {
+	t.Parallel()
+	if _, err := wire.Dial(context.Background(), wire.Options{Address: "127.0.0.1:1", Methods: methods, Timeout: time.Second}); err == nil {
+		t.Fatal("dial to a closed port succeeded")
+	}
+	if _, err := wire.Dial(context.Background(), wire.Options{Address: "127.0.0.1:1", Methods: methods}); err == nil {
+		t.Fatal("zero timeout accepted")
+	}
+}

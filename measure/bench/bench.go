@@ -1,0 +1,258 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/etcdlab/etcdlab/internal/exitcode"
+	"github.com/etcdlab/etcdlab/load"
+	"github.com/etcdlab/etcdlab/measure/envinfo"
+	"github.com/etcdlab/etcdlab/result"
+)
+
+// Run runs the benchmark cfg describes and returns its result. Errors carry
+// exit codes: 2 for a configuration that cannot run (bad flags, a prefix in
+// use, a load too large for the quota), 1 for a cluster that cannot be
+// reached. Cancelling ctx stops the run; what was measured is returned and
+// the keys written are still deleted.
+func Run(ctx context.Context, cfg Config) (*result.Document, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, exitcode.With(err, exitcode.Usage)
+	}
+	space, _ := cfg.keySpace()
+	if cfg.writes() && cfg.Command != CmdWatchLatency {
+		if err := (load.Keys{Size: cfg.KeySize, Space: space}).Validate(); err != nil {
+			return nil, exitcode.With(err, exitcode.Usage)
+		}
+		if cfg.Command == CmdTxnPut && int64(cfg.TxnOps) > space {
+			return nil, exitcode.Usagef("--txn-ops (%d) must not exceed --key-space-size (%d)", cfg.TxnOps, space)
+		}
+	}
+	doc := &result.Document{SchemaVersion: result.SchemaVersion, Kind: result.KindBench, CreatedAt: time.Now().UTC(), Environment: envinfo.Collect()}
+	note := func(s string) { doc.Notes = append(doc.Notes, s) }
+	t, err := connect(ctx, &cfg, &doc.Environment)
+	if err != nil {
+		return nil, exitcode.With(err, exitcode.Failure)
+	}
+	defer t.close()
+	if t.local != nil {
+		note(fmt.Sprintf("ran against a local %d-member cluster etcdlab started in %s (%s)", doc.Environment.Members, doc.Environment.DataDir, doc.Environment.Filesystem))
+	}
+	doc.Bench = cfg.describe()
+	wl, keysPerReq := cfg.workload(note)
+
+	var guard *dbGuard
+	if cfg.writes() && t.local == nil {
+		if err := checkPrefixEmpty(ctx, t, cfg.Prefix); err != nil {
+			return nil, err
+		}
+		if est := cfg.estimateBytes(keysPerReq); est > 0 {
+			if err := checkQuota(ctx, t, est); err != nil {
+				return nil, err
+			}
+		}
+		guard = startGuard(ctx, t)
+		defer guard.close()
+	}
+
+	stopCompact := make(chan struct{})
+	compacted := make(chan string, 1)
+	if cfg.CompactInterval > 0 {
+		go func() {
+			n, err := compactEvery(ctx, t, cfg.CompactInterval, cfg.CompactIndexDelta, stopCompact)
+			msg := fmt.Sprintf("compacted %d times during the run (--compact-interval %s)", n, cfg.CompactInterval)
+			if err != nil {
+				msg += "; last error: " + err.Error()
+			}
+			compacted <- msg
+		}()
+	}
+	runErr := cfg.runAll(ctx, t, wl, doc, guard)
+	close(stopCompact)
+	if cfg.CompactInterval > 0 {
+		note(<-compacted)
+	}
+	if cfg.CheckHashKV && runErr == nil {
+		msg, err := hashKV(ctx, t)
+		if err != nil {
+			msg = err.Error()
+		}
+		note(msg)
+	}
+
+	if cfg.writes() && t.local == nil {
+		switch {
+		case cfg.Keep:
+			fmt.Fprintf(cfg.Log, "kept the keys written under %s (--keep)\n", cfg.Prefix)
+			note("keys kept under " + cfg.Prefix)
+		default:
+			msg, err := cleanup(ctx, t, cfg.Prefix, cfg.Compact)
+			if err != nil {
+				return doc, exitcode.Failuref("clean up: %v", err)
+			}
+			note(msg)
+		}
+	}
+	if runErr != nil {
+		return doc, runErr
+	}
+	return doc, nil
+}
+
+// runAll runs every sweep point: connections, warm-up, iterations.
+func (cfg *Config) runAll(ctx context.Context, t *target, wl load.Workload, doc *result.Document, guard *dbGuard) error {
+	wu, _ := parseWarmup(cfg.Warmup)
+	seq := int64(0)
+	for _, conns := range cfg.Conns {
+		if cfg.Command == CmdWatchLatency {
+			for it := 1; it <= cfg.Iterations && ctx.Err() == nil; it++ {
+				run, err := load.RunWatchLatency(ctx, t.conn, t.endpoints, conns, cfg.watchSpec())
+				if err != nil {
+					return exitcode.With(err, exitcode.Failure)
+				}
+				run.Name, run.Iteration = runName(cfg, conns, run.Clients, it), it
+				doc.Runs = append(doc.Runs, run)
+			}
+			continue
+		}
+		eng, err := cfg.newEngine(ctx, t, wl, conns)
+		if err != nil {
+			return exitcode.With(err, exitcode.Failure)
+		}
+		err = cfg.runPoint(ctx, eng, conns, doc, guard, wu, &seq)
+		eng.close()
+		if err != nil {
+			return err
+		}
+		if ctx.Err() != nil || (len(doc.Runs) > 0 && doc.Runs[len(doc.Runs)-1].StoppedEarly != "") {
+			break
+		}
+	}
+	doc.Summaries = summarize(doc.Runs)
+	return nil
+}
+
+// runPoint runs every client count on one engine: warm-up, then iterations.
+func (cfg *Config) runPoint(ctx context.Context, eng engine, conns int, doc *result.Document, guard *dbGuard, wu warmup, seq *int64) error {
+	for _, clients := range cfg.Clients {
+		if err := eng.prepare(ctx, clients); err != nil {
+			return exitcode.With(err, exitcode.Failure)
+		}
+		spec := load.Spec{Clients: clients, Rate: cfg.Rate, RequestTimeout: cfg.RequestTimeout}
+		if guard != nil {
+			spec.Stop, spec.StopReason = guard.stop, guard.Reason
+		}
+		if wu.count > 0 || wu.duration > 0 {
+			ws := spec
+			ws.Total, ws.Duration, ws.FirstSeq = wu.count, wu.duration, *seq
+			ws.Progress = cfg.progress("warm-up", wu.count)
+			w, err := eng.run(ctx, ws)
+			if err != nil {
+				return exitcode.With(err, exitcode.Usage)
+			}
+			*seq += w.Requests + errCount(w.Stats)
+		}
+		for it := 1; it <= cfg.Iterations && ctx.Err() == nil; it++ {
+			spec.Total, spec.Duration, spec.FirstSeq = cfg.Total, cfg.Duration, *seq
+			name := runName(cfg, conns, clients, it)
+			spec.Progress = cfg.progress(name, cfg.Total)
+			run, err := eng.run(ctx, spec)
+			if err != nil {
+				return exitcode.With(err, exitcode.Usage)
+			}
+			*seq += run.Requests + errCount(run.Stats)
+			run.Name, run.Iteration = name, it
+			doc.Runs = append(doc.Runs, run)
+			if run.StoppedEarly != "" {
+				break
+			}
+		}
+		eng.clean(ctx)
+		if ctx.Err() != nil || (len(doc.Runs) > 0 && doc.Runs[len(doc.Runs)-1].StoppedEarly != "") {
+			break
+		}
+	}
+	return nil
+}
+
+func (cfg *Config) progress(label string, total int64) func(int64) {
+	if cfg.Progress == nil {
+		return nil
+	}
+	return func(done int64) { cfg.Progress(label, done, total) }
+}
+
+func runName(cfg *Config, conns, clients, it int) string {
+	s := fmt.Sprintf("%s conns=%d clients=%d", cfg.Command, conns, clients)
+	if cfg.Iterations > 1 {
+		s += fmt.Sprintf(" iteration=%d", it)
+	}
+	return s
+}
+
+func errCount(s result.Stats) int64 {
+	var n int64
+	for _, v := range s.Errors {
+		n += v
+	}
+	return n
+}
+
+// estimateBytes estimates how much a run adds to the database, or 0 when it
+// cannot be told in advance (a closed-loop --duration run; the guard
+// watches those).
+func (cfg *Config) estimateBytes(keysPerReq float64) int64 {
+	requests := float64(cfg.Total)
+	if cfg.Total == 0 {
+		if cfg.Rate == 0 {
+			return 0
+		}
+		requests = cfg.Rate * cfg.Duration.Seconds()
+	}
+	if cfg.Command == CmdWatchLatency {
+		requests, keysPerReq = float64(cfg.PutTotal), 1
+	}
+	wu, _ := parseWarmup(cfg.Warmup)
+	requests = requests*float64(cfg.Iterations*len(cfg.Clients)*len(cfg.Conns)) + float64(wu.count)
+	perKV := float64(len(cfg.Prefix) + cfg.KeySize + cfg.ValSize + perKVOverhead)
+	return int64(math.Ceil(requests * keysPerReq * perKV))
+}
+
+func (cfg *Config) watchSpec() load.WatchSpec {
+	return load.WatchSpec{Key: cfg.Prefix + "watch", ValueSize: cfg.ValSize, Streams: cfg.Streams, WatchersPerStream: cfg.WatchersPerStream,
+		PrevKV: cfg.PrevKV, PutTotal: cfg.PutTotal, PutRate: cfg.PutRate, RequestTimeout: cfg.RequestTimeout}
+}
+
+// describe records the configuration in the result, without credentials.
+func (cfg *Config) describe() *result.BenchConfig {
+	mode := "closed"
+	if cfg.Rate > 0 {
+		mode = "open"
+	}
+	space, _ := cfg.keySpace()
+	bc := &result.BenchConfig{
+		Command: cfg.Command, Args: cfg.Args, Endpoints: cfg.Conn.Endpoints, TargetLeader: cfg.TargetLeader,
+		TLS: cfg.Conn.UsesTLS(), Conns: cfg.Conns, Clients: cfg.Clients, Total: cfg.Total,
+		Duration: result.Duration(cfg.Duration), Rate: cfg.Rate, Mode: mode, RequestTimeout: result.Duration(cfg.RequestTimeout),
+		Warmup: cfg.Warmup, Iterations: cfg.Iterations, Prefix: cfg.Prefix, Keep: cfg.Keep,
+		Workload: map[string]any{"key_size": cfg.KeySize, "val_size": cfg.ValSize, "key_space_size": space, "sequential_keys": cfg.SequentialKeys},
+	}
+	if cfg.Conn.User != "" {
+		bc.User = cfg.Conn.Redacted()
+	}
+	switch cfg.Command {
+	case CmdTxnPut:
+		bc.Workload["txn_ops"] = cfg.TxnOps
+	case CmdTxnMixed:
+		bc.Workload["rw_ratio"], bc.Workload["limit"], bc.Workload["consistency"] = cfg.RWRatio, cfg.Limit, cfg.Consistency
+	case CmdRange:
+		bc.Workload = map[string]any{"limit": cfg.Limit, "consistency": cfg.Consistency, "count_only": cfg.CountOnly}
+	case CmdWatchLatency:
+		bc.Workload = map[string]any{"streams": cfg.Streams, "watchers_per_stream": cfg.WatchersPerStream, "put_total": cfg.PutTotal, "put_rate": cfg.PutRate, "prevkv": cfg.PrevKV, "val_size": cfg.ValSize}
+	case CmdLeaseKeepalive:
+		bc.Workload = nil
+	}
+	return bc
+}

@@ -1,0 +1,219 @@
+// Package bench runs etcd benchmark's workloads with etcdlab's load engine:
+// it finds or starts the cluster, applies the safety rules for clusters
+// etcdlab did not start, runs sweeps, warm-ups and iterations, cleans up,
+// and returns one result document. `etcdlab bench` is a thin CLI over it.
+package bench
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/etcdlab/etcdlab/lab/etcdclient"
+)
+
+// Commands etcdlab bench runs, with etcd benchmark's names.
+const (
+	CmdPut            = "put"
+	CmdRange          = "range"
+	CmdTxnPut         = "txn-put"
+	CmdTxnMixed       = "txn-mixed"
+	CmdLeaseKeepalive = "lease-keepalive"
+	CmdWatchLatency   = "watch-latency"
+)
+
+// Config is everything a bench run needs. It is a plain value.
+type Config struct {
+	Command string
+	// Args are the positional arguments: key [end] for range and txn-mixed.
+	Args []string
+
+	Conn         etcdclient.Config
+	TargetLeader bool
+	Conns        []int
+	Clients      []int
+
+	Total    int64
+	Duration time.Duration
+	// Rate, if positive, makes the run open loop at this many requests/s.
+	Rate           float64
+	RequestTimeout time.Duration
+	// Warmup is "" (none), a duration ("10s") or a request count ("1000").
+	Warmup     string
+	Iterations int
+
+	// Prefix is where every key is written; "" means
+	// /etcdlab/bench/<run-id>/.
+	Prefix  string
+	Keep    bool
+	Compact bool
+
+	KeySize, ValSize int
+	// KeySpaceSize 0 means "not given": the key space is --total (or
+	// 16^key-size for --duration runs), not etcd benchmark's single key.
+	KeySpaceSize   int64
+	SequentialKeys bool
+	TxnOps         int
+	RWRatio        float64
+	EndKey         string
+	Limit          int64
+	Consistency    string
+	CountOnly      bool
+
+	// watch-latency
+	Streams, WatchersPerStream int
+	PrevKV                     bool
+	PutTotal                   int
+	PutRate                    int
+
+	CompactInterval   time.Duration
+	CompactIndexDelta int64
+	CheckHashKV       bool
+
+	// LocalMembers is the size of the cluster started when Conn has no
+	// endpoints.
+	LocalMembers int
+	// Engine is EngineWire (default) or EngineGRPC.
+	Engine string
+	// LocalBaseDir is where that cluster's data goes ("" = ./.etcdlab).
+	LocalBaseDir string
+
+	// Log receives one-line notes for a person (stderr).
+	Log io.Writer
+	// Progress, if set, is called periodically with requests done and
+	// expected (0 when the run is bounded by time).
+	Progress func(label string, done, total int64)
+}
+
+// warmup is a parsed --warmup.
+type warmup struct {
+	count    int64
+	duration time.Duration
+}
+
+func parseWarmup(s string) (warmup, error) {
+	if s == "" || s == "0" {
+		return warmup{}, nil
+	}
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil && n > 0 {
+		return warmup{count: n}, nil
+	}
+	if d, err := time.ParseDuration(s); err == nil && d > 0 {
+		return warmup{duration: d}, nil
+	}
+	return warmup{}, fmt.Errorf("--warmup must be a request count (1000) or a duration (10s), not %q", s)
+}
+
+// writes reports whether the command writes keys.
+func (c *Config) writes() bool { return c.Command != CmdRange && c.Command != CmdLeaseKeepalive }
+
+// validate checks the configuration and fills in defaults; its errors are
+// usage errors.
+func (c *Config) validate() error {
+	switch c.Command {
+	case CmdPut, CmdTxnPut, CmdLeaseKeepalive, CmdWatchLatency:
+		if len(c.Args) > 0 {
+			return fmt.Errorf("%s takes no arguments, got %q", c.Command, c.Args)
+		}
+	case CmdRange:
+		if len(c.Args) < 1 || len(c.Args) > 2 {
+			return errors.New("range needs a key and an optional end key: range KEY [END]")
+		}
+	case CmdTxnMixed:
+		if len(c.Args) > 2 {
+			return errors.New("txn-mixed takes at most a key and an end key")
+		}
+	default:
+		return fmt.Errorf("unknown bench command %q", c.Command)
+	}
+	for _, n := range c.Conns {
+		if n < 1 {
+			return fmt.Errorf("--conns must be at least 1, not %d", n)
+		}
+	}
+	for _, n := range c.Clients {
+		if n < 1 {
+			return fmt.Errorf("--clients must be at least 1, not %d", n)
+		}
+	}
+	if len(c.Conns) == 0 || len(c.Clients) == 0 {
+		return errors.New("--conns and --clients need at least one value")
+	}
+	if c.Iterations < 1 {
+		return fmt.Errorf("--iterations must be at least 1, not %d", c.Iterations)
+	}
+	if c.Total < 0 || (c.Total == 0 && c.Duration <= 0) {
+		return errors.New("--total must be positive, or give --duration")
+	}
+	if c.Duration < 0 || c.Rate < 0 || c.RequestTimeout <= 0 {
+		return errors.New("--duration and --rate must not be negative, --request-timeout must be positive")
+	}
+	if _, err := parseWarmup(c.Warmup); err != nil {
+		return err
+	}
+	if c.Consistency != "l" && c.Consistency != "s" {
+		return fmt.Errorf("--consistency must be l (linearizable) or s (serializable), not %q", c.Consistency)
+	}
+	if c.writes() && c.Command != CmdWatchLatency {
+		if c.KeySize < 1 {
+			return fmt.Errorf("--key-size must be at least 1, not %d", c.KeySize)
+		}
+		if c.ValSize < 0 {
+			return fmt.Errorf("--val-size must not be negative")
+		}
+		if c.KeySpaceSize < 0 {
+			return fmt.Errorf("--key-space-size must be positive, not %d", c.KeySpaceSize)
+		}
+	}
+	if c.Command == CmdTxnPut && c.TxnOps < 1 {
+		return fmt.Errorf("--txn-ops must be at least 1, not %d", c.TxnOps)
+	}
+	if c.Command == CmdTxnMixed && c.RWRatio < 0 {
+		return fmt.Errorf("--rw-ratio must not be negative")
+	}
+	if c.Command == CmdWatchLatency && (c.Streams < 1 || c.WatchersPerStream < 1 || c.PutTotal < 1 || c.PutRate < 1) {
+		return errors.New("--streams, --watchers-per-stream, --put-total and --put-rate must be at least 1")
+	}
+	if c.Engine != "" && c.Engine != EngineWire && c.Engine != EngineGRPC {
+		return fmt.Errorf("--engine must be wire or grpc, not %q", c.Engine)
+	}
+	if c.Prefix == "" {
+		c.Prefix = "/etcdlab/bench/" + RunID(time.Now()) + "/"
+	}
+	if c.LocalMembers == 0 {
+		c.LocalMembers = 3
+	}
+	if c.Log == nil {
+		c.Log = io.Discard
+	}
+	return nil
+}
+
+// keySpace returns the key space to use and, when it differs from what etcd
+// benchmark would do, a note saying so.
+func (c *Config) keySpace() (int64, string) {
+	if c.KeySpaceSize > 0 {
+		return c.KeySpaceSize, ""
+	}
+	space := c.Total
+	if space == 0 { // a --duration run: as many keys as the key size can name
+		space = int64(math.Min(math.Pow(16, float64(c.KeySize)), 1<<40))
+	}
+	if c.Command == CmdTxnPut && space < int64(c.TxnOps) {
+		space = int64(c.TxnOps)
+	}
+	return space, fmt.Sprintf("--key-space-size not given: using %d distinct keys (etcd benchmark would write every request to one key)", space)
+}
+
+// RunID names a run: UTC time and 4 random hex digits, printable and
+// sortable.
+func RunID(t time.Time) string {
+	b := make([]byte, 2)
+	_, _ = rand.Read(b)
+	return t.UTC().Format("20060102T150405") + "-" + hex.EncodeToString(b)
+}

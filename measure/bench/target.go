@@ -1,0 +1,131 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/etcdlab/etcdlab/internal/exitcode"
+	"github.com/etcdlab/etcdlab/lab/cluster"
+	"github.com/etcdlab/etcdlab/lab/etcdclient"
+	"github.com/etcdlab/etcdlab/measure/envinfo"
+	"github.com/etcdlab/etcdlab/result"
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+// target is the cluster a run talks to.
+type target struct {
+	conn      etcdclient.Config
+	endpoints []string // where load goes (the leader's with --target-leader)
+	cli       *clientv3.Client
+	local     *cluster.Cluster // nil for a cluster etcdlab did not start
+}
+
+func (t *target) close() {
+	if t.cli != nil {
+		t.cli.Close()
+	}
+	if t.local != nil {
+		_ = t.local.Stop()
+	}
+}
+
+// connect reaches the configured cluster, or starts a local one when no
+// endpoints were given, and fills in the environment.
+func connect(ctx context.Context, cfg *Config, env *result.Environment) (*target, error) {
+	t := &target{conn: cfg.Conn}
+	if len(cfg.Conn.Endpoints) == 0 {
+		c, err := cluster.Start(ctx, cluster.Options{Members: cfg.LocalMembers, BaseDir: cfg.LocalBaseDir, Log: cfg.Log})
+		if err != nil {
+			return nil, fmt.Errorf("start a local cluster: %w", err)
+		}
+		t.local, t.conn = c, c.Client()
+		t.conn.DialTimeout = cfg.Conn.DialTimeout
+		env.LocalCluster, env.DataDir, env.Filesystem = true, c.DataDir(), envinfo.Filesystem(c.DataDir())
+		fmt.Fprintf(cfg.Log, "no --endpoints: started a local %d-member cluster in %s (removed when the run ends)\n", cfg.LocalMembers, c.DataDir())
+	}
+	cli, err := etcdclient.NewChecked(ctx, t.conn)
+	if err != nil {
+		t.close()
+		return nil, err
+	}
+	t.cli = cli
+	t.endpoints = t.conn.Endpoints
+	members, err := memberList(ctx, t)
+	if err != nil {
+		t.close()
+		return nil, err
+	}
+	env.Members = len(members.Members)
+	if st, err := statusAny(ctx, t); err == nil {
+		env.ServerVersion = st.Version
+	}
+	if cfg.TargetLeader {
+		eps, err := leaderEndpoints(ctx, t, members)
+		if err != nil {
+			t.close()
+			return nil, err
+		}
+		t.endpoints = eps
+	}
+	return t, nil
+}
+
+func memberList(ctx context.Context, t *target) (*clientv3.MemberListResponse, error) {
+	ctx, cancel := context.WithTimeout(ctx, dialTimeout(t.conn))
+	defer cancel()
+	r, err := t.cli.MemberList(ctx)
+	if err != nil {
+		return nil, exitcode.Failuref("list members: %s", etcdclient.Describe(err))
+	}
+	return r, nil
+}
+
+// statusAny returns the status of the first endpoint that answers.
+func statusAny(ctx context.Context, t *target) (*clientv3.StatusResponse, error) {
+	var last error
+	for _, ep := range t.conn.Endpoints {
+		sctx, cancel := context.WithTimeout(ctx, dialTimeout(t.conn))
+		r, err := t.cli.Status(sctx, ep)
+		cancel()
+		if err == nil {
+			return r, nil
+		}
+		last = err
+	}
+	return nil, last
+}
+
+// leaderEndpoints finds the leader's client URLs, as etcd benchmark's
+// --target-leader does, but within the dial timeout: an unreachable leader
+// is an error, not a hang.
+func leaderEndpoints(ctx context.Context, t *target, members *clientv3.MemberListResponse) ([]string, error) {
+	st, err := statusAny(ctx, t)
+	if err != nil {
+		return nil, exitcode.Failuref("--target-leader: no endpoint answered: %s", etcdclient.Describe(err))
+	}
+	if st.Leader == 0 {
+		return nil, exitcode.Failuref("--target-leader: the cluster has no leader")
+	}
+	for _, m := range members.Members {
+		if m.ID != st.Leader {
+			continue
+		}
+		if len(m.ClientURLs) == 0 {
+			return nil, exitcode.Failuref("--target-leader: the leader %s advertises no client URL", m.Name)
+		}
+		if err := etcdclient.Probe(ctx, t.conn, m.ClientURLs[0]); err != nil {
+			return nil, exitcode.Failuref("--target-leader: the leader's client URL %s is unreachable from here: %s", strings.Join(m.ClientURLs, ","), err)
+		}
+		return m.ClientURLs, nil
+	}
+	return nil, exitcode.Failuref("--target-leader: leader %x is not in the member list", st.Leader)
+}
+
+func dialTimeout(c etcdclient.Config) time.Duration {
+	if c.DialTimeout > 0 {
+		return c.DialTimeout
+	}
+	return etcdclient.DefaultDialTimeout
+}

@@ -1,0 +1,210 @@
+package check
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/etcdlab/etcdlab/emulate/slowfs"
+	"github.com/etcdlab/etcdlab/internal/exitcode"
+	"github.com/etcdlab/etcdlab/lab/cluster"
+	"github.com/etcdlab/etcdlab/lab/etcdclient"
+	"github.com/etcdlab/etcdlab/result"
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+func keysLeft(t *testing.T, c *cluster.Cluster) int64 {
+	t.Helper()
+	cli, err := etcdclient.New(c.Client())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	r, err := cli.Get(ctx, "", clientv3.WithPrefix(), clientv3.WithCountOnly())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.Count
+}
+
+// TestLocalCheck runs the machine check with short phases.
+func TestLocalCheck(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	doc, err := Run(context.Background(), Options{DataDir: dir, MaxLoad: "m", LevelDuration: time.Second, DiskRuntime: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := doc.Check
+	if doc.Disk == nil || c.Mode != "local" || len(c.Levels) == 0 || len(c.Members) != 3 || c.Floor == nil || !doc.Environment.LocalCluster {
+		t.Fatalf("check: %+v", c)
+	}
+	for _, m := range c.Members {
+		if m.Error != "" || m.WalFsyncP99 <= 0 || m.RSSBytes <= 0 {
+			t.Errorf("member %s: %+v", m.Name, m)
+		}
+	}
+	if doc.Overall == "" || len(doc.Verdicts) < 8 {
+		t.Fatalf("verdicts: %+v", doc.Verdicts)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 0 {
+		t.Fatalf("left in the data dir: %v", entries)
+	}
+}
+
+// TestLiveCheckTLS checks a TLS cluster etcdlab did not start, reading
+// metrics from the client URLs with the client certificate, and leaves no
+// key behind.
+func TestLiveCheckTLS(t *testing.T) {
+	t.Parallel()
+	c, err := cluster.Start(context.Background(), cluster.Options{Members: 3, TLS: true, BaseDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Stop()
+	doc, err := Run(context.Background(), Options{Conn: c.Client(), LevelDuration: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := doc.Check
+	if ch.Mode != "live" || doc.Disk != nil || len(ch.Levels) != 1 || ch.Levels[0].Name != "s" || len(ch.Connect) != 3 {
+		t.Fatalf("check: %+v", ch)
+	}
+	for _, m := range ch.Members {
+		if m.Error != "" || m.WalFsyncP99 <= 0 {
+			t.Errorf("member %s: %+v", m.Name, m)
+		}
+	}
+	if n := keysLeft(t, c); n != 0 {
+		t.Fatalf("%d keys left behind", n)
+	}
+}
+
+func TestUnreachableAndBadOptions(t *testing.T) {
+	t.Parallel()
+	began := time.Now()
+	_, err := Run(context.Background(), Options{Conn: etcdclient.Config{Endpoints: []string{"127.0.0.1:1"}, DialTimeout: time.Second}})
+	if exitcode.Code(err) != exitcode.Failure || !strings.Contains(err.Error(), "connection refused") || time.Since(began) > 5*time.Second {
+		t.Fatalf("unreachable: %v after %v", err, time.Since(began))
+	}
+	for _, o := range []Options{{MaxLoad: "huge"}, {StartLoad: "m", MaxLoad: "s"}} {
+		if _, err := Run(context.Background(), o); exitcode.Code(err) != exitcode.Usage {
+			t.Errorf("%+v: %v", o, err)
+		}
+	}
+}
+
+// TestMetricsNotPrometheus points --metrics-urls at a page that is not
+// Prometheus text: the check completes with SKIP verdicts saying why.
+func TestMetricsNotPrometheus(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprint(w, "<html><body>dashboard</body></html>")
+	}))
+	defer srv.Close()
+	c, err := cluster.Start(context.Background(), cluster.Options{Members: 1, BaseDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Stop()
+	doc, err := Run(context.Background(), Options{Conn: c.Client(), MetricsURLs: []string{srv.URL}, LevelDuration: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, v := range doc.Verdicts {
+		if v.Status == result.Skip && strings.Contains(v.Explanation, "does not serve Prometheus metrics") {
+			found = true
+		}
+	}
+	if !found || doc.Overall == result.Pass {
+		t.Fatalf("no partial verdict: %+v", doc.Verdicts)
+	}
+}
+
+// TestLeaderLostMidCheck kills the leader during the load: the check ends
+// on time with a verdict, never hangs.
+func TestLeaderLostMidCheck(t *testing.T) {
+	t.Parallel()
+	c, err := cluster.Start(context.Background(), cluster.Options{Members: 3, BaseDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Stop()
+	st := cluster.Status(context.Background(), c.Client(), nil)
+	leader := ""
+	for i, s := range st {
+		if s.Role == "leader" {
+			leader = c.Names()[i]
+		}
+	}
+	if leader == "" {
+		t.Fatal("no leader")
+	}
+	go func() {
+		time.Sleep(3 * time.Second) // into level s (after the 2 s probe)
+		_ = c.Kill(leader)
+	}()
+	began := time.Now()
+	doc, err := Run(context.Background(), Options{Conn: c.Client(), MetricsURLs: c.State().MetricsURLs, LevelDuration: 3 * time.Second})
+	if err != nil && !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v", err)
+	}
+	if took := time.Since(began); took > 40*time.Second {
+		t.Fatalf("took %v", took)
+	}
+	if doc == nil || len(doc.Verdicts) == 0 {
+		t.Fatal("no verdicts")
+	}
+	var changes float64
+	partial := false
+	for _, m := range doc.Check.Members {
+		changes += m.LeaderChanges
+		partial = partial || m.Error != ""
+	}
+	if changes == 0 && !partial {
+		t.Errorf("the lost leader left no trace: %+v", doc.Check.Members)
+	}
+	t.Logf("overall %s, levels %+v", doc.Overall, doc.Check.Levels)
+}
+
+// TestSlowDiskFails checks a cluster whose disk syncs take 20 ms (FUSE,
+// root only): the verdict is FAIL and names the disk.
+func TestSlowDiskFails(t *testing.T) {
+	t.Parallel()
+	if err := slowfs.Available(); err != nil {
+		t.Skip(err)
+	}
+	d, _ := slowfs.ParseDelay("20ms")
+	c, err := cluster.Start(context.Background(), cluster.Options{Members: 3, BaseDir: t.TempDir(), FsyncDelay: d})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Stop()
+	doc, err := Run(context.Background(), Options{Conn: c.Client(), MetricsURLs: c.State().MetricsURLs, LevelDuration: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.Overall != result.Fail {
+		t.Fatalf("overall %s", doc.Overall)
+	}
+	named := false
+	for _, v := range doc.Verdicts {
+		if v.ID == "server.wal_fsync.p99" && v.Status == result.Fail && strings.Contains(v.Explanation, "disk is too slow") {
+			named = true
+			t.Logf("%s %s: %s", v.Status, v.Display, v.Explanation)
+		}
+	}
+	if !named {
+		t.Fatalf("no FAIL naming the disk: %+v", doc.Verdicts)
+	}
+}

@@ -1,0 +1,132 @@
+// Package check answers "is this etcd fast enough?": on this machine (a
+// disk probe, then a real local cluster) or on a live cluster, it loads
+// etcd at etcdctl check perf's levels, reads the members' metrics, and
+// judges everything against thresholds with their sources.
+package check
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/etcdlab/etcdlab/judge"
+	"github.com/etcdlab/etcdlab/render"
+
+	"github.com/etcdlab/etcdlab/result"
+)
+
+// Level is one of etcdctl check perf's load levels.
+type Level struct {
+	Name    string
+	Rate    float64 // writes per second
+	Clients int
+}
+
+// Levels are etcdctl check perf's (check.go): s, m, l, xl.
+var Levels = []Level{{"s", 150, 50}, {"m", 1000, 200}, {"l", 8000, 500}, {"xl", 15000, 1000}} //nolint:gochecknoglobals // constant table
+
+// levelIndex finds a level by name.
+func levelIndex(name string) (int, error) {
+	for i, l := range Levels {
+		if l.Name == name {
+			return i, nil
+		}
+	}
+	return 0, fmt.Errorf("load level must be s, m, l or xl, not %q", name)
+}
+
+// check perf's pass criteria (etcdctl/ctlv3/command/check.go).
+const (
+	minRateShare = 0.9
+	maxSlowest   = 0.5
+	maxStddev    = 0.1
+)
+
+// judgeLevel applies check perf's criteria to a level's run: no errors,
+// throughput above 90% of the target, slowest request at most 0.5 s,
+// standard deviation at most 0.1 s. Latency here is measured from each
+// request's intended send time (open loop), which is stricter than check
+// perf's.
+func judgeLevel(l Level, run result.Run) result.CheckLevel {
+	out := result.CheckLevel{Name: l.Name, Rate: l.Rate, Clients: l.Clients, Passed: true}
+	fail := func(format string, args ...any) {
+		out.Passed = false
+		out.Why = append(out.Why, fmt.Sprintf(format, args...))
+	}
+	var errs int64
+	for _, n := range run.Errors {
+		errs += n
+	}
+	if errs > 0 {
+		fail("%d requests failed (%v)", errs, run.Errors)
+	}
+	if run.ThroughputRPS <= minRateShare*l.Rate {
+		fail("throughput %.0f writes/s is not above 90%% of %.0f", run.ThroughputRPS, l.Rate)
+	}
+	if run.Latency.Max > maxSlowest {
+		fail("slowest request took %.3f s (limit 0.5 s)", run.Latency.Max)
+	}
+	if run.Latency.Stddev > maxStddev {
+		fail("latency standard deviation %.3f s (limit 0.1 s)", run.Latency.Stddev)
+	}
+	if run.StoppedEarly != "" {
+		fail("stopped early: %s", run.StoppedEarly)
+	}
+	return out
+}
+
+// judgeServerDuring fails a level whose WAL fsync or backend commit p99,
+// on the worst member during the level, broke etcd's thresholds: a load is
+// only sustained if etcd stays within them.
+func judgeServerDuring(l *result.CheckLevel) {
+	for _, c := range []struct {
+		id string
+		v  float64
+	}{{"server.wal_fsync.p99", l.WalFsyncP99}, {"server.backend_commit.p99", l.BackendCommitP99}} {
+		t := judge.Thresholds[c.id]
+		if c.v >= t.Fail {
+			l.Passed = false
+			l.Why = append(l.Why, fmt.Sprintf("%s was %s during the level (limit %s: %s)", t.What, render.Seconds(c.v), render.Seconds(t.Fail), t.Advice))
+		}
+	}
+}
+
+// capacityVerdict judges the escalation: PASS when at least the first
+// level was sustained, FAIL when even it was not. The level that failed
+// after others passed is the cluster's limit, said in the explanation.
+func capacityVerdict(levels []result.CheckLevel, first, last Level) result.Verdict {
+	v := result.Verdict{ID: "load.capacity", What: fmt.Sprintf("highest check perf level sustained (tried %s to %s)", first.Name, last.Name),
+		Unit: "level", Threshold: fmt.Sprintf("at least %s: %.0f writes/s with %d clients", first.Name, first.Rate, first.Clients),
+		Source: "etcdctl check perf (> 90% of the rate, slowest <= 0.5 s, stddev <= 0.1 s, no errors); etcd FAQ (WAL fsync p99 < 10 ms, commit p99 < 25 ms during the level)", Status: result.Pass}
+	highest := ""
+	var failed *result.CheckLevel
+	for i := range levels {
+		if levels[i].Passed {
+			highest = levels[i].Name
+			v.Value = levels[i].Rate
+		} else {
+			failed = &levels[i]
+		}
+	}
+	switch {
+	case len(levels) == 0:
+		v.Status, v.Display = result.Skip, "-"
+		v.Explanation = "could not measure: no load level ran"
+	case highest == "":
+		v.Status, v.Display = result.Fail, "none"
+		v.Explanation = fmt.Sprintf("even level %s failed: %s; the cluster cannot sustain a small cluster's load on this hardware (see the disk and server verdicts for why)",
+			failed.Name, strings.Join(failed.Why, "; "))
+	case failed != nil:
+		v.Display = fmt.Sprintf("%s (%.0f writes/s)", highest, v.Value)
+		v.Explanation = fmt.Sprintf("the limit: level %s failed: %s", failed.Name, strings.Join(failed.Why, "; "))
+	default:
+		v.Display = fmt.Sprintf("%s (%.0f writes/s)", highest, v.Value)
+	}
+	return v
+}
+
+func boolValue(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,134 @@
+package check
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/etcdlab/etcdlab/judge"
+	"github.com/etcdlab/etcdlab/result"
+)
+
+// TestThresholdBoundaries pins every threshold in the table: just under a
+// limit passes, at the limit it does not (etcd's rules are "< limit").
+func TestThresholdBoundaries(t *testing.T) {
+	t.Parallel()
+	for _, id := range judge.IDs() {
+		th := judge.Thresholds[id]
+		d := func(v float64) string { return "x" }
+		if th.Warn > 0 {
+			if got := judge.Judge(id, th.Warn*0.999, d).Status; got != result.Pass {
+				t.Errorf("%s just under warn %g: %s", id, th.Warn, got)
+			}
+			if got := judge.Judge(id, th.Warn, d).Status; got != result.Warn {
+				t.Errorf("%s at warn %g: %s", id, th.Warn, got)
+			}
+		}
+		if th.Fail > 0 {
+			under := th.Fail * 0.999
+			want := result.Pass
+			if th.Warn > 0 && under >= th.Warn {
+				want = result.Warn
+			}
+			if got := judge.Judge(id, under, d).Status; got != want {
+				t.Errorf("%s just under fail %g: %s, want %s", id, th.Fail, got, want)
+			}
+			if got := judge.Judge(id, th.Fail, d).Status; got != result.Fail {
+				t.Errorf("%s at fail %g: %s", id, th.Fail, got)
+			}
+		}
+		if th.Source == "" || th.What == "" || th.Advice == "" {
+			t.Errorf("%s lacks a source, a name or advice", id)
+		}
+	}
+	// The pinned values themselves, so that a changed table is a conscious change.
+	for id, want := range map[string][2]float64{
+		"disk.fsync.p99": {0, 0.010}, "disk.fsync.p999": {0.0085, 0}, "server.wal_fsync.p99": {0, 0.010},
+		"server.backend_commit.p99": {0, 0.025}, "server.peer_rtt.p99": {0.040, 0.050}, "network.connect": {0.002, 0.008},
+		"server.leader_changes": {1, 4}, "server.slow_applies": {1, 0}, "server.proposals_failed": {1, 0}, "server.heartbeat_failures": {1, 0},
+	} {
+		th := judge.Thresholds[id]
+		if th.Warn != want[0] || th.Fail != want[1] {
+			t.Errorf("%s: warn %g fail %g, want %v", id, th.Warn, th.Fail, want)
+		}
+	}
+}
+
+// TestRulesFromRecordedMetrics runs the rule engine on recorded numbers:
+// the HDD article's disk (fsync p99 268 ms) fails and names the disk.
+func TestRulesFromRecordedMetrics(t *testing.T) {
+	t.Parallel()
+	hdd := []result.MemberCheck{
+		{Name: "m1", WalFsyncP99: 0.268, BackendCommitP99: 0.041, LeaderChanges: 2, SlowApplies: 30, HeartbeatFailures: 5},
+		{Name: "m2", WalFsyncP99: 0.190, BackendCommitP99: 0.020, PeerRTTP99: 0.0015, PeerRTTSamples: 2},
+		{Name: "m3", Error: "m3: cannot scrape http://10.0.0.3:2381/metrics: connection refused"},
+	}
+	vs := serverVerdicts(hdd, true)
+	get := func(id string) result.Verdict {
+		for _, v := range vs {
+			if v.ID == id {
+				return v
+			}
+		}
+		t.Fatalf("no verdict %s in %+v", id, vs)
+		return result.Verdict{}
+	}
+	if v := get("server.wal_fsync.p99"); v.Status != result.Fail || !strings.Contains(v.Explanation, "disk is too slow") || !strings.Contains(v.What, "worst: m1") {
+		t.Errorf("wal fsync: %+v", v)
+	}
+	if v := get("server.backend_commit.p99"); v.Status != result.Fail {
+		t.Errorf("commit: %+v", v)
+	}
+	if v := get("server.leader_changes"); v.Status != result.Warn {
+		t.Errorf("leader changes: %+v", v)
+	}
+	if v := get("server.peer_rtt.p99"); v.Status != result.Pass {
+		t.Errorf("rtt: %+v", v)
+	}
+	if v := get("server.metrics"); v.Status != result.Warn || !strings.Contains(v.Explanation, "connection refused") {
+		t.Errorf("partial metrics: %+v", v)
+	}
+	if result.Overall(vs) != result.Fail {
+		t.Error("overall must be FAIL")
+	}
+	// No metrics at all: SKIPs that say why, not a pass.
+	none := serverVerdicts([]result.MemberCheck{{Name: "m1", Error: "x does not serve Prometheus metrics"}}, true)
+	for _, v := range none {
+		if v.Status != result.Skip || !strings.Contains(v.Explanation, "could not measure: x does not serve Prometheus metrics") {
+			t.Errorf("no metrics: %+v", v)
+		}
+	}
+}
+
+func TestLevelRules(t *testing.T) {
+	t.Parallel()
+	l := Levels[1] // m: 1000 writes/s
+	ok := result.Run{Stats: result.Stats{ThroughputRPS: 901, Latency: result.Latency{Max: 0.5, Stddev: 0.1}}}
+	if got := judgeLevel(l, ok); !got.Passed {
+		t.Fatalf("at the limits: %+v", got)
+	}
+	for name, r := range map[string]result.Run{
+		"throughput": {Stats: result.Stats{ThroughputRPS: 900, Latency: result.Latency{Max: 0.1}}},
+		"slowest":    {Stats: result.Stats{ThroughputRPS: 1000, Latency: result.Latency{Max: 0.5001}}},
+		"stddev":     {Stats: result.Stats{ThroughputRPS: 1000, Latency: result.Latency{Stddev: 0.1001}}},
+		"errors":     {Stats: result.Stats{ThroughputRPS: 1000, Errors: map[string]int64{"Unavailable": 1}}},
+	} {
+		if got := judgeLevel(l, r); got.Passed || len(got.Why) != 1 {
+			t.Errorf("%s: %+v", name, got)
+		}
+	}
+	lv := judgeLevel(l, ok)
+	lv.WalFsyncP99 = 0.012
+	judgeServerDuring(&lv)
+	if lv.Passed || !strings.Contains(strings.Join(lv.Why, ""), "WAL fsync") {
+		t.Errorf("fsync during the level: %+v", lv)
+	}
+	// Capacity: first level failing is FAIL; a later one is the limit.
+	s, m := result.CheckLevel{Name: "s", Rate: 150, Passed: true}, result.CheckLevel{Name: "m", Rate: 1000, Why: []string{"slow"}}
+	if v := capacityVerdict([]result.CheckLevel{s, m}, Levels[0], Levels[3]); v.Status != result.Pass || !strings.Contains(v.Explanation, "the limit: level m") {
+		t.Errorf("limit: %+v", v)
+	}
+	m.Name = "s"
+	if v := capacityVerdict([]result.CheckLevel{m}, Levels[0], Levels[3]); v.Status != result.Fail {
+		t.Errorf("first level failing: %+v", v)
+	}
+}

@@ -1,0 +1,146 @@
+package metrics
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/etcdlab/etcdlab/lab/cluster"
+	"github.com/etcdlab/etcdlab/lab/etcdclient"
+	"github.com/etcdlab/etcdlab/lab/member"
+)
+
+func TestMain(m *testing.M) { os.Exit(member.RunTests(m)) }
+
+// TestHistogramQuantile checks cases worked out by hand the way PromQL's
+// histogram_quantile computes them.
+func TestHistogramQuantile(t *testing.T) {
+	t.Parallel()
+	inf := math.Inf(1)
+	// etcd's fsync buckets (1, 2, 4, 8, 16 ms...): 100 observations.
+	b := map[float64]float64{0.001: 10, 0.002: 50, 0.004: 90, 0.008: 98, 0.016: 100, inf: 100}
+	for _, tt := range []struct {
+		q, want float64
+	}{
+		{0.5, 0.002},                    // rank 50 = exactly the 2 ms bucket's count
+		{0.3, 0.001 + 0.001*(30-10)/40}, // inside (1, 2] ms
+		{0.99, 0.008 + 0.008*(99-98)/2}, // inside (8, 16] ms: 12 ms
+		{0.05, 0.001 * 5 / 10},          // lowest bucket starts at 0
+		{1, 0.016},
+	} {
+		if got := HistogramQuantile(tt.q, b); math.Abs(got-tt.want) > 1e-12 {
+			t.Errorf("q=%g: %g, want %g", tt.q, got, tt.want)
+		}
+	}
+	// A rank in +Inf returns the highest finite bound.
+	if got := HistogramQuantile(0.99, map[float64]float64{0.1: 50, inf: 100}); got != 0.1 {
+		t.Errorf("+Inf bucket: %g", got)
+	}
+	if !math.IsNaN(HistogramQuantile(0.5, map[float64]float64{0.1: 0, inf: 0})) {
+		t.Error("no observations must be NaN")
+	}
+}
+
+const sample = `# HELP etcd_server_has_leader x
+# TYPE etcd_server_has_leader gauge
+etcd_server_has_leader 1
+# TYPE etcd_disk_wal_fsync_duration_seconds histogram
+etcd_disk_wal_fsync_duration_seconds_bucket{le="0.001"} %d
+etcd_disk_wal_fsync_duration_seconds_bucket{le="0.002"} %d
+etcd_disk_wal_fsync_duration_seconds_bucket{le="+Inf"} %d
+etcd_disk_wal_fsync_duration_seconds_sum 0.1
+etcd_disk_wal_fsync_duration_seconds_count %d
+# TYPE etcd_server_leader_changes_seen_total counter
+etcd_server_leader_changes_seen_total %d
+`
+
+func TestScrapeAndDeltas(t *testing.T) {
+	t.Parallel()
+	step := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/metrics":
+			if step == 0 {
+				fmt.Fprintf(w, sample, 10, 10, 10, 10, 1)
+			} else {
+				fmt.Fprintf(w, sample, 10, 60, 110, 110, 3) // +100: 0 in (0,1], 50 in (1,2], 50 above
+			}
+			step++
+		case "/html/metrics":
+			fmt.Fprint(w, "<html><body>hello</body></html>")
+		case "/other/metrics":
+			fmt.Fprint(w, "# TYPE up gauge\nup 1\n")
+		}
+	}))
+	defer srv.Close()
+	before, err := Scrape(context.Background(), srv.URL, nil, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := Scrape(context.Background(), srv.URL, nil, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, n := Quantile(0.25, before, after, "etcd_disk_wal_fsync_duration_seconds")
+	if n != 100 || math.Abs(q-(0.001+0.001*25/50)) > 1e-12 {
+		t.Errorf("p25 %g over %g observations", q, n)
+	}
+	if inc, ok := Increase(before, after, "etcd_server_leader_changes_seen_total"); !ok || inc != 2 {
+		t.Errorf("leader changes %g %v", inc, ok)
+	}
+	for path, want := range map[string]string{"/html": "does not serve Prometheus metrics", "/other": "not etcd's", "/missing": "not etcd's"} {
+		_, err := Scrape(context.Background(), srv.URL+path+"/metrics", nil, time.Second)
+		if err == nil || (!strings.Contains(err.Error(), want) && !strings.Contains(err.Error(), "HTTP")) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: %v", path, err)
+		}
+	}
+	if _, err := Scrape(context.Background(), "http://127.0.0.1:1", nil, time.Second); err == nil || !strings.Contains(err.Error(), "connection refused") {
+		t.Errorf("refused: %v", err)
+	}
+}
+
+// TestScrapeRealMember reads a real member's metrics before and after some
+// writes and finds WAL fsyncs in between.
+func TestScrapeRealMember(t *testing.T) {
+	t.Parallel()
+	c, err := cluster.Start(context.Background(), cluster.Options{Members: 1, BaseDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Stop()
+	url := c.State().MetricsURLs[0]
+	before, err := Scrape(context.Background(), url, nil, 3*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cli, err := etcdclient.New(c.Client())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	for i := range 20 {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_, err := cli.Put(ctx, fmt.Sprintf("k%d", i), "v")
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	after, err := Scrape(context.Background(), url, nil, 3*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p99, n := Quantile(0.99, before, after, "etcd_disk_wal_fsync_duration_seconds")
+	if n < 20 || !(p99 > 0) {
+		t.Fatalf("wal fsync p99 %g over %g observations", p99, n)
+	}
+	if rss, ok := after.Gauge("process_resident_memory_bytes"); !ok || rss <= 0 {
+		t.Fatal("no RSS")
+	}
+}

@@ -1,0 +1,138 @@
+package render
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/etcdlab/etcdlab/result"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// fixture is a two-iteration put run with known numbers.
+func fixture(t *testing.T) *result.Document {
+	t.Helper()
+	h := hdrhistogram.New(1, 60_000_000, 3)
+	for i := int64(1); i <= 1000; i++ {
+		_ = h.RecordValue(1000 + i*10) // 1.01 ms .. 11 ms
+	}
+	enc, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stats := func(rps float64) result.Stats {
+		return result.Stats{
+			Requests: 1000, Errors: map[string]int64{"Unavailable": 2}, ErrorMessages: map[string]int64{"etcdserver: no leader": 2},
+			DurationSeconds: 1000 / rps, ThroughputRPS: rps,
+			Latency: result.Latency{Min: 0.00101, Mean: 0.006005, Stddev: 0.002887, Max: 0.011, P10: 0.002, P25: 0.0035,
+				P50: 0.006, P75: 0.0085, P90: 0.01, P95: 0.0105, P99: 0.0109, P999: 0.011},
+			Histogram:  string(enc),
+			TimeSeries: []result.Second{{UnixSecond: 1700000000, Requests: 1000, Errors: 2, Min: 0.00101, Mean: 0.006005, Max: 0.011}},
+		}
+	}
+	start := time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)
+	return &result.Document{
+		SchemaVersion: 1, Kind: "bench", Bench: &result.BenchConfig{Command: "put", Iterations: 2},
+		Runs: []result.Run{
+			{Name: "put conns=1 clients=10 iteration=1", Conns: 1, Clients: 10, Iteration: 1, Start: start, Stats: stats(1600)},
+			{Name: "put conns=1 clients=10 iteration=2", Conns: 1, Clients: 10, Iteration: 2, Start: start, Stats: stats(1700)},
+		},
+		Summaries: []result.Summary{{Name: "put conns=1 clients=10", Conns: 1, Clients: 10, Iterations: 2,
+			ThroughputRPS: result.MeanSD{Mean: 1650, Stddev: 70.71}, P50: result.MeanSD{Mean: 0.006}, P99: result.MeanSD{Mean: 0.0109}, Mean: result.MeanSD{Mean: 0.006005}}},
+	}
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./render -update)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file:\n%s", name, got)
+	}
+}
+
+func TestBenchTextGolden(t *testing.T) {
+	var b bytes.Buffer
+	if err := BenchText(&b, fixture(t), TextOptions{Sample: true}); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "bench_iterations.txt", b.Bytes())
+	one := fixture(t)
+	one.Runs = one.Runs[:1]
+	b.Reset()
+	if err := BenchText(&b, one, TextOptions{Precise: true}); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "bench_single_precise.txt", b.Bytes())
+}
+
+func TestBenchCSVGolden(t *testing.T) {
+	var b bytes.Buffer
+	if err := BenchCSV(&b, fixture(t)); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "bench.csv", b.Bytes())
+}
+
+// TestJSONRoundTrip writes and reads a document and checks that what matters
+// survived, and that bad input is refused in one line.
+func TestJSONRoundTrip(t *testing.T) {
+	doc := fixture(t)
+	var b bytes.Buffer
+	if err := result.Write(&b, doc); err != nil {
+		t.Fatal(err)
+	}
+	back, err := result.Read(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Runs[1].Latency.P999 != 0.011 || back.Runs[1].ThroughputRPS != 1700 || back.Summaries[0].ThroughputRPS.Stddev != 70.71 {
+		t.Fatalf("round trip lost data: %+v", back.Runs[1])
+	}
+	h, err := hdrhistogram.Decode([]byte(back.Runs[0].Histogram))
+	if err != nil || h.TotalCount() != 1000 {
+		t.Fatalf("histogram: %v %d", err, h.TotalCount())
+	}
+	for _, bad := range []string{"", "{", `{"schema_version": 99}`, `{"schema_version": 0}`} {
+		if _, err := result.Read(bytes.NewBufferString(bad)); err == nil {
+			t.Errorf("accepted %q", bad)
+		}
+	}
+}
+
+func TestDiskTextGolden(t *testing.T) {
+	lat := &result.DiskLatency{Min: 0.0003, Mean: 0.0021, Stddev: 0.0009, Max: 0.268}
+	for i, p := range []float64{1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99} {
+		lat.Percentiles = append(lat.Percentiles, result.Percentile{P: p, Seconds: 0.0004 * float64(i+1)})
+	}
+	lat.Percentiles[12].Seconds = 0.0125 // p99 over the line
+	doc := &result.Document{SchemaVersion: 1, Kind: result.KindDisk,
+		Disk: &result.Disk{Profile: "etcd", Dir: "/var/lib/etcd", Filesystem: "xfs", Device: "sda (/dev/sda1; rotational: yes, write cache: write back)",
+			Equivalent: "fio --name=etcdlab --directory=/var/lib/etcd --rw=write --ioengine=sync --fdatasync=1 --size=23068672 --bs=2300",
+			Jobs: []result.DiskJob{{Name: "sequential fdatasync", BlockSize: 2300, Sync: "fdatasync", QueueDepth: 1, Ops: 10029, WriteOps: 10029,
+				Bytes: 23066700, RuntimeSeconds: 40.1, IOPS: 250.1, WriteIOPS: 250.1, BandwidthBytesS: 575229, SyncLatency: lat, IOLatency: lat}},
+			Warnings: []string{"an example warning"}},
+		Verdicts: []result.Verdict{
+			{What: "fdatasync p99", Display: "12.50 ms", Threshold: "< 10.00 ms", Source: "etcd FAQ; OpenShift etcd docs", Status: "FAIL", Explanation: "too slow"},
+			{What: "sequential fdatasync IOPS", Display: "250", Threshold: "tier 50: development only", Source: "etcd tiers", Status: "WARN", Explanation: "dev only"},
+		},
+		Overall: "FAIL"}
+	var b bytes.Buffer
+	if err := DiskText(&b, doc); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "disk.txt", b.Bytes())
+}

@@ -1,0 +1,170 @@
+package render
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+	"github.com/etcdlab/etcdlab/result/compare"
+)
+
+// chromiumPath finds Debian's chromium; CI installs it, so its absence
+// fails there and skips elsewhere.
+func chromiumPath(t *testing.T) string {
+	t.Helper()
+	for _, p := range []string{"/usr/bin/chromium", "/usr/bin/chromium-browser"} {
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	if p, err := exec.LookPath("chromium"); err == nil {
+		return p
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatal("chromium is not installed (.ci/run installs Debian's chromium)")
+	}
+	t.Skip("chromium is not installed")
+	return ""
+}
+
+// figure is what the page reports about one chart.
+type figure struct {
+	ID      string `json:"id"`
+	Series  int    `json:"series"`
+	Colours int    `json:"colours"` // distinct series colours drawn in its SVG
+	Paths   int    `json:"paths"`
+}
+
+// TestHTMLInBrowser renders a bench sweep, a disk result and a comparison,
+// opens each in headless Chromium, and checks: no console errors, no
+// network request besides the file itself, and every chart drew each of
+// its series (each series has its own colour, which must appear in the
+// chart's SVG paths). Screenshots go to the test's temp dir.
+func TestHTMLInBrowser(t *testing.T) {
+	exe := chromiumPath(t)
+	dir := t.TempDir()
+	cases := []struct {
+		name string
+		docs []compare.Named
+	}{
+		{"sweep", []compare.Named{named("sweep.json", sweepFixture(t, 1))}},
+		{"disk", []compare.Named{named("disk.json", diskFixture())}},
+		{"comparison", []compare.Named{named("m5.json", sweepFixture(t, 1)), named("m6g.json", sweepFixture(t, 0.8))}},
+		{"check", []compare.Named{named("check", checkFixture(t))}},
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.Flag("disable-quic", true), chromedp.Flag("no-first-run", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true), chromedp.UserDataDir(filepath.Join(dir, "profile")), chromedp.WindowSize(1200, 900))
+	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancel()
+	for _, tc := range cases {
+		var b bytes.Buffer
+		if err := HTML(&b, tc.docs); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		html := b.String()
+		if tc.name == "check" {
+			for _, section := range []string{"Disk probe", "Load levels", "Server metrics over the check", "Latency floor", "Thresholds", "fdatasync latency percentiles"} {
+				if !strings.Contains(html, section) {
+					t.Errorf("check report has no %q section", section)
+				}
+			}
+		}
+		if strings.Contains(html, "<script") || strings.Contains(html, "http://") && !strings.Contains(html, "http://www.w3.org") {
+			t.Errorf("%s: the report has scripts or external references", tc.name)
+		}
+		page := filepath.Join(dir, tc.name+".html")
+		if err := os.WriteFile(page, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		figs, problems, shot := openPage(t, actx, "file://"+page)
+		if err := os.WriteFile(filepath.Join(dir, tc.name+".png"), shot, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: %d charts, screenshot %s", tc.name, len(figs), filepath.Join(dir, tc.name+".png"))
+		for _, p := range problems {
+			t.Errorf("%s: %s", tc.name, p)
+		}
+		if len(figs) < 2 {
+			t.Errorf("%s: only %d charts", tc.name, len(figs))
+		}
+		for _, f := range figs {
+			if f.Series < 1 || f.Colours < f.Series {
+				t.Errorf("%s: chart %s drew %d of its %d series (%d paths)", tc.name, f.ID, f.Colours, f.Series, f.Paths)
+			}
+		}
+	}
+}
+
+// palette colours as SVG writes them.
+func paletteJS() string {
+	var cs []string
+	for _, c := range palette {
+		cs = append(cs, fmt.Sprintf("'#%02X%02X%02X'", c.R, c.G, c.B))
+	}
+	return "[" + strings.Join(cs, ",") + "]"
+}
+
+func openPage(t *testing.T, actx context.Context, url string) ([]figure, []string, []byte) {
+	t.Helper()
+	ctx, cancel := chromedp.NewContext(actx)
+	defer cancel()
+	ctx, cancel2 := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel2()
+	var mu sync.Mutex
+	var problems []string
+	chromedp.ListenTarget(ctx, func(ev any) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch e := ev.(type) {
+		case *runtime.EventConsoleAPICalled:
+			if e.Type == runtime.APITypeError || e.Type == runtime.APITypeWarning {
+				problems = append(problems, fmt.Sprintf("console %s", e.Type))
+			}
+		case *runtime.EventExceptionThrown:
+			problems = append(problems, "exception: "+e.ExceptionDetails.Text)
+		case *log.EventEntryAdded:
+			if e.Entry.Level == log.LevelError {
+				problems = append(problems, "log error: "+e.Entry.Text)
+			}
+		case *network.EventRequestWillBeSent:
+			if e.Request.URL != url && !strings.HasPrefix(e.Request.URL, "data:") {
+				problems = append(problems, "network request: "+e.Request.URL)
+			}
+		}
+	})
+	var raw string
+	var shot []byte
+	js := `JSON.stringify([...document.querySelectorAll('figure.chart')].map(f => {
+		const cols = ` + paletteJS() + `;
+		const paths = [...f.querySelectorAll('svg path')];
+		const seen = new Set();
+		for (const p of paths) { const s = (p.getAttribute('style') || '') + (p.getAttribute('stroke') || '') + (p.getAttribute('fill') || '');
+			for (const c of cols) if (s.replace(/ /g, '').toUpperCase().includes(c)) seen.add(c); }
+		return {id: f.id, series: +f.dataset.series, colours: seen.size, paths: paths.length};
+	}))`
+	err := chromedp.Run(ctx, network.Enable(), log.Enable(), runtime.Enable(),
+		chromedp.Navigate(url), chromedp.WaitReady("body"), chromedp.Evaluate(js, &raw), chromedp.FullScreenshot(&shot, 80))
+	if err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	var figs []figure
+	if err := json.Unmarshal([]byte(raw), &figs); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	return figs, problems, shot
+}

@@ -1,0 +1,25 @@
+package render
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/etcdlab/etcdlab/result/compare"
+)
+
+func TestMarkdownGolden(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		docs []compare.Named
+	}{
+		{"sweep.md", []compare.Named{named("sweep.json", sweepFixture(t, 1))}},
+		{"disk.md", []compare.Named{named("disk.json", diskFixture())}},
+		{"comparison.md", []compare.Named{named("m5.json", sweepFixture(t, 1)), named("m6g.json", sweepFixture(t, 0.8))}},
+	} {
+		var b bytes.Buffer
+		if err := Markdown(&b, tt.docs); err != nil {
+			t.Fatal(err)
+		}
+		golden(t, tt.name, b.Bytes())
+	}
+}
