@@ -1,0 +1,169 @@
+package archtest
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/etcdlab/etcdlab/"
+
+// rule says which of the module's packages a group of packages may import
+// (production code; tests may import more). Patterns end in "/*" for a
+// folder's packages, or name one package.
+type rule struct {
+	pkgs  []string
+	allow []string
+}
+
+// leaves import nothing of ours but internal helpers.
+var leaves = []string{"internal/proc", "internal/version", "internal/units"}
+
+// rules is docs/architecture.md's table. Every package must match one row;
+// the first match applies.
+func rules() []rule {
+	return []rule{
+		{pkgs: []string{"cmd/*", "perf/*"}, allow: []string{"*"}},
+		{pkgs: []string{"invalid", "result", "internal/*"}, allow: leaves},
+		{pkgs: []string{"emulate/*"}, allow: append([]string{"emulate/*", "invalid"}, leaves...)},
+		{pkgs: []string{"lab/*"}, allow: append([]string{"lab/*", "emulate/*", "invalid", "result"}, leaves...)},
+		{pkgs: []string{"load", "load/*"}, allow: append([]string{"load/*", "lab/etcdclient", "result", "invalid"}, leaves...)},
+		{pkgs: []string{"result/*"}, allow: append([]string{"result"}, leaves...)},
+		{pkgs: []string{"judge", "judge/*"}, allow: append([]string{"judge/*", "result", "invalid"}, leaves...)},
+		// measure/bench is etcd benchmark's command: the CLI's, nobody's building block.
+		{pkgs: []string{"measure/bench"}, allow: append([]string{"lab/*", "emulate/*", "load", "load/*", "measure/envinfo", "measure/metrics", "judge", "result", "invalid"}, leaves...)},
+		{pkgs: []string{"measure/*"}, allow: append([]string{"lab/*", "emulate/*", "load", "load/*", "measure/check", "measure/disk", "measure/envinfo", "measure/metrics", "judge", "result", "invalid"}, leaves...)},
+		{pkgs: []string{"render", "render/*"}, allow: append([]string{"render/*", "result", "result/*", "judge"}, leaves...)},
+	}
+}
+
+func match(pattern, pkg string) bool {
+	if pattern == "*" {
+		return true
+	}
+	if dir, ok := strings.CutSuffix(pattern, "/*"); ok {
+		return strings.HasPrefix(pkg, dir+"/")
+	}
+	return pattern == pkg
+}
+
+func matchAny(patterns []string, pkg string) bool {
+	for _, p := range patterns {
+		if match(p, pkg) {
+			return true
+		}
+	}
+	return false
+}
+
+// check returns one line per import that breaks the rules; imports maps a
+// package (module-relative) to the module packages it imports.
+func check(imports map[string][]string) []string {
+	var bad []string
+	for pkg, deps := range imports {
+		var r *rule
+		for i, c := range rules() {
+			if matchAny(c.pkgs, pkg) {
+				r = &rules()[i]
+				break
+			}
+		}
+		if r == nil {
+			bad = append(bad, pkg+": no rule (add it to docs/architecture.md and this test)")
+			continue
+		}
+		for _, d := range deps {
+			if d == pkg {
+				continue
+			}
+			if !matchAny(r.allow, d) {
+				bad = append(bad, pkg+" imports "+d)
+			}
+		}
+	}
+	return bad
+}
+
+// moduleImports lists the module's packages and their imports of each other.
+func moduleImports(t *testing.T) map[string][]string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for !exists(filepath.Join(dir, "go.mod")) {
+		if parent := filepath.Dir(dir); parent != dir {
+			dir = parent
+		} else {
+			t.Fatal("go.mod not found")
+		}
+	}
+	cmd := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./...")
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v: %s", err, stderr.String())
+	}
+	imports := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		pkg := strings.TrimPrefix(fields[0], module)
+		imports[pkg] = nil
+		for _, f := range fields[1:] {
+			if d, ok := strings.CutPrefix(f, module); ok {
+				imports[pkg] = append(imports[pkg], d)
+			}
+		}
+	}
+	return imports
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// TestImportRules fails when a package imports across the architecture's
+// boundaries, or when a package belongs to no stage.
+func TestImportRules(t *testing.T) {
+	t.Parallel()
+	imports := moduleImports(t)
+	if len(imports) < 20 {
+		t.Fatalf("go list found only %d packages", len(imports))
+	}
+	for _, line := range check(imports) {
+		t.Error(line)
+	}
+}
+
+// TestRulesCatch shows the rules reject what the architecture forbids.
+func TestRulesCatch(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		pkg, dep string
+		ok       bool
+	}{
+		{"measure/check", "measure/bench", false},
+		{"measure/disk", "render", false},
+		{"render", "result/compare", true},
+		{"render", "measure/check", false},
+		{"load", "lab/cluster", false},
+		{"load", "lab/etcdclient", true},
+		{"emulate/wan", "lab/cluster", false},
+		{"lab/cluster", "emulate/wan", true},
+		{"lab/cluster", "internal/exitcode", false},
+		{"judge", "render", false},
+		{"cmd/etcdlab", "internal/exitcode", true},
+		{"newstage/x", "result", false},
+	} {
+		bad := check(map[string][]string{tc.pkg: {tc.dep}})
+		if got := len(bad) == 0; got != tc.ok {
+			t.Errorf("%s -> %s: allowed=%v, want %v (%v)", tc.pkg, tc.dep, got, tc.ok, bad)
+		}
+	}
+}
