@@ -25,7 +25,7 @@ type Error struct {
 }
 
 // placeholder matches {Name}: an exported Go identifier in braces.
-var placeholder = regexp.MustCompile(`\{([A-Z][A-Za-z0-9]*)\}`) //nolint:gochecknoglobals // compiled once, never changed
+var placeholder = regexp.MustCompile(`\{([A-Z][A-Za-z0-9]*)\}`)
 
 // Errorf returns an invalid-input error. format is fmt's, and may name
 // options as {Field}; only the format is searched for placeholders, never

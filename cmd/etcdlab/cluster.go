@@ -101,7 +101,7 @@ func addTuningFlags(fl interface {
 
 func (a *app) clusterUp(c *cobra.Command, f *upFlags) error {
 	ctx := c.Context()
-	tp, err := f.topologyOf(c)
+	tp, err := f.topologyOf()
 	if err != nil {
 		return exitcode.With(err, exitcode.Usage)
 	}

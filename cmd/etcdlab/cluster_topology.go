@@ -7,14 +7,13 @@ import (
 	"github.com/etcdlab/etcdlab/lab/cluster"
 	"github.com/etcdlab/etcdlab/lab/topology"
 	"github.com/etcdlab/etcdlab/render/table"
-	"github.com/spf13/cobra"
 )
 
 // topologyOf builds the topology `cluster up` is asked for: the --topology
 // file or preset, with --rtt, --client-rtt and --etcd-defaults laid over
 // it. --rtt replaces the topology's member-to-member links and
 // --client-rtt its client links. Nil when nothing is emulated.
-func (f *upFlags) topologyOf(c *cobra.Command) (*topology.Topology, error) {
+func (f *upFlags) topologyOf() (*topology.Topology, error) {
 	var tp *topology.Topology
 	if f.topology != "" {
 		t, err := topology.Load(f.topology)

@@ -74,7 +74,7 @@ func TestEmulatedUpFaultsAndKill(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = up.wait(t)
-	assertMembersGone(t, st, 5*time.Second)
+	assertMembersGone(t, st)
 	up2 := startUp(t, dir, "--rtt", "2ms")
 	var st2 cluster.State
 	for deadline := time.Now().Add(40 * time.Second); ; time.Sleep(50 * time.Millisecond) {
@@ -90,7 +90,7 @@ func TestEmulatedUpFaultsAndKill(t *testing.T) {
 		t.Fatalf("down: %d %s", code, out)
 	}
 	_ = up2.wait(t)
-	assertMembersGone(t, st2, 5*time.Second)
+	assertMembersGone(t, st2)
 	if entries, _ := os.ReadDir(filepath.Join(dir, ".etcdlab")); len(entries) != 0 {
 		t.Errorf(".etcdlab left: %v", entries)
 	}
@@ -102,7 +102,9 @@ func TestEmulationErrors(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	yaml := filepath.Join(dir, "bad.yaml")
-	os.WriteFile(yaml, []byte("links: [{between: [m1, m7], rtt: 5ms}]\n"), 0o644)
+	if err := os.WriteFile(yaml, []byte("links: [{between: [m1, m7], rtt: 5ms}]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tt := range []struct {
 		args []string
 		code int
@@ -129,10 +131,18 @@ func TestEmulationErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	work := filepath.Join(dir, "work")
-	os.MkdirAll(work, 0o777)
-	os.Chmod(filepath.Dir(dir), 0o755)
-	os.Chmod(dir, 0o755)
-	os.Chmod(work, 0o777)
+	if err := os.MkdirAll(work, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(filepath.Dir(dir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(work, 0o777); err != nil {
+		t.Fatal(err)
+	}
 	if os.Geteuid() != 0 {
 		t.Skip("not root: cannot run as nobody")
 	}

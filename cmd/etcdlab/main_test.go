@@ -15,7 +15,7 @@ import (
 
 // binary is the etcdlab executable built once for the tests that must run
 // it as a separate process (SIGKILL, Ctrl-C, cluster down).
-var binary string //nolint:gochecknoglobals // set once in TestMain
+var binary string
 
 func TestMain(m *testing.M) {
 	if code, ok := member.RunIfChild(); ok {

@@ -81,8 +81,9 @@ func cli(t *testing.T, dir string, args ...string) (int, string) {
 	return 0, string(out)
 }
 
-func assertMembersGone(t *testing.T, st cluster.State, within time.Duration) {
+func assertMembersGone(t *testing.T, st cluster.State) {
 	t.Helper()
+	const within = 5 * time.Second
 	for _, m := range st.Members {
 		if !m.Process().WaitGone(within) {
 			t.Errorf("member %s (pid %d) still running after %v", m.Name, m.PID, within)
@@ -136,7 +137,7 @@ func TestTLSUpStatusDown(t *testing.T) {
 	if !strings.Contains(up.stderr.String(), "member "+victim.Name+" exited") {
 		t.Errorf("cluster up did not report the killed member:\n%s", up.stderr.String())
 	}
-	assertMembersGone(t, st, 5*time.Second)
+	assertMembersGone(t, st)
 	if _, err := os.Stat(filepath.Join(dir, ".etcdlab")); !errors.Is(err, os.ErrNotExist) {
 		entries, _ := os.ReadDir(filepath.Join(dir, ".etcdlab"))
 		t.Fatalf(".etcdlab left behind: %v", entries)
@@ -157,7 +158,7 @@ func TestSIGKILLLeavesNoOrphans(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = up.wait(t)
-	assertMembersGone(t, st, 5*time.Second)
+	assertMembersGone(t, st)
 
 	code, out := cli(t, dir, "cluster", "down")
 	if code != 1 || !strings.Contains(out, "stale") {
@@ -178,7 +179,7 @@ func TestSIGKILLLeavesNoOrphans(t *testing.T) {
 	if err := up2.wait(t); err != nil {
 		t.Fatalf("Ctrl-C: cluster up exited with %v\n%s", err, up2.stderr.String())
 	}
-	assertMembersGone(t, st2, 5*time.Second)
+	assertMembersGone(t, st2)
 	if _, err := os.Stat(data); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("data dir made by etcdlab left behind after Ctrl-C: %v", err)
 	}
@@ -260,7 +261,7 @@ func TestKillWithSlowDisk(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = up.wait(t)
-	assertMembersGone(t, st, 5*time.Second)
+	assertMembersGone(t, st)
 	if len(slowMounts(t, dir)) != 1 {
 		t.Fatalf("expected the stale mount: %v", slowMounts(t, dir))
 	}
@@ -273,7 +274,7 @@ func TestKillWithSlowDisk(t *testing.T) {
 	if err := up2.wait(t); err != nil {
 		t.Fatalf("second cluster up: %v\n%s", err, up2.stderr.String())
 	}
-	assertMembersGone(t, st2, 5*time.Second)
+	assertMembersGone(t, st2)
 	if !strings.Contains(up2.stderr.String(), "unmounted") {
 		t.Errorf("stale mount not reported:\n%s", up2.stderr.String())
 	}
@@ -358,5 +359,5 @@ func TestClusterFault(t *testing.T) {
 		t.Fatalf("down: %d %s", code, out)
 	}
 	_ = up.wait(t)
-	assertMembersGone(t, st, 5*time.Second)
+	assertMembersGone(t, st)
 }

@@ -29,7 +29,7 @@ func TestNamespaceAddressesAndSources(t *testing.T) {
 			return
 		}
 		remote <- c.RemoteAddr()
-		io.WriteString(c, "hi")
+		_, _ = io.WriteString(c, "hi")
 		c.Close()
 	}()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)

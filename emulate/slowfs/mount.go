@@ -64,11 +64,10 @@ func MountDir(o Options) (*Mount, error) {
 		return nil, fmt.Errorf("slow disk: %s: %v", o.Backing, err)
 	}
 	m := &Mount{opts: o}
-	root := &fs.LoopbackRoot{Path: o.Backing, Dev: uint64(st.Dev)}
-	root.NewNode = func(r *fs.LoopbackRoot, _ *fs.Inode, _ string, _ *syscall.Stat_t) fs.InodeEmbedder {
-		return &slowNode{LoopbackNode: fs.LoopbackNode{RootData: r}, m: m}
-	}
-	root.RootNode = root.NewNode(root, nil, "", &st)
+	root := &fs.LoopbackRoot{Path: o.Backing, Dev: st.Dev}
+	// Children are wrapped by the root's WrapChild (NodeWrapChilder), so
+	// every node of the tree is a slowNode.
+	root.RootNode = &slowNode{LoopbackNode: &fs.LoopbackNode{RootData: root}, m: m}
 	sec := time.Second
 	server, err := fs.Mount(o.Mountpoint, root.RootNode, &fs.Options{
 		AttrTimeout: &sec, EntryTimeout: &sec,
@@ -100,13 +99,26 @@ func (m *Mount) Unmount() error {
 	return nil
 }
 
-// slowNode is a loopback node whose fsync and fdatasync first wait.
+// slowNode is a loopback node whose fsync and fdatasync first wait. go-fuse
+// calls it from its own goroutines; it holds no state of its own besides
+// the mount's read-only options.
 type slowNode struct {
-	fs.LoopbackNode
+	*fs.LoopbackNode
 	m *Mount
 }
 
-var _ = (fs.NodeFsyncer)((*slowNode)(nil))
+var (
+	_ = (fs.NodeFsyncer)((*slowNode)(nil))
+	_ = (fs.NodeWrapChilder)((*slowNode)(nil))
+)
+
+// WrapChild makes every node the loopback creates below this one a slowNode.
+func (n *slowNode) WrapChild(_ context.Context, ops fs.InodeEmbedder) fs.InodeEmbedder {
+	if lb, ok := ops.(*fs.LoopbackNode); ok {
+		return &slowNode{LoopbackNode: lb, m: n.m}
+	}
+	return ops
+}
 
 // Fsync delays, then syncs the backing file, keeping fdatasync's semantics
 // (flags bit 0) where go-fuse's loopback would always fsync. It ignores

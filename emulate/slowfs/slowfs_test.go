@@ -78,7 +78,7 @@ func TestSlowSync(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer m.Unmount()
+	defer func() { _ = m.Unmount() }()
 	if err := os.MkdirAll(filepath.Join(mnt, "member", "wal"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func TestInterruptedSync(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer m.Unmount()
+	defer func() { _ = m.Unmount() }()
 	f, err := os.OpenFile(filepath.Join(mnt, "f"), os.O_CREATE|os.O_WRONLY, 0o600)
 	if err != nil {
 		t.Fatal(err)
@@ -177,7 +177,7 @@ func TestChildrenDoNotInheritConnection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer m.Unmount()
+	defer func() { _ = m.Unmount() }()
 	out, err := exec.Command("ls", "-l", "/proc/self/fd").CombinedOutput()
 	if err != nil {
 		t.Fatalf("ls: %v\n%s", err, out)

@@ -46,7 +46,7 @@ func (p *Proxy) Serve(ln net.Listener) error {
 	p.conns = map[net.Conn]struct{}{}
 	p.quit = make(chan struct{})
 	p.mu.Unlock()
-	var seed uint64 = uint64(time.Now().UnixNano())
+	seed := uint64(time.Now().UnixNano())
 	for {
 		c, err := ln.Accept()
 		if err != nil {

@@ -65,7 +65,7 @@ func newRig(t *testing.T) *rig {
 			var d net.Dialer
 			return d.DialContext(ctx, "tcp", sink.Addr().String())
 		}}
-	go r.proxy.Serve(ln)
+	go func() { _ = r.proxy.Serve(ln) }()
 	t.Cleanup(func() {
 		r.proxy.Close()
 		sink.Close()
@@ -144,7 +144,7 @@ func TestOneWayDelayPerSource(t *testing.T) {
 func readEcho(t *testing.T, c net.Conn) time.Time {
 	t.Helper()
 	var m [16]byte
-	c.SetReadDeadline(time.Now().Add(3 * time.Second))
+	_ = c.SetReadDeadline(time.Now().Add(3 * time.Second))
 	if _, err := io.ReadFull(c, m[:]); err != nil {
 		t.Fatalf("echo: %v", err)
 	}
@@ -178,11 +178,11 @@ func TestJitterKeepsOrder(t *testing.T) {
 			var m [16]byte
 			binary.BigEndian.PutUint64(m[:8], uint64(i))
 			binary.BigEndian.PutUint64(m[8:], uint64(time.Now().UnixNano()))
-			c.Write(m[:])
+			_, _ = c.Write(m[:])
 			time.Sleep(200 * time.Microsecond)
 		}
 	}()
-	go io.Copy(io.Discard, c)
+	go func() { _, _ = io.Copy(io.Discard, c) }()
 	var minD, maxD time.Duration = time.Hour, 0
 	for i := range 200 {
 		a, ok := r.next(3 * time.Second)
@@ -204,7 +204,7 @@ func TestBandwidth(t *testing.T) {
 	r := newRig(t)
 	must(t, r.table.Set(Dir{"a", "dst"}, Link{Rate: 1 << 20})) // 1 MiB/s
 	c := r.dial("127.0.0.1")
-	go io.Copy(io.Discard, c)
+	go func() { _, _ = io.Copy(io.Discard, c) }()
 	const total = 512 << 10
 	start := time.Now()
 	w := bufio.NewWriter(c)
@@ -212,7 +212,7 @@ func TestBandwidth(t *testing.T) {
 		var m [16]byte
 		binary.BigEndian.PutUint64(m[:8], uint64(i))
 		binary.BigEndian.PutUint64(m[8:], uint64(start.UnixNano()))
-		w.Write(m[:])
+		_, _ = w.Write(m[:])
 	}
 	must(t, w.Flush())
 	for i := range total / 16 {
@@ -276,7 +276,7 @@ func TestCloseEndsStalledConnections(t *testing.T) {
 	case <-time.After(3 * time.Second):
 		t.Fatal("Close hung on a partitioned connection")
 	}
-	c.SetReadDeadline(time.Now().Add(2 * time.Second))
+	_ = c.SetReadDeadline(time.Now().Add(2 * time.Second))
 	if _, err := c.Read(make([]byte, 1)); err == nil {
 		t.Error("client connection still open after Close")
 	}
@@ -285,7 +285,7 @@ func TestCloseEndsStalledConnections(t *testing.T) {
 func TestRefusedSource(t *testing.T) {
 	r := newRig(t)
 	c := r.dial("127.0.0.3")
-	c.SetReadDeadline(time.Now().Add(2 * time.Second))
+	_ = c.SetReadDeadline(time.Now().Add(2 * time.Second))
 	if _, err := c.Read(make([]byte, 1)); err != io.EOF {
 		t.Errorf("refused source read %v, want EOF", err)
 	}

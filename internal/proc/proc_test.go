@@ -138,13 +138,12 @@ func TestZombies(t *testing.T) {
 // match did not select.
 func TestCloseOnExec(t *testing.T) {
 	dir := t.TempDir()
-	open := func(name string) int {
+	open := func(name string) {
 		fd, err := syscall.Open(filepath.Join(dir, name), syscall.O_RDWR|syscall.O_CREAT, 0o600)
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { syscall.Close(fd) })
-		return fd
+		t.Cleanup(func() { _ = syscall.Close(fd) })
 	}
 	open("selected")
 	open("kept")

@@ -322,7 +322,7 @@ func TestStartErrors(t *testing.T) {
 			}
 			c, err := Start(context.Background(), tt.opts)
 			if err == nil {
-				c.Stop()
+				_ = c.Stop()
 				t.Fatal("Start succeeded")
 			}
 			if exitcode.Code(err) != tt.code || !strings.Contains(err.Error(), tt.contains) || strings.Contains(err.Error(), "\n") {

@@ -77,7 +77,7 @@ func TestEmulatedNetwork(t *testing.T) {
 	}
 	// The leader's nearest follower sets the commit round trip.
 	nearest := map[string]time.Duration{"m1": ms(20), "m2": ms(20), "m3": ms(40)}[leader]
-	var best time.Duration = time.Hour
+	best := time.Hour
 	for i := range 5 {
 		t0 := time.Now()
 		if err := put(cli, "k", string(rune('a'+i))); err != nil {

@@ -24,12 +24,12 @@ func TestProbeExplainsFailures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer tlsC.Stop()
+	defer func() { _ = tlsC.Stop() }()
 	plain, err := cluster.Start(ctx, cluster.Options{Members: 1, BaseDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer plain.Stop()
+	defer func() { _ = plain.Stop() }()
 
 	otherCA, err := pki.NewCA("other")
 	if err != nil {

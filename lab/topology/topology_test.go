@@ -117,13 +117,13 @@ func TestTuned(t *testing.T) {
 	tp, _ := Parse([]byte("rtt: 300ms\n"))
 	o := cluster.Options{Members: 3}
 	o.Tuning.HeartbeatMs, o.Tuning.ElectionMs = 100, 1000
-	tp.Apply(&o, false, true)
+	_ = tp.Apply(&o, false, true)
 	if o.Tuning.HeartbeatMs != 300 || o.Tuning.ElectionMs != 1000 {
 		t.Errorf("kept election, tuned heartbeat: %+v", o.Tuning)
 	}
 	tp, _ = Parse([]byte("rtt: 300ms\netcd: {defaults: true}\n"))
 	o.Tuning.HeartbeatMs = 100
-	tp.Apply(&o, false, false)
+	_ = tp.Apply(&o, false, false)
 	if o.Tuning.HeartbeatMs != 100 || o.Tuning.ElectionMs != 1000 {
 		t.Errorf("etcd defaults: %+v", o.Tuning)
 	}
@@ -144,7 +144,9 @@ func TestErrors(t *testing.T) {
 		{"members: 9\n", "members: 9 is not between 1 and 7"},
 		{"storage: {fsync_delay: slow}\n", "storage.fsync_delay:"},
 	} {
-		os.WriteFile(bad, []byte(tc.yaml), 0o644)
+		if err := os.WriteFile(bad, []byte(tc.yaml), 0o644); err != nil {
+			t.Fatal(err)
+		}
 		tp, err := Load(bad)
 		if err == nil {
 			o := cluster.Options{Members: 3}

@@ -113,7 +113,7 @@ func TestScrapeRealMember(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Stop()
+	defer func() { _ = c.Stop() }()
 	url := c.State().MetricsURLs[0]
 	before, err := Scrape(context.Background(), url, nil, 3*time.Second)
 	if err != nil {

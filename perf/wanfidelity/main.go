@@ -72,7 +72,7 @@ func run(exe, targets string, msgs, probes int, metricRTT, warmup, window time.D
 	if err != nil {
 		return err
 	}
-	defer c.Stop()
+	defer func() { _ = c.Stop() }()
 	fmt.Println("\n## GET /raft/probing from m1's address to m2's peer port (emulated cluster)")
 	fmt.Println("(base: the same probe with zero delay — HTTP, etcd's answer, two proxy hops; the error is")
 	fmt.Println(" (RTT p50 - base p50)/2 - target, i.e. what the emulated delay adds beyond its target per direction)")
@@ -194,7 +194,7 @@ func oneWay(d time.Duration, n int) (direct, proxied []time.Duration, err error)
 			var dl net.Dialer
 			return dl.DialContext(ctx, "tcp", sink.Addr().String())
 		}}
-	go p.Serve(pln)
+	go func() { _ = p.Serve(pln) }()
 	defer p.Close()
 	cd, err := net.Dial("tcp", sink.Addr().String())
 	if err != nil {
