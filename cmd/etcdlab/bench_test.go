@@ -60,6 +60,16 @@ func TestBenchErrors(t *testing.T) {
 		{"unknown subcommand", []string{"bench", "mvcc-put"}, 2, `unknown command "mvcc-put"`},
 		{"bad output", []string{"bench", "-o", "xml", "put"}, 2, "-o must be"},
 		{"range no key", append([]string{"bench", "--endpoints", ep, "range"}, tlsArgs...), 2, "range needs a key"},
+		{"txn ops 0", append([]string{"bench", "--endpoints", ep, "txn-put", "--txn-ops", "0"}, tlsArgs...), 2, "--txn-ops must be at least 1, not 0"},
+		{"put rate 0", append([]string{"bench", "--endpoints", ep, "watch-latency", "--put-rate", "0"}, tlsArgs...), 2, "--put-rate must be at least 1, not 0"},
+		{"bad warmup", append([]string{"bench", "--endpoints", ep, "--warmup", "soon", "put"}, tlsArgs...), 2, `--warmup must be a request count (1000) or a duration (10s), not "soon"`},
+		{"request timeout 0", append([]string{"bench", "--endpoints", ep, "--request-timeout", "0", "put"}, tlsArgs...), 2, "--request-timeout must be positive"},
+		{"bad consistency", append([]string{"bench", "--endpoints", ep, "range", "/k", "--consistency", "x"}, tlsArgs...), 2, `--consistency must be l (linearizable) or s (serializable), not "x"`},
+		{"negative rw ratio", append([]string{"bench", "--endpoints", ep, "txn-mixed", "--rw-ratio=-1"}, tlsArgs...), 2, "--rw-ratio must not be negative"},
+		{"key space too large", append([]string{"bench", "--endpoints", ep, "put", "--key-size", "1", "--key-space-size", "17"}, tlsArgs...), 2,
+			"--key-size 1 (hex digits) cannot name 17 distinct keys; raise --key-size or lower --key-space-size"},
+		{"past the quota", append([]string{"bench", "--endpoints", ep, "put", "--total", "100000000", "--val-size", "100000"}, tlsArgs...), 2,
+			"of the quota (1.0 GiB); lower --total or --val-size"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			began := time.Now()
@@ -82,6 +92,19 @@ func TestBenchErrors(t *testing.T) {
 	defer cancel()
 	if r, err := cli.Get(ctx, "", clientv3.WithPrefix(), clientv3.WithCountOnly()); err != nil || r.Count != 0 {
 		t.Fatalf("failed runs wrote %v keys (%v)", r.Count, err)
+	}
+
+	// A prefix that holds keys is refused as invalid input, naming the flag,
+	// and left as it was.
+	if _, err := cli.Put(ctx, "/busy/k", "v"); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI(context.Background(), append([]string{"bench", "--endpoints", ep, "--prefix", "/busy/", "put"}, tlsArgs...)...)
+	if code != 2 || stdout != "" || !strings.Contains(stderr, "--prefix /busy/ already holds 1 keys; choose an empty --prefix") {
+		t.Fatalf("prefix in use: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	if r, err := cli.Get(ctx, "/busy/", clientv3.WithPrefix(), clientv3.WithCountOnly()); err != nil || r.Count != 1 {
+		t.Fatalf("refused run changed the prefix: %v keys (%v)", r.Count, err)
 	}
 }
 

@@ -6,35 +6,29 @@ import (
 	"math"
 	"time"
 
-	"github.com/etcdlab/etcdlab/internal/exitcode"
 	"github.com/etcdlab/etcdlab/load"
 	"github.com/etcdlab/etcdlab/measure/envinfo"
 	"github.com/etcdlab/etcdlab/result"
 )
 
-// Run runs the benchmark cfg describes and returns its result. Errors carry
-// exit codes: 2 for a configuration that cannot run (bad flags, a prefix in
-// use, a load too large for the quota), 1 for a cluster that cannot be
-// reached. Cancelling ctx stops the run; what was measured is returned and
-// the keys written are still deleted.
+// Run runs the benchmark cfg describes and returns its result.
+//
+// A configuration that cannot run (bad options, a prefix already in use, a
+// load too large for the quota) is an invalid-input error (invalid.Is) that
+// names Config's fields, and nothing was written. Any other error (a
+// cluster that cannot be reached, a run or a clean-up that failed) is an
+// ordinary error; a document returned with it holds what was measured.
+// Cancelling ctx stops the run; what was measured is returned and the keys
+// written are still deleted.
 func Run(ctx context.Context, cfg Config) (*result.Document, error) {
 	if err := cfg.validate(); err != nil {
-		return nil, exitcode.With(err, exitcode.Usage)
-	}
-	space, _ := cfg.keySpace()
-	if cfg.writes() && cfg.Command != CmdWatchLatency {
-		if err := (load.Keys{Size: cfg.KeySize, Space: space}).Validate(); err != nil {
-			return nil, exitcode.With(err, exitcode.Usage)
-		}
-		if cfg.Command == CmdTxnPut && int64(cfg.TxnOps) > space {
-			return nil, exitcode.Usagef("--txn-ops (%d) must not exceed --key-space-size (%d)", cfg.TxnOps, space)
-		}
+		return nil, err
 	}
 	doc := &result.Document{SchemaVersion: result.SchemaVersion, Kind: result.KindBench, CreatedAt: time.Now().UTC(), Environment: envinfo.Collect()}
 	note := func(s string) { doc.Notes = append(doc.Notes, s) }
 	t, err := connect(ctx, &cfg, &doc.Environment)
 	if err != nil {
-		return nil, exitcode.With(err, exitcode.Failure)
+		return nil, err
 	}
 	defer t.close()
 	if t.local != nil {
@@ -90,7 +84,7 @@ func Run(ctx context.Context, cfg Config) (*result.Document, error) {
 		default:
 			msg, err := cleanup(ctx, t, cfg.Prefix, cfg.Compact)
 			if err != nil {
-				return doc, exitcode.Failuref("clean up: %v", err)
+				return doc, fmt.Errorf("clean up: %w", err)
 			}
 			note(msg)
 		}
@@ -110,7 +104,7 @@ func (cfg *Config) runAll(ctx context.Context, t *target, wl load.Workload, doc 
 			for it := 1; it <= cfg.Iterations && ctx.Err() == nil; it++ {
 				run, err := load.RunWatchLatency(ctx, t.conn, t.endpoints, conns, cfg.watchSpec())
 				if err != nil {
-					return exitcode.With(err, exitcode.Failure)
+					return runFailure(err)
 				}
 				run.Name, run.Iteration = runName(cfg, conns, run.Clients, it), it
 				doc.Runs = append(doc.Runs, run)
@@ -119,7 +113,7 @@ func (cfg *Config) runAll(ctx context.Context, t *target, wl load.Workload, doc 
 		}
 		eng, err := cfg.newEngine(ctx, t, wl, conns)
 		if err != nil {
-			return exitcode.With(err, exitcode.Failure)
+			return runFailure(err)
 		}
 		err = cfg.runPoint(ctx, eng, conns, doc, guard, wu, &seq)
 		eng.close()
@@ -138,7 +132,7 @@ func (cfg *Config) runAll(ctx context.Context, t *target, wl load.Workload, doc 
 func (cfg *Config) runPoint(ctx context.Context, eng engine, conns int, doc *result.Document, guard *dbGuard, wu warmup, seq *int64) error {
 	for _, clients := range cfg.Clients {
 		if err := eng.prepare(ctx, clients); err != nil {
-			return exitcode.With(err, exitcode.Failure)
+			return runFailure(err)
 		}
 		spec := load.Spec{Clients: clients, Rate: cfg.Rate, RequestTimeout: cfg.RequestTimeout}
 		if guard != nil {
@@ -150,7 +144,7 @@ func (cfg *Config) runPoint(ctx context.Context, eng engine, conns int, doc *res
 			ws.Progress = cfg.progress("warm-up", wu.count)
 			w, err := eng.run(ctx, ws)
 			if err != nil {
-				return exitcode.With(err, exitcode.Usage)
+				return runFailure(err)
 			}
 			*seq += w.Requests + errCount(w.Stats)
 		}
@@ -160,7 +154,7 @@ func (cfg *Config) runPoint(ctx context.Context, eng engine, conns int, doc *res
 			spec.Progress = cfg.progress(name, cfg.Total)
 			run, err := eng.run(ctx, spec)
 			if err != nil {
-				return exitcode.With(err, exitcode.Usage)
+				return runFailure(err)
 			}
 			*seq += run.Requests + errCount(run.Stats)
 			run.Name, run.Iteration = name, it

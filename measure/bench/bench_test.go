@@ -2,11 +2,14 @@ package bench
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/etcdlab/etcdlab/internal/exitcode"
+	"github.com/etcdlab/etcdlab/invalid"
 	"github.com/etcdlab/etcdlab/lab/cluster"
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
 	"github.com/etcdlab/etcdlab/lab/member"
@@ -77,7 +80,7 @@ func TestCleanupAndKeep(t *testing.T) {
 	}
 	// The prefix is now in use: a second run must refuse and write nothing.
 	_, err = Run(context.Background(), cfg)
-	if exitcode.Code(err) != exitcode.Usage || !strings.Contains(err.Error(), "already holds 200 keys") {
+	if !invalid.Is(err) || err.Error() != "Prefix /kept/ already holds 200 keys; choose an empty Prefix (etcdlab deletes its prefix when done)" {
 		t.Fatalf("prefix in use: %v", err)
 	}
 	if n := count(t, cli, "/kept/"); n != 200 {
@@ -92,7 +95,7 @@ func TestQuotaRefusal(t *testing.T) {
 	cfg := baseConfig(c, CmdPut)
 	cfg.Total, cfg.ValSize = 100000, 1024
 	_, err := Run(context.Background(), cfg)
-	if exitcode.Code(err) != exitcode.Usage || !strings.Contains(err.Error(), "16 MiB quota") {
+	if !invalid.Is(err) || !strings.Contains(err.Error(), "16 MiB quota") || !slices.Equal(invalid.As(err).Params(), []string{"Total", "ValSize"}) {
 		t.Fatalf("err = %v", err)
 	}
 	if n := count(t, cli, ""); n != 0 {
@@ -188,6 +191,8 @@ func TestInterruptCleansUp(t *testing.T) {
 	}
 }
 
+// TestValidate: every configuration that cannot run is invalid input that
+// names the Config fields at fault, and nothing else is.
 func TestValidate(t *testing.T) {
 	t.Parallel()
 	ok := Config{Command: CmdPut, Conns: []int{1}, Clients: []int{1}, Total: 1, RequestTimeout: time.Second, Iterations: 1, KeySize: 8, Consistency: "l"}
@@ -196,21 +201,43 @@ func TestValidate(t *testing.T) {
 		mod  func(*Config)
 		want string
 	}{
-		{"clients 0", func(c *Config) { c.Clients = []int{0} }, "--clients"},
-		{"conns 0", func(c *Config) { c.Conns = []int{1, 0} }, "--conns"},
-		{"key size 0", func(c *Config) { c.KeySize = 0 }, "--key-size"},
-		{"no total", func(c *Config) { c.Total = 0 }, "--duration"},
-		{"bad warmup", func(c *Config) { c.Warmup = "soon" }, "--warmup"},
-		{"bad consistency", func(c *Config) { c.Consistency = "x" }, "--consistency"},
+		{"clients 0", func(c *Config) { c.Clients = []int{0} }, "{Clients} must be at least 1, not 0"},
+		{"conns 0", func(c *Config) { c.Conns = []int{1, 0} }, "{Conns} must be at least 1, not 0"},
+		{"no conns", func(c *Config) { c.Conns = nil }, "{Conns} and {Clients} need at least one value"},
+		{"key size 0", func(c *Config) { c.KeySize = 0 }, "{KeySize} must be at least 1, not 0"},
+		{"val size -1", func(c *Config) { c.ValSize = -1 }, "{ValSize} must not be negative, not -1"},
+		{"key space -1", func(c *Config) { c.KeySpaceSize = -1 }, "{KeySpaceSize} must not be negative, not -1"},
+		{"key size too small", func(c *Config) { c.KeySize, c.KeySpaceSize = 1, 17 }, "{KeySize} 1 (hex digits) cannot name 17 distinct keys; raise {KeySize} or lower {KeySpaceSize}"},
+		{"key size too small for total", func(c *Config) { c.KeySize, c.Total = 1, 17 }, "{KeySize} 1 (hex digits) cannot name 17 distinct keys ({KeySpaceSize} defaults to {Total}); raise {KeySize}, lower {Total} or give a smaller {KeySpaceSize}"},
+		{"no total", func(c *Config) { c.Total = 0 }, "{Total} must be positive, or give {Duration}"},
+		{"negative duration", func(c *Config) { c.Duration = -time.Second }, "{Duration} must not be negative, not -1s"},
+		{"negative rate", func(c *Config) { c.Rate = -1 }, "{Rate} must not be negative, not -1"},
+		{"no request timeout", func(c *Config) { c.RequestTimeout = 0 }, "{RequestTimeout} must be positive, not 0s"},
+		{"bad warmup", func(c *Config) { c.Warmup = "soon" }, `{Warmup} must be a request count (1000) or a duration (10s), not "soon"`},
+		{"bad consistency", func(c *Config) { c.Consistency = "x" }, `{Consistency} must be l (linearizable) or s (serializable), not "x"`},
+		{"txn ops 0", func(c *Config) { c.Command, c.TxnOps = CmdTxnPut, 0 }, "{TxnOps} must be at least 1, not 0"},
+		{"txn ops past key space", func(c *Config) { c.Command, c.TxnOps, c.KeySpaceSize = CmdTxnPut, 3, 2 }, "{TxnOps} (3) must not exceed {KeySpaceSize} (2)"},
+		{"negative rw ratio", func(c *Config) { c.Command, c.RWRatio = CmdTxnMixed, -1 }, "{RWRatio} must not be negative, not -1"},
+		{"watch put rate 0", func(c *Config) {
+			c.Command, c.Streams, c.WatchersPerStream, c.PutTotal = CmdWatchLatency, 1, 1, 1
+		}, "{PutRate} must be at least 1, not 0"},
+		{"bad engine", func(c *Config) { c.Engine = "fast" }, `{Engine} must be wire or grpc, not "fast"`},
 		{"range without key", func(c *Config) { c.Command = CmdRange }, "range needs a key"},
-		{"unknown", func(c *Config) { c.Command = "mvcc" }, "unknown bench command"},
-		{"iterations 0", func(c *Config) { c.Iterations = 0 }, "--iterations"},
+		{"put with args", func(c *Config) { c.Args = []string{"k"} }, `put takes no arguments, got ["k"]`},
+		{"unknown", func(c *Config) { c.Command = "mvcc" }, `unknown bench command "mvcc"`},
+		{"iterations 0", func(c *Config) { c.Iterations = 0 }, "{Iterations} must be at least 1, not 0"},
 	} {
 		c := ok
 		tt.mod(&c)
 		_, err := Run(context.Background(), c)
-		if exitcode.Code(err) != exitcode.Usage || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("%s: %v", tt.name, err)
+		e := invalid.As(err)
+		if e == nil {
+			t.Errorf("%s: %v is not invalid input", tt.name, err)
+			continue
+		}
+		braces := e.Text(func(f string) string { return "{" + f + "}" })
+		if !strings.HasPrefix(braces, tt.want) {
+			t.Errorf("%s: %q, want %q", tt.name, braces, tt.want)
 		}
 	}
 	c := ok
@@ -221,5 +248,44 @@ func TestValidate(t *testing.T) {
 	c.KeySpaceSize = 1
 	if space, note := c.keySpace(); space != 1 || note != "" {
 		t.Errorf("explicit key space %d %q", space, note)
+	}
+}
+
+// TestUnreachableIsNotInvalid: a cluster that cannot be reached is an
+// ordinary error, not invalid input.
+func TestUnreachableIsNotInvalid(t *testing.T) {
+	t.Parallel()
+	cfg := Config{Command: CmdPut, Conns: []int{1}, Clients: []int{1}, Total: 1, RequestTimeout: time.Second, Iterations: 1, KeySize: 8, Consistency: "l",
+		Conn: etcdclient.Config{Endpoints: []string{"127.0.0.1:1"}, DialTimeout: time.Second}}
+	_, err := Run(context.Background(), cfg)
+	if err == nil || invalid.Is(err) || !strings.Contains(err.Error(), "connection refused") {
+		t.Fatalf("unreachable cluster: %v", err)
+	}
+}
+
+// TestRunFailure: an error from a run, after keys may have been written, is
+// never invalid input, whatever the layer below called it.
+func TestRunFailure(t *testing.T) {
+	t.Parallel()
+	plain := errors.New("connection reset")
+	for _, tt := range []struct {
+		in   error
+		same bool
+	}{
+		{nil, true},
+		{plain, true},
+		{invalid.Errorf("{Clients} must be at least 1, not %d", 0), false},
+		{fmt.Errorf("run: %w", invalid.Errorf("{Total} is odd")), false},
+	} {
+		got := runFailure(tt.in)
+		if invalid.Is(got) {
+			t.Errorf("runFailure(%v) is still invalid input", tt.in)
+		}
+		if tt.same && got != tt.in {
+			t.Errorf("runFailure(%v) = %v, want it unchanged", tt.in, got)
+		}
+		if tt.in != nil && got.Error() != tt.in.Error() {
+			t.Errorf("runFailure changed the message: %q", got.Error())
+		}
 	}
 }

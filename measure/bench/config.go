@@ -7,13 +7,13 @@ package bench
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"math"
 	"strconv"
 	"time"
 
+	"github.com/etcdlab/etcdlab/invalid"
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
 )
 
@@ -106,81 +106,85 @@ func parseWarmup(s string) (warmup, error) {
 	if d, err := time.ParseDuration(s); err == nil && d > 0 {
 		return warmup{duration: d}, nil
 	}
-	return warmup{}, fmt.Errorf("--warmup must be a request count (1000) or a duration (10s), not %q", s)
+	return warmup{}, invalid.Errorf("{Warmup} must be a request count (1000) or a duration (10s), not %q", s)
 }
 
 // writes reports whether the command writes keys.
 func (c *Config) writes() bool { return c.Command != CmdRange && c.Command != CmdLeaseKeepalive }
 
-// validate checks the configuration and fills in defaults; its errors are
-// usage errors.
+// validate checks the configuration and fills in defaults. Its errors are
+// invalid-input errors (package invalid) that name the fields of Config.
 func (c *Config) validate() error {
 	switch c.Command {
 	case CmdPut, CmdTxnPut, CmdLeaseKeepalive, CmdWatchLatency:
 		if len(c.Args) > 0 {
-			return fmt.Errorf("%s takes no arguments, got %q", c.Command, c.Args)
+			return invalid.Errorf("%s takes no arguments, got %q", c.Command, c.Args)
 		}
 	case CmdRange:
 		if len(c.Args) < 1 || len(c.Args) > 2 {
-			return errors.New("range needs a key and an optional end key: range KEY [END]")
+			return invalid.Errorf("range needs a key and an optional end key: range KEY [END]")
 		}
 	case CmdTxnMixed:
 		if len(c.Args) > 2 {
-			return errors.New("txn-mixed takes at most a key and an end key")
+			return invalid.Errorf("txn-mixed takes at most a key and an end key")
 		}
 	default:
-		return fmt.Errorf("unknown bench command %q", c.Command)
+		return invalid.Errorf("unknown bench command %q", c.Command)
 	}
 	for _, n := range c.Conns {
 		if n < 1 {
-			return fmt.Errorf("--conns must be at least 1, not %d", n)
+			return invalid.Errorf("{Conns} must be at least 1, not %d", n)
 		}
 	}
 	for _, n := range c.Clients {
 		if n < 1 {
-			return fmt.Errorf("--clients must be at least 1, not %d", n)
+			return invalid.Errorf("{Clients} must be at least 1, not %d", n)
 		}
 	}
 	if len(c.Conns) == 0 || len(c.Clients) == 0 {
-		return errors.New("--conns and --clients need at least one value")
+		return invalid.Errorf("{Conns} and {Clients} need at least one value")
 	}
 	if c.Iterations < 1 {
-		return fmt.Errorf("--iterations must be at least 1, not %d", c.Iterations)
+		return invalid.Errorf("{Iterations} must be at least 1, not %d", c.Iterations)
 	}
 	if c.Total < 0 || (c.Total == 0 && c.Duration <= 0) {
-		return errors.New("--total must be positive, or give --duration")
+		return invalid.Errorf("{Total} must be positive, or give {Duration}")
 	}
-	if c.Duration < 0 || c.Rate < 0 || c.RequestTimeout <= 0 {
-		return errors.New("--duration and --rate must not be negative, --request-timeout must be positive")
+	if c.Duration < 0 {
+		return invalid.Errorf("{Duration} must not be negative, not %s", c.Duration)
+	}
+	if c.Rate < 0 {
+		return invalid.Errorf("{Rate} must not be negative, not %g", c.Rate)
+	}
+	if c.RequestTimeout <= 0 {
+		return invalid.Errorf("{RequestTimeout} must be positive, not %s", c.RequestTimeout)
 	}
 	if _, err := parseWarmup(c.Warmup); err != nil {
 		return err
 	}
 	if c.Consistency != "l" && c.Consistency != "s" {
-		return fmt.Errorf("--consistency must be l (linearizable) or s (serializable), not %q", c.Consistency)
+		return invalid.Errorf("{Consistency} must be l (linearizable) or s (serializable), not %q", c.Consistency)
 	}
 	if c.writes() && c.Command != CmdWatchLatency {
-		if c.KeySize < 1 {
-			return fmt.Errorf("--key-size must be at least 1, not %d", c.KeySize)
+		if err := c.validateKeys(); err != nil {
+			return err
 		}
-		if c.ValSize < 0 {
-			return fmt.Errorf("--val-size must not be negative")
-		}
-		if c.KeySpaceSize < 0 {
-			return fmt.Errorf("--key-space-size must be positive, not %d", c.KeySpaceSize)
-		}
-	}
-	if c.Command == CmdTxnPut && c.TxnOps < 1 {
-		return fmt.Errorf("--txn-ops must be at least 1, not %d", c.TxnOps)
 	}
 	if c.Command == CmdTxnMixed && c.RWRatio < 0 {
-		return fmt.Errorf("--rw-ratio must not be negative")
+		return invalid.Errorf("{RWRatio} must not be negative, not %g", c.RWRatio)
 	}
-	if c.Command == CmdWatchLatency && (c.Streams < 1 || c.WatchersPerStream < 1 || c.PutTotal < 1 || c.PutRate < 1) {
-		return errors.New("--streams, --watchers-per-stream, --put-total and --put-rate must be at least 1")
+	if c.Command == CmdWatchLatency {
+		for _, f := range []struct {
+			field string
+			n     int
+		}{{"Streams", c.Streams}, {"WatchersPerStream", c.WatchersPerStream}, {"PutTotal", c.PutTotal}, {"PutRate", c.PutRate}} {
+			if f.n < 1 {
+				return invalid.Errorf("{"+f.field+"} must be at least 1, not %d", f.n)
+			}
+		}
 	}
 	if c.Engine != "" && c.Engine != EngineWire && c.Engine != EngineGRPC {
-		return fmt.Errorf("--engine must be wire or grpc, not %q", c.Engine)
+		return invalid.Errorf("{Engine} must be wire or grpc, not %q", c.Engine)
 	}
 	if c.Prefix == "" {
 		c.Prefix = "/etcdlab/bench/" + RunID(time.Now()) + "/"
@@ -190,6 +194,34 @@ func (c *Config) validate() error {
 	}
 	if c.Log == nil {
 		c.Log = io.Discard
+	}
+	return nil
+}
+
+// validateKeys checks the keys a writing command names: their size, the
+// key space, and that the key size can name the key space.
+func (c *Config) validateKeys() error {
+	if c.KeySize < 1 {
+		return invalid.Errorf("{KeySize} must be at least 1, not %d", c.KeySize)
+	}
+	if c.ValSize < 0 {
+		return invalid.Errorf("{ValSize} must not be negative, not %d", c.ValSize)
+	}
+	if c.KeySpaceSize < 0 {
+		return invalid.Errorf("{KeySpaceSize} must not be negative, not %d", c.KeySpaceSize)
+	}
+	if c.Command == CmdTxnPut && c.TxnOps < 1 {
+		return invalid.Errorf("{TxnOps} must be at least 1, not %d", c.TxnOps)
+	}
+	space, _ := c.keySpace()
+	if c.KeySize < 16 && float64(space) > math.Pow(16, float64(c.KeySize)) {
+		if c.KeySpaceSize == 0 {
+			return invalid.Errorf("{KeySize} %d (hex digits) cannot name %d distinct keys ({KeySpaceSize} defaults to {Total}); raise {KeySize}, lower {Total} or give a smaller {KeySpaceSize}", c.KeySize, space)
+		}
+		return invalid.Errorf("{KeySize} %d (hex digits) cannot name %d distinct keys; raise {KeySize} or lower {KeySpaceSize}", c.KeySize, space)
+	}
+	if c.Command == CmdTxnPut && int64(c.TxnOps) > space {
+		return invalid.Errorf("{TxnOps} (%d) must not exceed {KeySpaceSize} (%d)", c.TxnOps, space)
 	}
 	return nil
 }

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/dustin/go-humanize"
-	"github.com/etcdlab/etcdlab/internal/exitcode"
+	"github.com/etcdlab/etcdlab/invalid"
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
@@ -30,10 +30,10 @@ func checkPrefixEmpty(ctx context.Context, t *target, prefix string) error {
 	defer cancel()
 	r, err := t.cli.Get(ctx, prefix, clientv3.WithPrefix(), clientv3.WithCountOnly())
 	if err != nil {
-		return exitcode.Failuref("check prefix %s: %s", prefix, etcdclient.Describe(err))
+		return fmt.Errorf("check prefix %s: %s", prefix, etcdclient.Describe(err))
 	}
 	if r.Count > 0 {
-		return exitcode.Usagef("prefix %s already holds %d keys; choose an empty --prefix (etcdlab deletes its prefix when done)", prefix, r.Count)
+		return invalid.Errorf("{Prefix} %s already holds %d keys; choose an empty {Prefix} (etcdlab deletes its prefix when done)", prefix, r.Count)
 	}
 	return nil
 }
@@ -42,7 +42,7 @@ func checkPrefixEmpty(ctx context.Context, t *target, prefix string) error {
 func quota(ctx context.Context, t *target) (db, quota int64, err error) {
 	st, err := statusAny(ctx, t)
 	if err != nil {
-		return 0, 0, exitcode.Failuref("read the database size: %s", etcdclient.Describe(err))
+		return 0, 0, fmt.Errorf("read the database size: %s", etcdclient.Describe(err))
 	}
 	quota = st.DbSizeQuota
 	if quota <= 0 {
@@ -60,7 +60,7 @@ func checkQuota(ctx context.Context, t *target, estimate int64) error {
 	}
 	limit := int64(float64(q) * quotaShare)
 	if db+estimate > limit {
-		return exitcode.Usagef("refusing to write about %s to a cluster whose database is %s of a %s quota: that could pass %.0f%% of the quota (%s); lower --total or --val-size",
+		return invalid.Errorf("refusing to write about %s to a cluster whose database is %s of a %s quota: that could pass %.0f%% of the quota (%s); lower {Total} or {ValSize}",
 			humanize.IBytes(uint64(estimate)), humanize.IBytes(uint64(db)), humanize.IBytes(uint64(q)), quotaShare*100, humanize.IBytes(uint64(limit)))
 	}
 	return nil

@@ -2,11 +2,11 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
 
-	"github.com/etcdlab/etcdlab/internal/exitcode"
 	"github.com/etcdlab/etcdlab/lab/cluster"
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
 	"github.com/etcdlab/etcdlab/measure/envinfo"
@@ -77,7 +77,7 @@ func memberList(ctx context.Context, t *target) (*clientv3.MemberListResponse, e
 	defer cancel()
 	r, err := t.cli.MemberList(ctx)
 	if err != nil {
-		return nil, exitcode.Failuref("list members: %s", etcdclient.Describe(err))
+		return nil, fmt.Errorf("list members: %s", etcdclient.Describe(err))
 	}
 	return r, nil
 }
@@ -103,24 +103,24 @@ func statusAny(ctx context.Context, t *target) (*clientv3.StatusResponse, error)
 func leaderEndpoints(ctx context.Context, t *target, members *clientv3.MemberListResponse) ([]string, error) {
 	st, err := statusAny(ctx, t)
 	if err != nil {
-		return nil, exitcode.Failuref("--target-leader: no endpoint answered: %s", etcdclient.Describe(err))
+		return nil, fmt.Errorf("find the leader: no endpoint answered: %s", etcdclient.Describe(err))
 	}
 	if st.Leader == 0 {
-		return nil, exitcode.Failuref("--target-leader: the cluster has no leader")
+		return nil, errors.New("find the leader: the cluster has no leader")
 	}
 	for _, m := range members.Members {
 		if m.ID != st.Leader {
 			continue
 		}
 		if len(m.ClientURLs) == 0 {
-			return nil, exitcode.Failuref("--target-leader: the leader %s advertises no client URL", m.Name)
+			return nil, fmt.Errorf("find the leader: the leader %s advertises no client URL", m.Name)
 		}
 		if err := etcdclient.Probe(ctx, t.conn, m.ClientURLs[0]); err != nil {
-			return nil, exitcode.Failuref("--target-leader: the leader's client URL %s is unreachable from here: %s", strings.Join(m.ClientURLs, ","), err)
+			return nil, fmt.Errorf("send the load to the leader: its client URL %s is unreachable from here: %s", strings.Join(m.ClientURLs, ","), err)
 		}
 		return m.ClientURLs, nil
 	}
-	return nil, exitcode.Failuref("--target-leader: leader %x is not in the member list", st.Leader)
+	return nil, fmt.Errorf("find the leader: leader %x is not in the member list", st.Leader)
 }
 
 func dialTimeout(c etcdclient.Config) time.Duration {

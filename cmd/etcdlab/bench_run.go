@@ -1,0 +1,92 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"runtime/pprof"
+
+	"github.com/etcdlab/etcdlab/internal/exitcode"
+	"github.com/etcdlab/etcdlab/measure/bench"
+	"github.com/etcdlab/etcdlab/render"
+	"github.com/etcdlab/etcdlab/result"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+)
+
+// runBench runs the benchmark cfg describes and writes its result as o asks.
+func (a *app) runBench(c *cobra.Command, o *benchOptions, cfg bench.Config) error {
+	if o.output != "text" && o.output != "json" && o.output != "csv" {
+		return exitcode.Usagef("-o must be text, json or csv, not %q", o.output)
+	}
+	cfg.Log = a.stderr
+	if o.cpuProfile != "" {
+		pf, err := os.Create(o.cpuProfile)
+		if err != nil {
+			return exitcode.Failuref("--cpuprofile: %v", err)
+		}
+		defer pf.Close()
+		if err := pprof.StartCPUProfile(pf); err != nil {
+			return exitcode.Failuref("--cpuprofile: %v", err)
+		}
+		defer pprof.StopCPUProfile()
+	}
+	if !o.quiet && isTerminal(a.stderr) {
+		cfg.Progress = progressBar(a.stderr)
+	}
+	doc, err := bench.Run(c.Context(), cfg)
+	if cfg.Progress != nil {
+		fmt.Fprint(a.stderr, "\r\033[K")
+	}
+	if doc != nil {
+		for _, n := range doc.Notes {
+			fmt.Fprintln(a.stderr, "note:", n)
+		}
+		if werr := a.writeBench(doc, o); werr != nil {
+			return werr
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if c.Context().Err() != nil {
+		return exitcode.Failuref("interrupted: the results above are partial")
+	}
+	return nil
+}
+
+func (a *app) writeBench(doc *result.Document, o *benchOptions) error {
+	switch o.output {
+	case "json":
+		return result.Write(a.stdout, doc)
+	case "csv":
+		return render.BenchCSV(a.stdout, doc)
+	}
+	return render.BenchText(a.stdout, doc, render.TextOptions{Precise: o.precise, Sample: o.sample})
+}
+
+func isTerminal(w any) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// progressBar redraws one line on a terminal.
+func progressBar(w any) func(label string, done, total int64) {
+	out := w.(*os.File)
+	return func(label string, done, total int64) {
+		if total > 0 {
+			pct := float64(done) / float64(total)
+			n := int(pct * 30)
+			fmt.Fprintf(out, "\r\033[K%s [%-30s] %3.0f%% %d/%d", label, bar(n), pct*100, done, total)
+			return
+		}
+		fmt.Fprintf(out, "\r\033[K%s %d requests", label, done)
+	}
+}
+
+func bar(n int) string {
+	b := make([]byte, max(0, min(n, 30)))
+	for i := range b {
+		b[i] = '='
+	}
+	return string(b)
+}
