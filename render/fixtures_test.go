@@ -6,7 +6,6 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/etcdlab/etcdlab/result"
-	"github.com/etcdlab/etcdlab/result/compare"
 )
 
 // sweepFixture is a client sweep (4, 16, 64 clients, 2 iterations each)
@@ -81,7 +80,7 @@ func diskFixture() *result.Document {
 		Overall:  "PASS"}
 }
 
-func named(name string, d *result.Document) compare.Named { return compare.Named{Name: name, Doc: d} }
+func named(name string, d *result.Document) result.Named { return result.Named{Name: name, Doc: d} }
 
 // checkFixture is a local check: disk probe, two levels, three members.
 func checkFixture(t *testing.T) *result.Document {

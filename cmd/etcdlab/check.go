@@ -11,7 +11,6 @@ import (
 	"github.com/etcdlab/etcdlab/measure/check"
 	"github.com/etcdlab/etcdlab/render"
 	"github.com/etcdlab/etcdlab/result"
-	"github.com/etcdlab/etcdlab/result/compare"
 	"github.com/spf13/cobra"
 )
 
@@ -108,7 +107,7 @@ func (a *app) writeCheck(doc *result.Document, out, output string) error {
 	if err != nil {
 		return exitcode.Failuref("--out %s: %v", out, err)
 	}
-	err = render.HTML(hf, []compare.Named{{Name: "check", Doc: doc}})
+	err = render.HTML(hf, []result.Named{{Name: "check", Doc: doc}})
 	if cerr := hf.Close(); err == nil {
 		err = cerr
 	}

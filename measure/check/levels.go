@@ -8,8 +8,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/etcdlab/etcdlab/internal/units"
 	"github.com/etcdlab/etcdlab/judge"
-	"github.com/etcdlab/etcdlab/render"
 
 	"github.com/etcdlab/etcdlab/result"
 )
@@ -85,7 +85,7 @@ func judgeServerDuring(l *result.CheckLevel) {
 		t := judge.Thresholds[c.id]
 		if c.v >= t.Fail {
 			l.Passed = false
-			l.Why = append(l.Why, fmt.Sprintf("%s was %s during the level (limit %s: %s)", t.What, render.Seconds(c.v), render.Seconds(t.Fail), t.Advice))
+			l.Why = append(l.Why, fmt.Sprintf("%s was %s during the level (limit %s: %s)", t.What, units.Seconds(c.v), units.Seconds(t.Fail), t.Advice))
 		}
 	}
 }

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/etcdlab/etcdlab/internal/units"
 	"github.com/etcdlab/etcdlab/judge"
-	"github.com/etcdlab/etcdlab/render"
 	"github.com/etcdlab/etcdlab/result"
 )
 
@@ -56,13 +56,13 @@ func serverVerdicts(ms []result.MemberCheck, peerRTT bool) []result.Verdict {
 		if math.IsNaN(v) || v == 0 {
 			return skip(id, none)
 		}
-		out := judge.Judge(id, v, render.Seconds)
+		out := judge.Judge(id, v, units.Seconds)
 		out.What += " (worst: " + who + ")"
 		return out
 	}
 	count := func(id string, f func(result.MemberCheck) float64) result.Verdict {
 		v, who := worst(f)
-		out := judge.Judge(id, v, func(x float64) string { return fmt.Sprintf("%.0f", x) })
+		out := judge.Judge(id, v, units.Count)
 		if v > 0 {
 			out.What += " (most: " + who + ")"
 		}
@@ -109,7 +109,7 @@ func connectVerdict(cs []result.Connect) result.Verdict {
 		}
 		return result.Verdict{ID: t.ID, What: t.What, Source: t.Source, Status: result.Skip, Display: "-", Explanation: "could not measure: " + reason}
 	}
-	out := judge.Judge("network.connect", v, render.Seconds)
+	out := judge.Judge("network.connect", v, units.Seconds)
 	out.What += " (slowest: " + who + ")"
 	return out
 }

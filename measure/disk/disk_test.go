@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/etcdlab/etcdlab/internal/exitcode"
+	"github.com/etcdlab/etcdlab/internal/units"
 	"github.com/etcdlab/etcdlab/judge"
 	"github.com/etcdlab/etcdlab/result"
 )
@@ -70,7 +71,7 @@ func TestVerdictBoundaries(t *testing.T) {
 		{"disk.fsync.p999", 0.0085, result.Warn},
 		{"disk.fsync.p999", 0.0099, result.Warn},
 	} {
-		if got := judge.Judge(tt.id, tt.v, formatSeconds); got.Status != tt.want || (got.Status != result.Pass) != (got.Explanation != "") {
+		if got := judge.Judge(tt.id, tt.v, units.Seconds); got.Status != tt.want || (got.Status != result.Pass) != (got.Explanation != "") {
 			t.Errorf("%s at %g: %s (%q), want %s", tt.id, tt.v, got.Status, got.Explanation, tt.want)
 		}
 	}
@@ -92,18 +93,6 @@ func TestVerdictBoundaries(t *testing.T) {
 	vs := verdicts(job, SyncFdatasync)
 	if vs[0].Status != result.Pass || vs[1].Status != result.Warn || !strings.Contains(vs[1].Explanation, "over 10 ms") || result.Overall(vs) != result.Warn {
 		t.Errorf("judge: %+v", vs)
-	}
-}
-
-func TestFormatSeconds(t *testing.T) {
-	t.Parallel()
-	for _, tt := range []struct {
-		s    float64
-		want string
-	}{{850e-9, "850 ns"}, {12.34e-6, "12.3 µs"}, {999e-6, "999.0 µs"}, {4.561e-3, "4.56 ms"}, {0.2687, "268.70 ms"}, {1.5, "1.500 s"}, {12, "12.000 s"}} {
-		if got := formatSeconds(tt.s); got != tt.want {
-			t.Errorf("%g: %q, want %q", tt.s, got, tt.want)
-		}
 	}
 }
 
