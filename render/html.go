@@ -141,11 +141,10 @@ func orNone(s string) string {
 }
 
 // thresholdsTable lists every threshold etcdlab judges by, from the one
-// table in package verdict.
+// table in package judge.
 func thresholdsTable() Table {
 	t := Table{Header: []string{"id", "measured", "warn from", "fail from", "source"}}
-	for _, id := range judge.IDs() {
-		th := judge.Thresholds[id]
+	for _, th := range judge.All() {
 		d := func(v float64) string {
 			if v == 0 {
 				return "-"
@@ -155,7 +154,7 @@ func thresholdsTable() Table {
 			}
 			return fmt.Sprintf("%g", v)
 		}
-		t.Rows = append(t.Rows, []string{id, th.What, d(th.Warn), d(th.Fail), th.Source})
+		t.Rows = append(t.Rows, []string{string(th.ID), th.What, d(th.Warn), d(th.Fail), th.Source})
 	}
 	return t
 }

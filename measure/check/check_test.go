@@ -13,6 +13,7 @@ import (
 
 	"github.com/etcdlab/etcdlab/emulate/slowfs"
 	"github.com/etcdlab/etcdlab/internal/exitcode"
+	"github.com/etcdlab/etcdlab/judge"
 	"github.com/etcdlab/etcdlab/lab/cluster"
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
 	"github.com/etcdlab/etcdlab/result"
@@ -199,7 +200,7 @@ func TestSlowDiskFails(t *testing.T) {
 	}
 	named := false
 	for _, v := range doc.Verdicts {
-		if v.ID == "server.wal_fsync.p99" && v.Status == result.Fail && strings.Contains(v.Explanation, "disk is too slow") {
+		if v.ID == string(judge.ServerWALFsyncP99) && v.Status == result.Fail && strings.Contains(v.Explanation, "disk is too slow") {
 			named = true
 			t.Logf("%s %s: %s", v.Status, v.Display, v.Explanation)
 		}

@@ -79,10 +79,10 @@ func judgeLevel(l Level, run result.Run) result.CheckLevel {
 // only sustained if etcd stays within them.
 func judgeServerDuring(l *result.CheckLevel) {
 	for _, c := range []struct {
-		id string
+		id judge.ID
 		v  float64
-	}{{"server.wal_fsync.p99", l.WalFsyncP99}, {"server.backend_commit.p99", l.BackendCommitP99}} {
-		t := judge.Thresholds[c.id]
+	}{{judge.ServerWALFsyncP99, l.WalFsyncP99}, {judge.ServerBackendCommitP99, l.BackendCommitP99}} {
+		t, _ := judge.Lookup(c.id)
 		if c.v >= t.Fail {
 			l.Passed = false
 			l.Why = append(l.Why, fmt.Sprintf("%s was %s during the level (limit %s: %s)", t.What, units.Seconds(c.v), units.Seconds(t.Fail), t.Advice))
@@ -94,7 +94,7 @@ func judgeServerDuring(l *result.CheckLevel) {
 // level was sustained, FAIL when even it was not. The level that failed
 // after others passed is the cluster's limit, said in the explanation.
 func capacityVerdict(levels []result.CheckLevel, first, last Level) result.Verdict {
-	v := result.Verdict{ID: "load.capacity", What: fmt.Sprintf("highest check perf level sustained (tried %s to %s)", first.Name, last.Name),
+	v := result.Verdict{ID: string(judge.LoadCapacity), What: fmt.Sprintf("highest check perf level sustained (tried %s to %s)", first.Name, last.Name),
 		Unit: "level", Threshold: fmt.Sprintf("at least %s: %.0f writes/s with %d clients", first.Name, first.Rate, first.Clients),
 		Source: "etcdctl check perf (> 90% of the rate, slowest <= 0.5 s, stddev <= 0.1 s, no errors); etcd FAQ (WAL fsync p99 < 10 ms, commit p99 < 25 ms during the level)", Status: result.Pass}
 	highest := ""

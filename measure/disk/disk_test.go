@@ -60,32 +60,19 @@ func TestPercentilesAgainstReference(t *testing.T) {
 func TestVerdictBoundaries(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
-		id   string
+		id   judge.ID
 		v    float64
 		want string
 	}{
-		{"disk.fsync.p99", 0.0099999, result.Pass},
-		{"disk.fsync.p99", 0.010, result.Fail}, // exactly 10 ms is not < 10 ms
-		{"disk.fsync.p99", 0.0100001, result.Fail},
-		{"disk.fsync.p999", 0.00849, result.Pass},
-		{"disk.fsync.p999", 0.0085, result.Warn},
-		{"disk.fsync.p999", 0.0099, result.Warn},
+		{judge.DiskFsyncP99, 0.0099999, result.Pass},
+		{judge.DiskFsyncP99, 0.010, result.Fail}, // exactly 10 ms is not < 10 ms
+		{judge.DiskFsyncP99, 0.0100001, result.Fail},
+		{judge.DiskFsyncP999, 0.00849, result.Pass},
+		{judge.DiskFsyncP999, 0.0085, result.Warn},
+		{judge.DiskFsyncP999, 0.0099, result.Warn},
 	} {
-		if got := judge.Judge(tt.id, tt.v, units.Seconds); got.Status != tt.want || (got.Status != result.Pass) != (got.Explanation != "") {
+		if got := judge.Value(tt.id, tt.v, units.Seconds); got.Status != tt.want || (got.Status != result.Pass) != (got.Explanation != "") {
 			t.Errorf("%s at %g: %s (%q), want %s", tt.id, tt.v, got.Status, got.Explanation, tt.want)
-		}
-	}
-	for _, tt := range []struct {
-		iops float64
-		want string
-		tier string
-	}{
-		{10, result.Fail, "unusable"}, {49.9, result.Fail, "unusable"}, {50, result.Warn, "development"},
-		{299, result.Warn, "development"}, {300, result.Pass, "small/medium"}, {500, result.Pass, "medium/large"},
-		{799, result.Pass, "medium/large"}, {800, result.Pass, "800+"},
-	} {
-		if got := judge.IOPSTier(tt.iops); got.Status != tt.want || !strings.Contains(got.Threshold, tt.tier) {
-			t.Errorf("IOPS %g: %s %q", tt.iops, got.Status, got.Threshold)
 		}
 	}
 	// A p99.9 past 10 ms is a warning with an explanation.

@@ -90,10 +90,10 @@ func Run(ctx context.Context, o Options) (*result.Document, error) {
 // verdicts applies the disk thresholds to the main job.
 func verdicts(job result.DiskJob, sync string) []result.Verdict {
 	if job.Ops == 0 || job.SyncLatency == nil {
-		return []result.Verdict{{ID: "disk.fsync.p99", What: sync + " p99", Status: result.Skip, Explanation: "no write completed"}}
+		return []result.Verdict{{ID: string(judge.DiskFsyncP99), What: sync + " p99", Status: result.Skip, Explanation: "no write completed"}}
 	}
-	p99 := judge.Judge("disk.fsync.p99", job.SyncLatency.At(99), units.Seconds)
-	p999 := judge.Judge("disk.fsync.p999", job.SyncLatency.At(99.9), units.Seconds)
+	p99 := judge.Value(judge.DiskFsyncP99, job.SyncLatency.At(99), units.Seconds)
+	p999 := judge.Value(judge.DiskFsyncP999, job.SyncLatency.At(99.9), units.Seconds)
 	if p999.Value >= 0.010 {
 		p999.Status = result.Warn
 		p999.Explanation = fmt.Sprintf("%s p99.9 %s is over 10 ms (etcd-tools calls this BAD): tail spikes this long delay etcd's WAL and heartbeats", sync, p999.Display)
