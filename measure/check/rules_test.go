@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/etcdlab/etcdlab/judge"
+	"github.com/etcdlab/etcdlab/measure/metrics"
 	"github.com/etcdlab/etcdlab/result"
 )
 
@@ -85,5 +86,26 @@ func TestLevelRules(t *testing.T) {
 	m.Name = "s"
 	if v := capacityVerdict([]result.CheckLevel{m}, Levels[0], Levels[3]); v.Status != result.Fail {
 		t.Errorf("first level failing: %+v", v)
+	}
+}
+
+// TestThresholdsNameTheirMetric: the server thresholds' descriptions name
+// the etcd metric this package reads for them, spelt as package metrics
+// spells it.
+func TestThresholdsNameTheirMetric(t *testing.T) {
+	t.Parallel()
+	for id, m := range map[judge.ID]metrics.Name{
+		judge.ServerWALFsyncP99:       metrics.WALFsyncDuration,
+		judge.ServerBackendCommitP99:  metrics.BackendCommitDuration,
+		judge.ServerPeerRTTP99:        metrics.PeerRoundTripTime,
+		judge.ServerSlowApplies:       metrics.SlowApplies,
+		judge.ServerLeaderChanges:     metrics.LeaderChanges,
+		judge.ServerProposalsFailed:   metrics.ProposalsFailed,
+		judge.ServerHeartbeatFailures: metrics.HeartbeatSendFailures,
+	} {
+		th, ok := judge.Lookup(id)
+		if !ok || !strings.Contains(th.What, string(m)) {
+			t.Errorf("%s: %q does not name %s", id, th.What, m)
+		}
 	}
 }
