@@ -35,7 +35,7 @@ func BenchText(w io.Writer, doc *result.Document, opt TextOptions) error {
 			fmt.Fprintf(&b, "\n=== %s ===\n", run.Name)
 		}
 		if doc.Bench != nil && (doc.Bench.Command == "range" || doc.Bench.Command == "txn-mixed") {
-			if doc.Bench.Workload["consistency"] == "s" {
+			if w := doc.Bench.Workload; w != nil && w.Consistency == "s" {
 				b.WriteString("bench with serializable range\n")
 			} else {
 				b.WriteString("bench with linearizable range\n")

@@ -65,24 +65,48 @@ type Environment struct {
 // BenchConfig is the full configuration of a bench run, with credentials
 // removed.
 type BenchConfig struct {
-	Command        string         `json:"command"`
-	Args           []string       `json:"args,omitempty"`
-	Endpoints      []string       `json:"endpoints"`
-	TargetLeader   bool           `json:"target_leader"`
-	TLS            bool           `json:"tls"`
-	User           string         `json:"user,omitempty"` // name only
-	Conns          []int          `json:"conns"`
-	Clients        []int          `json:"clients"`
-	Total          int64          `json:"total,omitempty"`
-	Duration       Duration       `json:"duration,omitempty"`
-	Rate           float64        `json:"rate,omitempty"`
-	Mode           string         `json:"mode"` // closed or open
-	RequestTimeout Duration       `json:"request_timeout"`
-	Warmup         string         `json:"warmup,omitempty"`
-	Iterations     int            `json:"iterations"`
-	Prefix         string         `json:"prefix"`
-	Keep           bool           `json:"keep"`
-	Workload       map[string]any `json:"workload,omitempty"`
+	Command        string    `json:"command"`
+	Args           []string  `json:"args,omitempty"`
+	Endpoints      []string  `json:"endpoints"`
+	TargetLeader   bool      `json:"target_leader"`
+	TLS            bool      `json:"tls"`
+	User           string    `json:"user,omitempty"` // name only
+	Conns          []int     `json:"conns"`
+	Clients        []int     `json:"clients"`
+	Total          int64     `json:"total,omitempty"`
+	Duration       Duration  `json:"duration,omitempty"`
+	Rate           float64   `json:"rate,omitempty"`
+	Mode           string    `json:"mode"` // closed or open
+	RequestTimeout Duration  `json:"request_timeout"`
+	Warmup         string    `json:"warmup,omitempty"`
+	Iterations     int       `json:"iterations"`
+	Prefix         string    `json:"prefix"`
+	Keep           bool      `json:"keep"`
+	Workload       *Workload `json:"workload,omitempty"` // nil for lease-keepalive
+}
+
+// Workload is what a bench command's requests carry. Each command records
+// its own fields (docs/results.md lists them) and leaves the others out.
+// Fields whose zero value means something (a limit of 0 is no limit, a
+// 0-byte value, false) are pointers, present whenever the command has them;
+// the others are never zero when a command has them. The fields are in the
+// order of their JSON names, which is the order results written before
+// this type existed list them in.
+type Workload struct {
+	Consistency       string   `json:"consistency,omitempty"` // l or s: range, txn-mixed
+	CountOnly         *bool    `json:"count_only,omitempty"`  // range
+	KeySize           int      `json:"key_size,omitempty"`    // put, txn-put, txn-mixed
+	KeySpaceSize      int64    `json:"key_space_size,omitempty"`
+	Limit             *int64   `json:"limit,omitempty"`  // range, txn-mixed
+	PrevKV            *bool    `json:"prevkv,omitempty"` // watch-latency
+	PutRate           int      `json:"put_rate,omitempty"`
+	PutTotal          int      `json:"put_total,omitempty"`
+	RWRatio           *float64 `json:"rw_ratio,omitempty"` // txn-mixed
+	SequentialKeys    *bool    `json:"sequential_keys,omitempty"`
+	Streams           int      `json:"streams,omitempty"`
+	TxnOps            int      `json:"txn_ops,omitempty"`  // txn-put
+	ValSize           *int     `json:"val_size,omitempty"` // put, txn-put, txn-mixed, watch-latency
+	WatchersPerStream int      `json:"watchers_per_stream,omitempty"`
 }
 
 // Run is one measurement.
