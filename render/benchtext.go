@@ -1,5 +1,6 @@
-// Package report renders result documents for people and programs: etcd
-// benchmark's text layout, CSV, and (later) Markdown and HTML.
+// Package render renders result documents for people and programs: etcd
+// benchmark's text layout, the text of disk and check, CSV, Markdown, and
+// self-contained HTML with charts.
 package render
 
 import (

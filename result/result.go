@@ -1,6 +1,6 @@
 // Package result is etcdlab's one result model: every command produces a
-// Document, and every output format (text, JSON, CSV, and later Markdown and
-// HTML reports) is rendered from one. Documents are plain data; they are safe
+// Document, and every output format (text, JSON, CSV, Markdown and HTML) is
+// rendered from one. Documents are plain data; they are safe
 // to share once built and must not be modified concurrently.
 package result
 
@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"time"
 )
@@ -225,21 +224,34 @@ type MeanSD struct {
 	Stddev float64 `json:"stddev"`
 }
 
-// Duration is a time.Duration that reads and writes JSON as "1.5s".
+// Duration is a time.Duration that reads and writes JSON (and so YAML, such
+// as topology files) as a Go duration string: "1.5s", "20ms".
 type Duration time.Duration
+
+// D returns the time.Duration.
+func (d Duration) D() time.Duration { return time.Duration(d) }
 
 // MarshalJSON writes the duration as a Go duration string.
 func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
 
-// UnmarshalJSON reads a Go duration string.
+// UnmarshalJSON reads a Go duration string, or the number 0; any other
+// number is refused, since its unit would be a guess.
 func (d *Duration) UnmarshalJSON(b []byte) error {
 	var s string
 	if err := json.Unmarshal(b, &s); err != nil {
-		return err
+		var n float64
+		if json.Unmarshal(b, &n) == nil && n == 0 {
+			*d = 0
+			return nil
+		}
+		return fmt.Errorf("duration %s: write it with a unit, like \"20ms\"", b)
 	}
 	v, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("duration %q: write it with a unit, like \"20ms\"", s)
+	}
 	*d = Duration(v)
-	return err
+	return nil
 }
 
 // Write encodes doc as indented JSON.
@@ -271,7 +283,7 @@ func Read(r io.Reader) (*Document, error) {
 func ReadFile(path string) (*Document, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", path, unwrapPath(err))
+		return nil, err // "open PATH: why", one line
 	}
 	defer f.Close()
 	doc, err := Read(f)
@@ -282,12 +294,4 @@ func ReadFile(path string) (*Document, error) {
 		return nil, fmt.Errorf("%s: unknown result kind %q", path, doc.Kind)
 	}
 	return doc, nil
-}
-
-func unwrapPath(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }

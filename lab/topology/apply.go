@@ -9,6 +9,7 @@ import (
 	"github.com/etcdlab/etcdlab/emulate/slowfs"
 	"github.com/etcdlab/etcdlab/emulate/wan"
 	"github.com/etcdlab/etcdlab/lab/cluster"
+	"github.com/etcdlab/etcdlab/result"
 )
 
 // TmpfsDir is where Storage.Tmpfs puts the cluster's data.
@@ -32,7 +33,7 @@ func (t *Topology) DirLinks(n int) (map[wan.Dir]wan.Link, error) {
 	for i := range names {
 		names[i] = fmt.Sprintf("m%d", i+1)
 	}
-	half := func(d Duration) wan.Link { return wan.Link{Delay: d.D() / 2} }
+	half := func(d result.Duration) wan.Link { return wan.Link{Delay: d.D() / 2} }
 	for i, a := range names {
 		if t.RTT != nil {
 			for _, b := range names[i+1:] {
