@@ -42,6 +42,8 @@ Writes result.json and report.html into --out. Exit code 0 for PASS or WARN,
   etcdlab check --data-dir /var/lib/etcd-candidate
   etcdlab check --endpoints https://10.0.0.1:2379 --cacert ca.crt --cert c.crt --key c.key --max-load m`,
 		Args: noArgs,
+		// check.Options.StartLoad is --load; the disk probe's Dir is --data-dir.
+		Annotations: map[string]string{"param:StartLoad": "--load", "param:Dir": "--data-dir"},
 		RunE: func(c *cobra.Command, _ []string) error {
 			if output != "text" && output != "json" {
 				return exitcode.Usagef("-o must be text or json, not %q", output)

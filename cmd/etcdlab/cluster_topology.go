@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/etcdlab/etcdlab/internal/exitcode"
 	"github.com/etcdlab/etcdlab/lab/cluster"
 	"github.com/etcdlab/etcdlab/lab/topology"
 	"github.com/etcdlab/etcdlab/render/table"
@@ -33,7 +34,7 @@ func (f *upFlags) topologyOf(c *cobra.Command) (*topology.Topology, error) {
 	parse := func(flag, v string) (*result.Duration, error) {
 		d, err := time.ParseDuration(v)
 		if err != nil || d < 0 {
-			return nil, fmt.Errorf("--%s %q: give a round trip like 40ms", flag, v)
+			return nil, exitcode.Usagef("--%s %q: give a round trip like 40ms", flag, v)
 		}
 		td := result.Duration(d)
 		return &td, nil

@@ -5,11 +5,11 @@
 package topology
 
 import (
-	"fmt"
 	"os"
 	"strconv"
 	"strings"
 
+	"github.com/etcdlab/etcdlab/invalid"
 	"github.com/etcdlab/etcdlab/result"
 	"sigs.k8s.io/yaml"
 )
@@ -76,11 +76,13 @@ type Etcd struct {
 	Defaults    bool `json:"defaults,omitempty"`
 }
 
-// Parse reads a topology from YAML, refusing unknown fields.
+// Parse reads a topology from YAML, refusing unknown fields. Its errors,
+// and those of every function here that reads a topology or a rate, are
+// invalid-input errors (package invalid), one line each.
 func Parse(b []byte) (*Topology, error) {
 	var t Topology
 	if err := yaml.UnmarshalStrict(b, &t); err != nil {
-		return nil, fmt.Errorf("%s", oneLine(err.Error()))
+		return nil, invalid.Errorf("%s", oneLine(err.Error()))
 	}
 	return &t, nil
 }
@@ -93,13 +95,13 @@ func Load(nameOrPath string) (*Topology, error) {
 	b, err := os.ReadFile(nameOrPath)
 	if err != nil {
 		if os.IsNotExist(err) && !strings.ContainsAny(nameOrPath, "/.") {
-			return nil, fmt.Errorf("no preset or file %q (presets: %s)", nameOrPath, strings.Join(Presets(), ", "))
+			return nil, invalid.Errorf("no preset or file %q (presets: %s)", nameOrPath, strings.Join(Presets(), ", "))
 		}
-		return nil, fmt.Errorf("topology: %w", err)
+		return nil, invalid.Errorf("topology: %v", err)
 	}
 	t, err := Parse(b)
 	if err != nil {
-		return nil, fmt.Errorf("topology %s: %w", nameOrPath, err)
+		return nil, invalid.Errorf("topology %s: %v", nameOrPath, err)
 	}
 	return t, nil
 }
@@ -124,7 +126,7 @@ func ParseRate(s string) (int64, error) {
 			return int64(v * u.mult), nil
 		}
 	}
-	return 0, fmt.Errorf("bandwidth %q: write a positive rate like 100Mbit or 10MB", s)
+	return 0, invalid.Errorf("bandwidth %q: write a positive rate like 100Mbit or 10MB", s)
 }
 
 func oneLine(s string) string {

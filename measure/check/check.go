@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/etcdlab/etcdlab/internal/exitcode"
+	"github.com/etcdlab/etcdlab/invalid"
 	"github.com/etcdlab/etcdlab/lab/cluster"
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
 	"github.com/etcdlab/etcdlab/measure/bench"
@@ -58,9 +58,10 @@ type target struct {
 	lastErrs    []error // of the latest scrape, per member
 }
 
-// Run performs the check. Errors are for checks that could not run at all
-// (bad options, an unreachable cluster); anything that could not be
-// measured once running is a SKIP verdict saying why, in the document.
+// Run performs the check. Errors are for checks that could not run at all:
+// bad options (invalid-input errors, package invalid), an unreachable
+// cluster; anything that could not be measured once running is a SKIP
+// verdict saying why, in the document.
 func Run(ctx context.Context, o Options) (*result.Document, error) {
 	if o.Log == nil {
 		o.Log = io.Discard
@@ -78,16 +79,16 @@ func Run(ctx context.Context, o Options) (*result.Document, error) {
 	if o.MaxLoad == "" {
 		o.MaxLoad = map[bool]string{true: "s", false: "xl"}[live]
 	}
-	first, err := levelIndex(o.StartLoad)
-	if err != nil {
-		return nil, exitcode.Usagef("--load: %v", err)
+	first, ok := levelIndex(o.StartLoad)
+	if !ok {
+		return nil, invalid.Errorf("{StartLoad}: load level must be s, m, l or xl, not %q", o.StartLoad)
 	}
-	last, err := levelIndex(o.MaxLoad)
-	if err != nil {
-		return nil, exitcode.Usagef("--max-load: %v", err)
+	last, ok := levelIndex(o.MaxLoad)
+	if !ok {
+		return nil, invalid.Errorf("{MaxLoad}: load level must be s, m, l or xl, not %q", o.MaxLoad)
 	}
 	if last < first {
-		return nil, exitcode.Usagef("--max-load %s is below --load %s", o.MaxLoad, o.StartLoad)
+		return nil, invalid.Errorf("{MaxLoad} %s is below {StartLoad} %s", o.MaxLoad, o.StartLoad)
 	}
 	if o.DataDir == "" {
 		o.DataDir = "."
@@ -171,7 +172,7 @@ func Run(ctx context.Context, o Options) (*result.Document, error) {
 	}
 	doc.Overall = result.Overall(doc.Verdicts)
 	if ctx.Err() != nil {
-		return doc, exitcode.Failuref("interrupted: the results are partial")
+		return doc, errors.New("interrupted: the results are partial")
 	}
 	return doc, nil
 }
@@ -194,7 +195,7 @@ func connect(ctx context.Context, o *Options, live bool, began time.Time, doc *r
 	t.conn = o.Conn
 	cli, err := etcdclient.NewChecked(ctx, t.conn)
 	if err != nil {
-		return nil, exitcode.With(err, exitcode.Failure)
+		return nil, err
 	}
 	defer cli.Close()
 	lctx, cancel := context.WithTimeout(ctx, 5*time.Second)

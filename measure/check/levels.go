@@ -24,14 +24,14 @@ type Level struct {
 // Levels are etcdctl check perf's (check.go): s, m, l, xl.
 var Levels = []Level{{"s", 150, 50}, {"m", 1000, 200}, {"l", 8000, 500}, {"xl", 15000, 1000}} //nolint:gochecknoglobals // constant table
 
-// levelIndex finds a level by name.
-func levelIndex(name string) (int, error) {
+// levelIndex finds a level by name; ok is false for a name no level has.
+func levelIndex(name string) (int, bool) {
 	for i, l := range Levels {
 		if l.Name == name {
-			return i, nil
+			return i, true
 		}
 	}
-	return 0, fmt.Errorf("load level must be s, m, l or xl, not %q", name)
+	return 0, false
 }
 
 // check perf's pass criteria (etcdctl/ctlv3/command/check.go).

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/etcdlab/etcdlab/internal/exitcode"
 	"github.com/etcdlab/etcdlab/internal/units"
+	"github.com/etcdlab/etcdlab/invalid"
 	"github.com/etcdlab/etcdlab/judge"
 	"github.com/etcdlab/etcdlab/result"
 )
@@ -152,21 +152,22 @@ func TestBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tt := range []struct {
-		name string
-		o    Options
-		code int
-		want string
+		name  string
+		o     Options
+		param string // the option the invalid-input error names
+		want  string
 	}{
-		{"missing dir", Options{Dir: filepath.Join(dir, "nope")}, exitcode.Usage, "does not exist"},
-		{"not a dir", Options{Dir: file}, exitcode.Usage, "not a directory"},
-		{"bs 0", Options{Dir: dir, BlockSize: -1}, exitcode.Usage, "--bs must be positive"},
-		{"size < bs", Options{Dir: dir, BlockSize: 8192, Size: 4096}, exitcode.Usage, "at least --bs"},
-		{"bad sync", Options{Dir: dir, Sync: "msync"}, exitcode.Usage, "--sync"},
-		{"bad profile", Options{Dir: dir, Profile: "hdd"}, exitcode.Usage, "--profile"},
+		{"missing dir", Options{Dir: filepath.Join(dir, "nope")}, "Dir", "does not exist"},
+		{"not a dir", Options{Dir: file}, "Dir", "not a directory"},
+		{"bs 0", Options{Dir: dir, BlockSize: -1}, "BlockSize", "BlockSize must be positive"},
+		{"size < bs", Options{Dir: dir, BlockSize: 8192, Size: 4096}, "Size", "at least BlockSize"},
+		{"bad sync", Options{Dir: dir, Sync: "msync"}, "Sync", "Sync must be"},
+		{"bad profile", Options{Dir: dir, Profile: "hdd"}, "Profile", "Profile must be"},
 	} {
 		_, err := Run(context.Background(), tt.o)
-		if exitcode.Code(err) != tt.code || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "\n") {
-			t.Errorf("%s: %v (code %d)", tt.name, err, exitcode.Code(err))
+		inv := invalid.As(err)
+		if inv == nil || inv.Params()[0] != tt.param || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: %v (invalid: %v)", tt.name, err, inv != nil)
 		}
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
@@ -191,11 +192,11 @@ func TestReadOnlyAndFullDisk(t *testing.T) {
 	}
 	ro, small := mnt("ro,size=1m"), mnt("size=1m")
 	_, err := Run(context.Background(), Options{Dir: ro, BlockSize: 4096, Size: 8192})
-	if exitcode.Code(err) != exitcode.Failure || !strings.Contains(err.Error(), "read-only") {
+	if err == nil || invalid.Is(err) || !strings.Contains(err.Error(), "read-only") {
 		t.Fatalf("read-only: %v", err)
 	}
 	_, err = Run(context.Background(), Options{Dir: small, BlockSize: 4096, Size: 4 << 20})
-	if exitcode.Code(err) != exitcode.Failure || !strings.Contains(err.Error(), "disk is full") {
+	if err == nil || invalid.Is(err) || !strings.Contains(err.Error(), "disk is full") {
 		t.Fatalf("full: %v", err)
 	}
 	assertEmpty(t, small)
