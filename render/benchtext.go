@@ -1,5 +1,6 @@
-// Package report renders result documents for people and programs: etcd
-// benchmark's text layout, CSV, and (later) Markdown and HTML.
+// Package render renders result documents for people and programs: etcd
+// benchmark's text layout, the text of disk and check, CSV, Markdown, and
+// self-contained HTML with charts.
 package render
 
 import (
@@ -35,7 +36,7 @@ func BenchText(w io.Writer, doc *result.Document, opt TextOptions) error {
 			fmt.Fprintf(&b, "\n=== %s ===\n", run.Name)
 		}
 		if doc.Bench != nil && (doc.Bench.Command == "range" || doc.Bench.Command == "txn-mixed") {
-			if doc.Bench.Workload["consistency"] == "s" {
+			if w := doc.Bench.Workload; w != nil && w.Consistency == "s" {
 				b.WriteString("bench with serializable range\n")
 			} else {
 				b.WriteString("bench with linearizable range\n")

@@ -17,7 +17,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
-	"github.com/etcdlab/etcdlab/result/compare"
+	"github.com/etcdlab/etcdlab/result"
 )
 
 // chromiumPath finds Debian's chromium; CI installs it, so its absence
@@ -57,12 +57,12 @@ func TestHTMLInBrowser(t *testing.T) {
 	dir := t.TempDir()
 	cases := []struct {
 		name string
-		docs []compare.Named
+		docs []result.Named
 	}{
-		{"sweep", []compare.Named{named("sweep.json", sweepFixture(t, 1))}},
-		{"disk", []compare.Named{named("disk.json", diskFixture())}},
-		{"comparison", []compare.Named{named("m5.json", sweepFixture(t, 1)), named("m6g.json", sweepFixture(t, 0.8))}},
-		{"check", []compare.Named{named("check", checkFixture(t))}},
+		{"sweep", []result.Named{named("sweep.json", sweepFixture(t, 1))}},
+		{"disk", []result.Named{named("disk.json", diskFixture())}},
+		{"comparison", []result.Named{named("m5.json", sweepFixture(t, 1)), named("m6g.json", sweepFixture(t, 0.8))}},
+		{"check", []result.Named{named("check", checkFixture(t))}},
 	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.DisableGPU,
 		chromedp.Flag("disable-quic", true), chromedp.Flag("no-first-run", true), chromedp.Flag("disable-component-update", true),

@@ -6,23 +6,10 @@ import (
 	"strings"
 
 	"github.com/dustin/go-humanize"
+	"github.com/etcdlab/etcdlab/internal/units"
 	"github.com/etcdlab/etcdlab/render/table"
 	"github.com/etcdlab/etcdlab/result"
 )
-
-// Seconds renders a latency with an explicit unit: ns, µs, ms or s.
-func Seconds(s float64) string {
-	switch {
-	case s < 1e-6:
-		return fmt.Sprintf("%.0f ns", s*1e9)
-	case s < 1e-3:
-		return fmt.Sprintf("%.1f µs", s*1e6)
-	case s < 1:
-		return fmt.Sprintf("%.2f ms", s*1e3)
-	default:
-		return fmt.Sprintf("%.3f s", s)
-	}
-}
 
 // DiskText writes a disk qualification for people: what ran (and the fio
 // line it reproduces), each job's figures with units, the verdicts with
@@ -72,10 +59,10 @@ func DiskText(w io.Writer, doc *result.Document) error {
 }
 
 func latencyBlock(b *strings.Builder, what string, l *result.DiskLatency) {
-	fmt.Fprintf(b, "  %s: min %s, avg %s, max %s, stddev %s\n", what, Seconds(l.Min), Seconds(l.Mean), Seconds(l.Max), Seconds(l.Stddev))
+	fmt.Fprintf(b, "  %s: min %s, avg %s, max %s, stddev %s\n", what, units.Seconds(l.Min), units.Seconds(l.Mean), units.Seconds(l.Max), units.Seconds(l.Stddev))
 	var parts []string
 	for _, p := range l.Percentiles {
-		parts = append(parts, fmt.Sprintf("%.2fth=%s", p.P, Seconds(p.Seconds)))
+		parts = append(parts, fmt.Sprintf("%.2fth=%s", p.P, units.Seconds(p.Seconds)))
 	}
 	for i := 0; i < len(parts); i += 6 {
 		fmt.Fprintf(b, "    %s\n", strings.Join(parts[i:min(i+6, len(parts))], ", "))

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/etcdlab/etcdlab/internal/units"
 	"github.com/etcdlab/etcdlab/result"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -165,7 +166,7 @@ func logBuckets(h *hdrhistogram.Histogram) ([]string, []float64) {
 	}
 	cats := make([]string, len(bounds))
 	for i, b := range bounds {
-		cats[i] = Seconds(b / 1e6)
+		cats[i] = units.Seconds(b / 1e6)
 	}
 	return cats, counts
 }
@@ -252,7 +253,7 @@ func diskFigures(doc *result.Document, prefix string) ([]Chart, error) {
 	for i, p := range j.SyncLatency.Percentiles {
 		ps = append(ps, p.P)
 		s.xy = append(s.xy, plotter.XY{X: float64(i), Y: p.Seconds * 1000})
-		t.Rows = append(t.Rows, []string{"p" + strconv.FormatFloat(p.P, 'f', -1, 64), Seconds(p.Seconds)})
+		t.Rows = append(t.Rows, []string{"p" + strconv.FormatFloat(p.P, 'f', -1, 64), units.Seconds(p.Seconds)})
 	}
 	c, err := lineChart(prefix+"fsync-percentiles", j.Sync+" latency percentiles against the 10 ms line", "percentile", "latency (ms, log)",
 		[]series{s}, lineOpts{logY: true, xTicks: pctTicks(ps), threshold: 10, thresholdLabel: "10 ms (etcd FAQ)"})

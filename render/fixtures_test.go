@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/etcdlab/etcdlab/judge"
 	"github.com/etcdlab/etcdlab/result"
-	"github.com/etcdlab/etcdlab/result/compare"
 )
 
 // sweepFixture is a client sweep (4, 16, 64 clients, 2 iterations each)
@@ -77,11 +77,11 @@ func diskFixture() *result.Document {
 				{Name: "mixed 70/30 read/write 4 KiB", BlockSize: 4096, QueueDepth: 1, Direct: true, Ops: 106000, ReadOps: 74000, WriteOps: 32000, IOPS: 13300, ReadIOPS: 9300, WriteIOPS: 4000, IOLatency: lat},
 			},
 			Suite: "balanced: 4500 fsync IOPS, 28800 random read IOPS"},
-		Verdicts: []result.Verdict{{ID: "disk.fsync.p99", What: "fdatasync p99", Display: "556.0 µs", Threshold: "< 10.00 ms", Source: "etcd FAQ; OpenShift etcd docs", Status: "PASS"}},
+		Verdicts: []result.Verdict{{ID: string(judge.DiskFsyncP99), What: "fdatasync p99", Display: "556.0 µs", Threshold: "< 10.00 ms", Source: "etcd FAQ; OpenShift etcd docs", Status: "PASS"}},
 		Overall:  "PASS"}
 }
 
-func named(name string, d *result.Document) compare.Named { return compare.Named{Name: name, Doc: d} }
+func named(name string, d *result.Document) result.Named { return result.Named{Name: name, Doc: d} }
 
 // checkFixture is a local check: disk probe, two levels, three members.
 func checkFixture(t *testing.T) *result.Document {
@@ -89,7 +89,7 @@ func checkFixture(t *testing.T) *result.Document {
 	sweep := sweepFixture(t, 1)
 	d := diskFixture()
 	doc := &result.Document{SchemaVersion: 1, Kind: result.KindCheck, CreatedAt: sweep.CreatedAt, Environment: sweep.Environment,
-		Disk: d.Disk, Runs: sweep.Runs[:2], Verdicts: append(d.Verdicts, result.Verdict{ID: "load.capacity", What: "highest check perf level sustained", Display: "m", Status: "PASS", Source: "etcdctl check perf"}),
+		Disk: d.Disk, Runs: sweep.Runs[:2], Verdicts: append(d.Verdicts, result.Verdict{ID: string(judge.LoadCapacity), What: "highest check perf level sustained", Display: "m", Status: "PASS", Source: "etcdctl check perf"}),
 		Overall: "PASS",
 		Check: &result.Check{Mode: "local", Highest: "s",
 			Levels:  []result.CheckLevel{{Name: "s", Rate: 150, Clients: 50, Passed: true, WalFsyncP99: 0.002}, {Name: "m", Rate: 1000, Clients: 200, Why: []string{"slowest request took 0.6 s"}}},

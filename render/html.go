@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dustin/go-humanize"
+	"github.com/etcdlab/etcdlab/internal/units"
 	"github.com/etcdlab/etcdlab/internal/version"
 	"github.com/etcdlab/etcdlab/judge"
 	"github.com/etcdlab/etcdlab/result"
@@ -46,7 +47,7 @@ type namedTable struct {
 // HTML writes one self-contained HTML report for docs: inline SVG charts
 // and CSS, no script and nothing to fetch, so it opens offline and prints.
 // Several documents of one kind are also compared, the first as the base.
-func HTML(w io.Writer, docs []compare.Named) error {
+func HTML(w io.Writer, docs []result.Named) error {
 	tmpl, err := template.New("report").Funcs(template.FuncMap{
 		"pct": func(v float64) string { return fmt.Sprintf("%+.1f%%", v) },
 		"num": num,
@@ -78,7 +79,7 @@ func HTML(w io.Writer, docs []compare.Named) error {
 	return tmpl.Execute(w, p)
 }
 
-func view(d compare.Named, prefix string) (docView, error) {
+func view(d result.Named, prefix string) (docView, error) {
 	doc := d.Doc
 	e := doc.Environment
 	v := docView{Name: d.Name, Kind: doc.Kind, Created: doc.CreatedAt.Format(time.RFC3339), Verdicts: doc.Verdicts, Overall: doc.Overall, Notes: doc.Notes}
@@ -140,21 +141,20 @@ func orNone(s string) string {
 }
 
 // thresholdsTable lists every threshold etcdlab judges by, from the one
-// table in package verdict.
+// table in package judge.
 func thresholdsTable() Table {
 	t := Table{Header: []string{"id", "measured", "warn from", "fail from", "source"}}
-	for _, id := range judge.IDs() {
-		th := judge.Thresholds[id]
+	for _, th := range judge.All() {
 		d := func(v float64) string {
 			if v == 0 {
 				return "-"
 			}
 			if th.Unit == "s" {
-				return Seconds(v)
+				return units.Seconds(v)
 			}
 			return fmt.Sprintf("%g", v)
 		}
-		t.Rows = append(t.Rows, []string{id, th.What, d(th.Warn), d(th.Fail), th.Source})
+		t.Rows = append(t.Rows, []string{string(th.ID), th.What, d(th.Warn), d(th.Fail), th.Source})
 	}
 	return t
 }
@@ -177,11 +177,11 @@ func jobsTableData(d *result.Disk) Table {
 			if j.SyncLatency == nil {
 				return "-"
 			}
-			return Seconds(j.SyncLatency.At(p))
+			return units.Seconds(j.SyncLatency.At(p))
 		}
 		io := "-"
 		if j.IOLatency != nil {
-			io = Seconds(j.IOLatency.At(99))
+			io = units.Seconds(j.IOLatency.At(99))
 		}
 		t.Rows = append(t.Rows, []string{j.Name, strconv.FormatInt(j.Ops, 10), fmt.Sprintf("%.0f", j.IOPS), humanize.IBytes(uint64(j.BandwidthBytesS)) + "/s", sync(50), sync(99), sync(99.9), io})
 	}
@@ -189,7 +189,7 @@ func jobsTableData(d *result.Disk) Table {
 }
 
 // comparisonCharts puts the documents' headline figures side by side.
-func comparisonCharts(docs []compare.Named) ([]Chart, error) {
+func comparisonCharts(docs []result.Named) ([]Chart, error) {
 	names := make([]string, len(docs))
 	for i := range docs {
 		names[i] = strconv.Itoa(i + 1)
@@ -229,7 +229,7 @@ func comparisonCharts(docs []compare.Named) ([]Chart, error) {
 			}
 			j := d.Doc.Disk.Jobs[0]
 			iops[i], p99[i] = j.IOPS, j.SyncLatency.At(99)*1000
-			t.Rows = append(t.Rows, []string{fmt.Sprintf("%d: %s", i+1, d.Name), fmt.Sprintf("%.0f", j.IOPS), Seconds(j.SyncLatency.At(99))})
+			t.Rows = append(t.Rows, []string{fmt.Sprintf("%d: %s", i+1, d.Name), fmt.Sprintf("%.0f", j.IOPS), units.Seconds(j.SyncLatency.At(99))})
 		}
 		for _, spec := range []struct {
 			id, title, unit string
@@ -256,7 +256,7 @@ func headline(d *result.Document) result.Summary {
 
 func num(unit string, v float64) string {
 	if unit == "s" {
-		return Seconds(v)
+		return units.Seconds(v)
 	}
 	return strconv.FormatFloat(v, 'f', 1, 64) + " " + unit
 }

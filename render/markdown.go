@@ -5,13 +5,14 @@ import (
 	"io"
 	"strings"
 
+	"github.com/etcdlab/etcdlab/internal/units"
 	"github.com/etcdlab/etcdlab/result"
 	"github.com/etcdlab/etcdlab/result/compare"
 )
 
 // Markdown writes the report's tables as GitHub-flavoured Markdown, for
 // pasting into issues and pull requests.
-func Markdown(w io.Writer, docs []compare.Named) error {
+func Markdown(w io.Writer, docs []result.Named) error {
 	var b strings.Builder
 	for _, d := range docs {
 		v, err := view(d, "")
@@ -45,7 +46,7 @@ func Markdown(w io.Writer, docs []compare.Named) error {
 			b.WriteString("### " + j.Sync + " percentiles\n\n")
 			t := Table{Header: []string{"percentile", "latency"}}
 			for _, p := range j.SyncLatency.Percentiles {
-				t.Rows = append(t.Rows, []string{fmt.Sprintf("p%g", p.P), Seconds(p.Seconds)})
+				t.Rows = append(t.Rows, []string{fmt.Sprintf("p%g", p.P), units.Seconds(p.Seconds)})
 			}
 			mdTable(&b, t)
 		}

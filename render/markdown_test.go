@@ -4,17 +4,17 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/etcdlab/etcdlab/result/compare"
+	"github.com/etcdlab/etcdlab/result"
 )
 
 func TestMarkdownGolden(t *testing.T) {
 	for _, tt := range []struct {
 		name string
-		docs []compare.Named
+		docs []result.Named
 	}{
-		{"sweep.md", []compare.Named{named("sweep.json", sweepFixture(t, 1))}},
-		{"disk.md", []compare.Named{named("disk.json", diskFixture())}},
-		{"comparison.md", []compare.Named{named("m5.json", sweepFixture(t, 1)), named("m6g.json", sweepFixture(t, 0.8))}},
+		{"sweep.md", []result.Named{named("sweep.json", sweepFixture(t, 1))}},
+		{"disk.md", []result.Named{named("disk.json", diskFixture())}},
+		{"comparison.md", []result.Named{named("m5.json", sweepFixture(t, 1)), named("m6g.json", sweepFixture(t, 0.8))}},
 	} {
 		var b bytes.Buffer
 		if err := Markdown(&b, tt.docs); err != nil {

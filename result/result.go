@@ -1,6 +1,6 @@
 // Package result is etcdlab's one result model: every command produces a
-// Document, and every output format (text, JSON, CSV, and later Markdown and
-// HTML reports) is rendered from one. Documents are plain data; they are safe
+// Document, and every output format (text, JSON, CSV, Markdown and HTML) is
+// rendered from one. Documents are plain data; they are safe
 // to share once built and must not be modified concurrently.
 package result
 
@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"time"
 )
@@ -65,24 +64,48 @@ type Environment struct {
 // BenchConfig is the full configuration of a bench run, with credentials
 // removed.
 type BenchConfig struct {
-	Command        string         `json:"command"`
-	Args           []string       `json:"args,omitempty"`
-	Endpoints      []string       `json:"endpoints"`
-	TargetLeader   bool           `json:"target_leader"`
-	TLS            bool           `json:"tls"`
-	User           string         `json:"user,omitempty"` // name only
-	Conns          []int          `json:"conns"`
-	Clients        []int          `json:"clients"`
-	Total          int64          `json:"total,omitempty"`
-	Duration       Duration       `json:"duration,omitempty"`
-	Rate           float64        `json:"rate,omitempty"`
-	Mode           string         `json:"mode"` // closed or open
-	RequestTimeout Duration       `json:"request_timeout"`
-	Warmup         string         `json:"warmup,omitempty"`
-	Iterations     int            `json:"iterations"`
-	Prefix         string         `json:"prefix"`
-	Keep           bool           `json:"keep"`
-	Workload       map[string]any `json:"workload,omitempty"`
+	Command        string    `json:"command"`
+	Args           []string  `json:"args,omitempty"`
+	Endpoints      []string  `json:"endpoints"`
+	TargetLeader   bool      `json:"target_leader"`
+	TLS            bool      `json:"tls"`
+	User           string    `json:"user,omitempty"` // name only
+	Conns          []int     `json:"conns"`
+	Clients        []int     `json:"clients"`
+	Total          int64     `json:"total,omitempty"`
+	Duration       Duration  `json:"duration,omitempty"`
+	Rate           float64   `json:"rate,omitempty"`
+	Mode           string    `json:"mode"` // closed or open
+	RequestTimeout Duration  `json:"request_timeout"`
+	Warmup         string    `json:"warmup,omitempty"`
+	Iterations     int       `json:"iterations"`
+	Prefix         string    `json:"prefix"`
+	Keep           bool      `json:"keep"`
+	Workload       *Workload `json:"workload,omitempty"` // nil for lease-keepalive
+}
+
+// Workload is what a bench command's requests carry. Each command records
+// its own fields (docs/results.md lists them) and leaves the others out.
+// Fields whose zero value means something (a limit of 0 is no limit, a
+// 0-byte value, false) are pointers, present whenever the command has them;
+// the others are never zero when a command has them. The fields are in the
+// order of their JSON names, which is the order results written before
+// this type existed list them in.
+type Workload struct {
+	Consistency       string   `json:"consistency,omitempty"` // l or s: range, txn-mixed
+	CountOnly         *bool    `json:"count_only,omitempty"`  // range
+	KeySize           int      `json:"key_size,omitempty"`    // put, txn-put, txn-mixed
+	KeySpaceSize      int64    `json:"key_space_size,omitempty"`
+	Limit             *int64   `json:"limit,omitempty"`  // range, txn-mixed
+	PrevKV            *bool    `json:"prevkv,omitempty"` // watch-latency
+	PutRate           int      `json:"put_rate,omitempty"`
+	PutTotal          int      `json:"put_total,omitempty"`
+	RWRatio           *float64 `json:"rw_ratio,omitempty"` // txn-mixed
+	SequentialKeys    *bool    `json:"sequential_keys,omitempty"`
+	Streams           int      `json:"streams,omitempty"`
+	TxnOps            int      `json:"txn_ops,omitempty"`  // txn-put
+	ValSize           *int     `json:"val_size,omitempty"` // put, txn-put, txn-mixed, watch-latency
+	WatchersPerStream int      `json:"watchers_per_stream,omitempty"`
 }
 
 // Run is one measurement.
@@ -201,21 +224,34 @@ type MeanSD struct {
 	Stddev float64 `json:"stddev"`
 }
 
-// Duration is a time.Duration that reads and writes JSON as "1.5s".
+// Duration is a time.Duration that reads and writes JSON (and so YAML, such
+// as topology files) as a Go duration string: "1.5s", "20ms".
 type Duration time.Duration
+
+// D returns the time.Duration.
+func (d Duration) D() time.Duration { return time.Duration(d) }
 
 // MarshalJSON writes the duration as a Go duration string.
 func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
 
-// UnmarshalJSON reads a Go duration string.
+// UnmarshalJSON reads a Go duration string, or the number 0; any other
+// number is refused, since its unit would be a guess.
 func (d *Duration) UnmarshalJSON(b []byte) error {
 	var s string
 	if err := json.Unmarshal(b, &s); err != nil {
-		return err
+		var n float64
+		if json.Unmarshal(b, &n) == nil && n == 0 {
+			*d = 0
+			return nil
+		}
+		return fmt.Errorf("duration %s: write it with a unit, like \"20ms\"", b)
 	}
 	v, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("duration %q: write it with a unit, like \"20ms\"", s)
+	}
 	*d = Duration(v)
-	return err
+	return nil
 }
 
 // Write encodes doc as indented JSON.
@@ -247,7 +283,7 @@ func Read(r io.Reader) (*Document, error) {
 func ReadFile(path string) (*Document, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", path, unwrapPath(err))
+		return nil, err // "open PATH: why", one line
 	}
 	defer f.Close()
 	doc, err := Read(f)
@@ -258,12 +294,4 @@ func ReadFile(path string) (*Document, error) {
 		return nil, fmt.Errorf("%s: unknown result kind %q", path, doc.Kind)
 	}
 	return doc, nil
-}
-
-func unwrapPath(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }

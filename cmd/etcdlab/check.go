@@ -11,7 +11,6 @@ import (
 	"github.com/etcdlab/etcdlab/measure/check"
 	"github.com/etcdlab/etcdlab/render"
 	"github.com/etcdlab/etcdlab/result"
-	"github.com/etcdlab/etcdlab/result/compare"
 	"github.com/spf13/cobra"
 )
 
@@ -43,6 +42,8 @@ Writes result.json and report.html into --out. Exit code 0 for PASS or WARN,
   etcdlab check --data-dir /var/lib/etcd-candidate
   etcdlab check --endpoints https://10.0.0.1:2379 --cacert ca.crt --cert c.crt --key c.key --max-load m`,
 		Args: noArgs,
+		// check.Options.StartLoad is --load; the disk probe's Dir is --data-dir.
+		Annotations: map[string]string{"param:StartLoad": "--load", "param:Dir": "--data-dir"},
 		RunE: func(c *cobra.Command, _ []string) error {
 			if output != "text" && output != "json" {
 				return exitcode.Usagef("-o must be text or json, not %q", output)
@@ -108,7 +109,7 @@ func (a *app) writeCheck(doc *result.Document, out, output string) error {
 	if err != nil {
 		return exitcode.Failuref("--out %s: %v", out, err)
 	}
-	err = render.HTML(hf, []compare.Named{{Name: "check", Doc: doc}})
+	err = render.HTML(hf, []result.Named{{Name: "check", Doc: doc}})
 	if cerr := hf.Close(); err == nil {
 		err = cerr
 	}

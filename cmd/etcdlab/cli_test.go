@@ -39,6 +39,18 @@ func TestUsageAndErrors(t *testing.T) {
 		{[]string{"cluster", "down", "--state-file", missing}, 1, "does not exist"},
 		{[]string{"cluster", "status", "--endpoints", "http://127.0.0.1:1"}, 1, "connection refused"},
 		{[]string{"member"}, 2, "needs --config"},
+		// Libraries name options by field; each command names them as its flags.
+		{[]string{"cluster", "up", "--members", "9"}, 2, "--members must be between 1 and 7, not 9"},
+		{[]string{"cluster", "up", "--election-timeout", "200"}, 2, "--election-timeout (200 ms) must be at least 5 times --heartbeat-interval (100 ms)"},
+		{[]string{"cluster", "up", "--host", "192.0.2.1"}, 2, "--host must be a loopback address"},
+		{[]string{"cluster", "up", "--port-base", "65534"}, 2, "--port-base 65534 leaves no room for 3 members"},
+		{[]string{"cluster", "up", "--log-level", "trace"}, 2, "--log-level must be debug, info, warn or error"},
+		{[]string{"check", "--load", "x"}, 2, `--load: load level must be s, m, l or xl, not "x"`},
+		{[]string{"check", "--load", "m", "--max-load", "s"}, 2, "--max-load s is below --load m"},
+		{[]string{"check", "--endpoints", "https://127.0.0.1:1", "--cert", "c.crt"}, 2, "--cert and --key must be given together"},
+		{[]string{"disk", "--sync", "msync"}, 2, `--sync must be fdatasync, fsync or odsync, not "msync"`},
+		{[]string{"disk", "--profile", "hdd"}, 2, `--profile must be etcd or openshift, not "hdd"`},
+		{[]string{"disk", "--bs", "100000000"}, 2, "--bs 100000000 is larger than 64 MiB"},
 	} {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			t.Parallel()

@@ -21,6 +21,8 @@ func (a *app) clusterCmd() *cobra.Command {
 		Short: "Run a real local etcd cluster, and inspect or stop it",
 		Args:  groupArgs,
 		RunE:  helpRun,
+		// cluster.Options.Links comes from these flags of 'cluster up'.
+		Annotations: map[string]string{"param:Links": "--rtt or --topology"},
 	}
 	c.AddCommand(a.clusterUpCmd(), a.clusterDownCmd(), a.clusterStatusCmd(), a.clusterFaultCmd())
 	return c
@@ -62,6 +64,10 @@ A --data-dir that holds a cluster kept earlier is restarted with its data.`,
   etcdlab cluster up --topology lab.yaml              # members, links, storage, tuning (docs/topologies.md)`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return a.clusterUp(c, f) },
+		Annotations: map[string]string{
+			"param:HeartbeatMs": "--heartbeat-interval",
+			"param:ElectionMs":  "--election-timeout",
+		},
 	}
 	fl := c.Flags()
 	fl.SortFlags = false
@@ -103,25 +109,25 @@ func (a *app) clusterUp(c *cobra.Command, f *upFlags) error {
 	ctx := c.Context()
 	tp, err := f.topologyOf()
 	if err != nil {
-		return exitcode.With(err, exitcode.Usage)
+		return err
 	}
 	f.opts.BaseDir = filepath.Dir(f.stateFile)
 	if tp != nil {
 		fl := c.Flags()
 		if err := tp.Apply(&f.opts, fl.Changed("heartbeat-interval"), fl.Changed("election-timeout")); err != nil {
-			return exitcode.With(err, exitcode.Usage)
+			return err
 		}
 		if fl.Changed("members") {
 			f.opts.Members, _ = fl.GetInt("members")
 		}
 	}
 	if err := f.opts.Validate(); err != nil {
-		return exitcode.With(err, exitcode.Usage)
+		return err
 	}
 	if f.fsyncDelay != "" {
 		d, err := slowfs.ParseDelay(f.fsyncDelay)
 		if err != nil {
-			return exitcode.With(err, exitcode.Usage)
+			return exitcode.Usagef("--fsync-delay %v", err)
 		}
 		f.opts.FsyncDelay = d
 	}

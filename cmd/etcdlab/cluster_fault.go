@@ -140,7 +140,7 @@ func (a *app) fault(ctx context.Context, f *faultFlags, args []string) error {
 		if f.rate != "" {
 			r, err := topology.ParseRate(f.rate)
 			if err != nil {
-				return exitcode.With(err, exitcode.Usage)
+				return err // invalid input
 			}
 			l.Rate = r
 		}

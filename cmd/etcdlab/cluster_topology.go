@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/etcdlab/etcdlab/internal/exitcode"
 	"github.com/etcdlab/etcdlab/lab/cluster"
 	"github.com/etcdlab/etcdlab/lab/topology"
 	"github.com/etcdlab/etcdlab/render/table"
+	"github.com/etcdlab/etcdlab/result"
 )
 
 // topologyOf builds the topology `cluster up` is asked for: the --topology
@@ -28,12 +30,12 @@ func (f *upFlags) topologyOf() (*topology.Topology, error) {
 	if tp == nil {
 		tp = &topology.Topology{}
 	}
-	parse := func(flag, v string) (*topology.Duration, error) {
+	parse := func(flag, v string) (*result.Duration, error) {
 		d, err := time.ParseDuration(v)
 		if err != nil || d < 0 {
-			return nil, fmt.Errorf("--%s %q: give a round trip like 40ms", flag, v)
+			return nil, exitcode.Usagef("--%s %q: give a round trip like 40ms", flag, v)
 		}
-		td := topology.Duration(d)
+		td := result.Duration(d)
 		return &td, nil
 	}
 	// drop removes the topology's client links (client) or member links.

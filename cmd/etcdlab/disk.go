@@ -38,7 +38,8 @@ left by a killed run are removed by the next one.`,
 		Example: `  etcdlab disk                          # the current directory's disk
   etcdlab disk --dir /var/lib/etcd --profile openshift
   etcdlab disk --suite full -o json > disk.json`,
-		Args: noArgs,
+		Args:        noArgs,
+		Annotations: map[string]string{"param:BlockSize": "--bs"},
 		RunE: func(c *cobra.Command, _ []string) error {
 			if output != "text" && output != "json" {
 				return exitcode.Usagef("-o must be text or json, not %q", output)

@@ -14,17 +14,17 @@ import (
 )
 
 // readDocs reads result files; errors name the file.
-func readDocs(paths []string) ([]compare.Named, error) {
+func readDocs(paths []string) ([]result.Named, error) {
 	if len(paths) == 0 {
 		return nil, exitcode.Usagef("no result files given")
 	}
-	out := make([]compare.Named, 0, len(paths))
+	out := make([]result.Named, 0, len(paths))
 	for _, p := range paths {
 		doc, err := result.ReadFile(p)
 		if err != nil {
 			return nil, exitcode.With(err, exitcode.Usage)
 		}
-		out = append(out, compare.Named{Name: filepath.Base(p), Doc: doc})
+		out = append(out, result.Named{Name: filepath.Base(p), Doc: doc})
 	}
 	return out, nil
 }

@@ -43,7 +43,7 @@ type Net struct {
 // Available reports why a namespace cannot be made here, or nil.
 func Available() error {
 	if os.Geteuid() != 0 {
-		return errors.New("network emulation needs root (CAP_SYS_ADMIN) to create a network namespace; run as root or drop --rtt/--topology links")
+		return errors.New("network emulation needs root (CAP_SYS_ADMIN) to create a network namespace; run as root, or emulate no links")
 	}
 	return nil
 }

@@ -27,14 +27,15 @@ type Delay struct {
 
 // ParseDelay reads "10ms" (fixed) or "lognormal:p50=20ms,p99=270ms" (a
 // log-normal distribution through those two percentiles: the HDD article's
-// disk).
+// disk). An error quotes the text and says what is wrong with it; the
+// caller says where the text came from.
 func ParseDelay(s string) (*Delay, error) {
 	d := &Delay{spec: s, rnd: mrand.New(mrand.NewPCG(1, uint64(time.Now().UnixNano())))}
 	rest, ok := strings.CutPrefix(s, "lognormal:")
 	if !ok {
 		v, err := time.ParseDuration(s)
 		if err != nil || v < 0 {
-			return nil, fmt.Errorf("--fsync-delay %q: want a duration (10ms) or lognormal:p50=20ms,p99=270ms", s)
+			return nil, fmt.Errorf("%q: want a duration (10ms) or lognormal:p50=20ms,p99=270ms", s)
 		}
 		d.fixed = v
 		return d, nil
@@ -44,7 +45,7 @@ func ParseDelay(s string) (*Delay, error) {
 		k, v, _ := strings.Cut(kv, "=")
 		x, err := time.ParseDuration(v)
 		if err != nil || x <= 0 {
-			return nil, fmt.Errorf("--fsync-delay %q: %q is not a positive duration", s, v)
+			return nil, fmt.Errorf("%q: %q is not a positive duration", s, v)
 		}
 		switch k {
 		case "p50":
@@ -52,11 +53,11 @@ func ParseDelay(s string) (*Delay, error) {
 		case "p99":
 			p99 = x
 		default:
-			return nil, fmt.Errorf("--fsync-delay %q: unknown parameter %q (want p50 and p99)", s, k)
+			return nil, fmt.Errorf("%q: unknown parameter %q (want p50 and p99)", s, k)
 		}
 	}
 	if p50 == 0 || p99 <= p50 {
-		return nil, fmt.Errorf("--fsync-delay %q: need p50 and a larger p99", s)
+		return nil, fmt.Errorf("%q: need p50 and a larger p99", s)
 	}
 	const z99 = 2.3263478740408408 // the standard normal's 99th percentile
 	d.lognormal = true

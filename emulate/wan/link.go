@@ -4,8 +4,8 @@
 // change reaches long-lived connections at once. It is what puts a WAN
 // between the members of an `etcdlab cluster up --rtt/--topology` cluster.
 //
-// The model, after toxiproxy's latency toxic (see
-// ../shared/reference/emulation.md): every chunk read from a connection is
+// The model, after toxiproxy's latency toxic (docs/topologies.md describes
+// it): every chunk read from a connection is
 // stamped, given a due time, and written out no earlier than that; a chunk
 // never overtakes an earlier one (TCP delivers in order), so jitter skews
 // the delay upward under dense traffic, as on a real path.

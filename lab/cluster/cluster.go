@@ -16,9 +16,9 @@ import (
 	"github.com/etcdlab/etcdlab/emulate/labnet"
 	"github.com/etcdlab/etcdlab/emulate/slowfs"
 	"github.com/etcdlab/etcdlab/emulate/wan"
-	"github.com/etcdlab/etcdlab/internal/exitcode"
 	"github.com/etcdlab/etcdlab/internal/proc"
 	"github.com/etcdlab/etcdlab/internal/version"
+	"github.com/etcdlab/etcdlab/invalid"
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
 	"github.com/etcdlab/etcdlab/lab/member"
 )
@@ -53,11 +53,12 @@ const maxAttempts = 3
 
 // Start starts a cluster and waits until every member is healthy and they
 // agree on a leader. On error nothing is left running and nothing it made is
-// left on disk; the error is one line (a *StartError when a member failed,
-// with the tail of its log) and carries an exit code.
+// left on disk; the error is one line: a *StartError when a member failed,
+// with the tail of its log, and an invalid-input error (package invalid)
+// for options that are bad or contradict a kept cluster in DataDir.
 func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	if err := opts.Validate(); err != nil {
-		return nil, exitcode.With(err, exitcode.Usage)
+		return nil, err
 	}
 	if err := opts.setDefaults(); err != nil {
 		return nil, err
@@ -67,12 +68,12 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	}
 	if opts.slowDisk() {
 		if err := slowfs.Available(); err != nil {
-			return nil, exitcode.With(err, exitcode.Failure)
+			return nil, err
 		}
 	}
 	if opts.Links != nil {
 		if err := labnet.Available(); err != nil {
-			return nil, exitcode.With(err, exitcode.Failure)
+			return nil, err
 		}
 	}
 	d, err := prepareDataDir(&opts)
@@ -81,7 +82,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	}
 	if opts.slowDisk() && d.layout != nil {
 		_, _ = d.release(nil)
-		return nil, exitcode.Usagef("data dir %s holds a kept cluster; --fsync-delay needs a new data dir", d.root)
+		return nil, invalid.Errorf("data dir %s holds a kept cluster; {FsyncDelay} needs a new data dir", d.root)
 	}
 	c := &Cluster{opts: opts, dir: d}
 	c.ctl, _ = proc.Self()
@@ -92,7 +93,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	if c.opts.Links != nil {
 		if c.net, err = startNetwork(c.names, c.opts.Host, c.ports, c.opts.Links); err != nil {
 			c.abort()
-			return nil, exitcode.With(err, exitcode.Failure)
+			return nil, err
 		}
 		c.sp = newSpawner(c.net.ns.Enter) // members are born in the namespace
 	} else {
@@ -128,14 +129,14 @@ func (c *Cluster) plan() error {
 	if l := c.dir.layout; l != nil {
 		c.names, c.ports, c.token = l.Names, l.Ports, l.Token
 		if o.PortBase != 0 && o.PortBase != l.Ports[0].Client {
-			return exitcode.Usagef("data dir %s holds a cluster on ports from %d; drop --port-base or choose another --data-dir", c.dir.root, l.Ports[0].Client)
+			return invalid.Errorf("data dir %s holds a cluster on ports from %d; drop {PortBase} or choose another {DataDir}", c.dir.root, l.Ports[0].Client)
 		}
 		c.opts.Host = l.Host
 		switch {
 		case l.Emulated && o.Links == nil:
 			c.opts.Links = map[wan.Dir]wan.Link{} // its peer URLs live in a namespace
 		case !l.Emulated && o.Links != nil:
-			return exitcode.Usagef("data dir %s holds a cluster made without network emulation; --rtt and --topology links need a new data dir", c.dir.root)
+			return invalid.Errorf("data dir %s holds a cluster made without network emulation; {Links} need a new data dir", c.dir.root)
 		}
 		fmt.Fprintf(o.Log, "restarting the %d-member cluster kept in %s\n", len(l.Names), c.dir.root)
 		return checkPortsFree(c.opts.Host, c.names, c.ports)
@@ -408,7 +409,7 @@ func (c *Cluster) index(name string) (int, error) {
 			return i, nil
 		}
 	}
-	return 0, exitcode.Usagef("no member %q (members are %v)", name, c.names)
+	return 0, invalid.Errorf("no member %q (members are %v)", name, c.names)
 }
 
 func (c *Cluster) proc(name string) (*process, error) {

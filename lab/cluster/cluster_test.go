@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/etcdlab/etcdlab/internal/exitcode"
 	"github.com/etcdlab/etcdlab/internal/proc"
+	"github.com/etcdlab/etcdlab/invalid"
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
@@ -272,7 +272,7 @@ func TestKeepDataRestart(t *testing.T) {
 	if c.KeptDataDir() != dir {
 		t.Fatalf("KeptDataDir = %q, want %q", c.KeptDataDir(), dir)
 	}
-	if _, err := Start(context.Background(), Options{Members: 1, DataDir: dir}); exitcode.Code(err) != exitcode.Failure || !strings.Contains(err.Error(), "3-member") {
+	if _, err := Start(context.Background(), Options{Members: 1, DataDir: dir}); !invalid.Is(err) || !strings.Contains(err.Error(), "3-member cluster; run with Members 3 or choose another DataDir") {
 		t.Fatalf("wrong member count on a kept dir: %v", err)
 	}
 	c2 := start(t, Options{Members: 3, DataDir: dir})
@@ -287,8 +287,9 @@ func TestKeepDataRestart(t *testing.T) {
 	}
 }
 
-// TestStartErrors checks that bad options fail with one line and the right
-// exit code, and leave nothing behind.
+// TestStartErrors checks that bad options fail with one line, as
+// invalid-input errors, that other failures are not invalid input, and that
+// nothing is left behind.
 func TestStartErrors(t *testing.T) {
 	t.Parallel()
 	tmp := t.TempDir()
@@ -305,16 +306,16 @@ func TestStartErrors(t *testing.T) {
 	for _, tt := range []struct {
 		name     string
 		opts     Options
-		code     int
+		invalid  bool
 		contains string
 	}{
-		{"zero members", Options{Members: 0}, exitcode.Usage, "between 1 and 7"},
-		{"eight members", Options{Members: 8}, exitcode.Usage, "between 1 and 7"},
-		{"bad election timeout", Options{Members: 1, Tuning: tuning(100, 200)}, exitcode.Usage, "at least 5 times"},
-		{"non-loopback host", Options{Members: 1, Host: "192.0.2.1"}, exitcode.Usage, "loopback"},
-		{"data dir under a file", Options{Members: 1, DataDir: filepath.Join(file, "x")}, exitcode.Failure, "not a directory"},
-		{"data dir is a file", Options{Members: 1, DataDir: file}, exitcode.Failure, "not a directory"},
-		{"port taken", Options{Members: 1, PortBase: taken, DataDir: filepath.Join(tmp, "p")}, exitcode.Failure, "in use"},
+		{"zero members", Options{Members: 0}, true, "Members must be between 1 and 7"},
+		{"eight members", Options{Members: 8}, true, "between 1 and 7"},
+		{"bad election timeout", Options{Members: 1, Tuning: tuning(100, 200)}, true, "ElectionMs (200 ms) must be at least 5 times HeartbeatMs"},
+		{"non-loopback host", Options{Members: 1, Host: "192.0.2.1"}, true, "Host must be a loopback"},
+		{"data dir under a file", Options{Members: 1, DataDir: filepath.Join(file, "x")}, false, "not a directory"},
+		{"data dir is a file", Options{Members: 1, DataDir: file}, false, "not a directory"},
+		{"port taken", Options{Members: 1, PortBase: taken, DataDir: filepath.Join(tmp, "p")}, false, "in use"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.opts.DataDir == "" {
@@ -325,8 +326,8 @@ func TestStartErrors(t *testing.T) {
 				_ = c.Stop()
 				t.Fatal("Start succeeded")
 			}
-			if exitcode.Code(err) != tt.code || !strings.Contains(err.Error(), tt.contains) || strings.Contains(err.Error(), "\n") {
-				t.Fatalf("err = %q (code %d), want code %d containing %q on one line", err, exitcode.Code(err), tt.code, tt.contains)
+			if invalid.Is(err) != tt.invalid || !strings.Contains(err.Error(), tt.contains) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("err = %q (invalid input: %v), want invalid input %v, containing %q on one line", err, invalid.Is(err), tt.invalid, tt.contains)
 			}
 		})
 	}

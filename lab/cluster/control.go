@@ -9,13 +9,14 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/etcdlab/etcdlab/emulate/wan"
-	"github.com/etcdlab/etcdlab/internal/exitcode"
 	"github.com/etcdlab/etcdlab/internal/proc"
+	"github.com/etcdlab/etcdlab/invalid"
 )
 
 // The control socket lets other etcdlab processes (`cluster status`,
@@ -109,7 +110,7 @@ func (c *Cluster) handleLinks(w http.ResponseWriter, r *http.Request) {
 func (c *Cluster) handleLinkChange(w http.ResponseWriter, r *http.Request) {
 	var ch LinkChange
 	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&ch); err != nil {
-		reply(w, nil, exitcode.Usagef("bad request: %v", err))
+		reply(w, nil, invalid.Errorf("bad request: %v", err))
 		return
 	}
 	var err error
@@ -121,17 +122,29 @@ func (c *Cluster) handleLinkChange(w http.ResponseWriter, r *http.Request) {
 	case "heal":
 		err = c.Heal(ch.A, ch.B)
 	default:
-		err = exitcode.Usagef("unknown link operation %q", ch.Op)
+		err = invalid.Errorf("unknown link operation %q", ch.Op)
 	}
 	reply(w, nil, err)
 }
 
-// reply writes v as JSON, or err as {"error": ..., "code": exit code}.
+// errorReply is how the control socket answers a request that failed.
+// Invalid input keeps its options marked (invalid.Error.Template), so that
+// the client names them as its own command does.
+type errorReply struct {
+	Error   string `json:"error"`
+	Invalid bool   `json:"invalid,omitempty"`
+}
+
+// reply writes v as JSON, or err as an errorReply.
 func reply(w http.ResponseWriter, v any, err error) {
 	w.Header().Set("Content-Type", "application/json")
 	if err != nil {
+		e := errorReply{Error: err.Error()}
+		if inv := invalid.As(err); inv != nil {
+			e.Error, e.Invalid = strings.Replace(e.Error, inv.Error(), inv.Template(), 1), true
+		}
 		w.WriteHeader(http.StatusBadRequest)
-		_ = json.NewEncoder(w).Encode(map[string]any{"error": err.Error(), "code": exitcode.Code(err)})
+		_ = json.NewEncoder(w).Encode(e)
 		return
 	}
 	if v == nil {
@@ -205,18 +218,18 @@ func (k *Control) do(ctx context.Context, method, path string, body, out any) er
 	}
 	resp, err := k.hc.Do(req)
 	if err != nil {
-		return exitcode.Failuref("cannot reach the etcdlab process running the cluster (%s): %v", k.addr, errors.Unwrap(err))
+		return fmt.Errorf("cannot reach the etcdlab process running the cluster (%s): %v", k.addr, errors.Unwrap(err))
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		var e struct {
-			Error string `json:"error"`
-			Code  int    `json:"code"`
-		}
+		var e errorReply
 		if json.NewDecoder(resp.Body).Decode(&e) != nil || e.Error == "" {
-			return exitcode.Failuref("control socket: %s", resp.Status)
+			return fmt.Errorf("control socket: %s", resp.Status)
 		}
-		return exitcode.With(errors.New(e.Error), max(e.Code, exitcode.Failure))
+		if e.Invalid {
+			return invalid.FromTemplate(e.Error)
+		}
+		return errors.New(e.Error)
 	}
 	if out == nil {
 		return nil

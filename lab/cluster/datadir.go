@@ -13,6 +13,7 @@ import (
 
 	"github.com/etcdlab/etcdlab/emulate/slowfs"
 	"github.com/etcdlab/etcdlab/internal/proc"
+	"github.com/etcdlab/etcdlab/invalid"
 )
 
 // Files etcdlab keeps in a cluster's data directory.
@@ -137,16 +138,16 @@ func (d *dataDir) adopt(o *Options) error {
 	switch err := readJSON(filepath.Join(d.root, layoutFile), &l); {
 	case err == nil:
 		if len(l.Names) != o.Members {
-			return fmt.Errorf("data dir %s holds a %d-member cluster; run with --members %d or choose another --data-dir", d.root, len(l.Names), len(l.Names))
+			return invalid.Errorf("data dir %s holds a %d-member cluster; run with {Members} %d or choose another {DataDir}", d.root, len(l.Names), len(l.Names))
 		}
 		if l.TLS != o.TLS {
-			return fmt.Errorf("data dir %s holds a cluster with TLS %s; run %s --tls or choose another --data-dir", d.root, onOff(l.TLS), map[bool]string{true: "with", false: "without"}[l.TLS])
+			return invalid.Errorf("data dir %s holds a cluster with TLS %s; run %s {TLS} or choose another {DataDir}", d.root, onOff(l.TLS), map[bool]string{true: "with", false: "without"}[l.TLS])
 		}
 		d.layout = &l
 	case errors.Is(err, fs.ErrNotExist):
 		for i := 1; i <= o.Members; i++ {
 			if _, err := os.Stat(filepath.Join(d.root, memberName(i), "member")); err == nil {
-				return fmt.Errorf("data dir %s already holds etcd data (%s) that etcdlab did not make; choose another --data-dir", d.root, memberName(i))
+				return invalid.Errorf("data dir %s already holds etcd data (%s) that etcdlab did not make; choose another {DataDir}", d.root, memberName(i))
 			}
 		}
 		d.own.OwnsData = true

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/etcdlab/etcdlab/internal/exitcode"
+	"github.com/etcdlab/etcdlab/invalid"
 )
 
 // TestMemberDiesDuringStart uses an executable that exits at once: Start
@@ -23,7 +23,7 @@ func TestMemberDiesDuringStart(t *testing.T) {
 	base := t.TempDir()
 	_, err = Start(context.Background(), Options{Members: 3, BaseDir: base, Executable: falseBin})
 	var se *StartError
-	if !errors.As(err, &se) || !strings.Contains(se.Error(), "exited") || exitcode.Code(err) != exitcode.Failure {
+	if !errors.As(err, &se) || !strings.Contains(se.Error(), "exited") || invalid.Is(err) {
 		t.Fatalf("err = %v", err)
 	}
 	if !strings.HasPrefix(se.Member, "m") || !strings.HasSuffix(se.LogFile, "etcd.log") {
@@ -49,7 +49,7 @@ func TestReadOnlyDataDir(t *testing.T) {
 	t.Cleanup(func() { _ = exec.Command("umount", mnt).Run() })
 	for _, dir := range []string{mnt, filepath.Join(mnt, "sub")} {
 		_, err := Start(context.Background(), Options{Members: 1, DataDir: dir})
-		if err == nil || !strings.Contains(err.Error(), "read-only file system") || exitcode.Code(err) != exitcode.Failure {
+		if err == nil || !strings.Contains(err.Error(), "read-only file system") || invalid.Is(err) {
 			t.Fatalf("data dir %s: err = %v", dir, err)
 		}
 	}

@@ -5,14 +5,14 @@ import (
 	"time"
 
 	"github.com/etcdlab/etcdlab/emulate/wan"
-	"github.com/etcdlab/etcdlab/internal/exitcode"
+	"github.com/etcdlab/etcdlab/invalid"
 	"github.com/etcdlab/etcdlab/lab/member"
 )
 
 // errNotEmulated is returned by link operations on a cluster started
 // without Options.Links.
 func errNotEmulated() error {
-	return exitcode.Usagef("the cluster was started without network emulation (use --rtt or --topology)")
+	return invalid.Errorf("the cluster was started without network emulation ({Links})")
 }
 
 // Emulated reports whether the cluster runs in an emulated network.
@@ -27,7 +27,8 @@ func (c *Cluster) Links() []wan.LinkStatus {
 	return c.net.links.Status()
 }
 
-// checkDir returns a one-line error unless d joins two known ends.
+// checkDir returns a one-line invalid-input error unless d joins two known
+// ends.
 func (c *Cluster) checkDir(d wan.Dir) error {
 	return validateLinks(map[wan.Dir]wan.Link{d: {}}, len(c.names))
 }
@@ -39,9 +40,12 @@ func (c *Cluster) SetLink(d wan.Dir, l wan.Link) error {
 		return errNotEmulated()
 	}
 	if err := c.checkDir(d); err != nil {
-		return exitcode.With(err, exitcode.Usage)
+		return err
 	}
-	return exitcode.With(c.net.links.Set(d, l), exitcode.Usage)
+	if err := l.Validate(); err != nil {
+		return invalid.Errorf("link %s: %v", d, err)
+	}
+	return c.net.links.Set(d, l)
 }
 
 // Partition stalls both directions between a and b; with b empty, between
@@ -67,7 +71,7 @@ func (c *Cluster) partition(a, b string, on bool) error {
 	for _, o := range others {
 		for _, d := range []wan.Dir{{From: a, To: o}, {From: o, To: a}} {
 			if err := c.checkDir(d); err != nil {
-				return exitcode.With(err, exitcode.Usage)
+				return err
 			}
 			if err := c.net.links.Update(d, func(l *wan.Link) { l.Partitioned = on }); err != nil {
 				return err
@@ -93,7 +97,7 @@ func (c *Cluster) ProbeRTT(ctx context.Context, from, to string) (time.Duration,
 		return 0, err
 	}
 	if i == j {
-		return 0, exitcode.Usagef("probe from %s to itself", from)
+		return 0, invalid.Errorf("probe from %s to itself", from)
 	}
 	tc, err := c.Client().TLS() // nil for plaintext
 	if err != nil {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/etcdlab/etcdlab/emulate/labnet"
 	"github.com/etcdlab/etcdlab/emulate/wan"
-	"github.com/etcdlab/etcdlab/internal/exitcode"
+	"github.com/etcdlab/etcdlab/invalid"
 )
 
 func ms(n int) time.Duration { return time.Duration(n) * time.Millisecond }
@@ -212,7 +212,7 @@ func TestEmulatedKeptRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := Start(context.Background(), Options{Members: 1, DataDir: plain, Links: map[wan.Dir]wan.Link{}})
-	if exitcode.Code(err) != exitcode.Usage || !strings.Contains(err.Error(), "made without network emulation") {
+	if !invalid.Is(err) || !strings.Contains(err.Error(), "made without network emulation; Links need a new data dir") {
 		t.Fatalf("emulating a plain kept cluster: %v", err)
 	}
 }

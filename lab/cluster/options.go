@@ -14,6 +14,7 @@ import (
 
 	"github.com/etcdlab/etcdlab/emulate/slowfs"
 	"github.com/etcdlab/etcdlab/emulate/wan"
+	"github.com/etcdlab/etcdlab/invalid"
 	"github.com/etcdlab/etcdlab/lab/member"
 )
 
@@ -122,19 +123,19 @@ func (o *Options) setDefaults() error {
 	return nil
 }
 
-// Validate checks the options a person typed and returns a one-line error
-// for the first bad one.
+// Validate checks the options a person typed and returns a one-line
+// invalid-input error (package invalid) for the first bad one.
 func (o Options) Validate() error {
 	if o.Members < MinMembers || o.Members > MaxMembers {
-		return fmt.Errorf("--members must be between %d and %d, not %d", MinMembers, MaxMembers, o.Members)
+		return invalid.Errorf("{Members} must be between %d and %d, not %d", MinMembers, MaxMembers, o.Members)
 	}
 	if o.PortBase < 0 || (o.PortBase > 0 && o.PortBase+3*o.Members-1 > 65535) {
-		return fmt.Errorf("--port-base %d leaves no room for %d members (each takes 3 ports)", o.PortBase, o.Members)
+		return invalid.Errorf("{PortBase} %d leaves no room for %d members (each takes 3 ports)", o.PortBase, o.Members)
 	}
 	if o.Host != "" {
 		ip := net.ParseIP(o.Host)
 		if ip == nil || !ip.IsLoopback() {
-			return fmt.Errorf("--host must be a loopback address (127.0.0.0/8 or ::1), not %q", o.Host)
+			return invalid.Errorf("{Host} must be a loopback address (127.0.0.0/8 or ::1), not %q", o.Host)
 		}
 	}
 	if err := validateLinks(o.Links, o.Members); err != nil {
@@ -167,16 +168,16 @@ func validateLinks(links map[wan.Dir]wan.Link, members int) error {
 		l := links[d]
 		switch {
 		case !known(d.From):
-			return fmt.Errorf("link %s: no member %q in a %d-member cluster", d, d.From, members)
+			return invalid.Errorf("link %s: no member %q in a %d-member cluster", d, d.From, members)
 		case !known(d.To):
-			return fmt.Errorf("link %s: no member %q in a %d-member cluster", d, d.To, members)
+			return invalid.Errorf("link %s: no member %q in a %d-member cluster", d, d.To, members)
 		case d.From == d.To:
-			return fmt.Errorf("link %s: a link joins two different members", d)
+			return invalid.Errorf("link %s: a link joins two different members", d)
 		case d.From == ClientNode && d.To == ClientNode:
-			return fmt.Errorf("link %s: a link joins two different members", d)
+			return invalid.Errorf("link %s: a link joins two different members", d)
 		}
 		if err := l.Validate(); err != nil {
-			return fmt.Errorf("link %s: %w", d, err)
+			return invalid.Errorf("link %s: %v", d, err)
 		}
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/etcdlab/etcdlab/invalid"
 	"go.etcd.io/etcd/client/pkg/v3/transport"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
@@ -55,13 +56,15 @@ func (c Config) UsesTLS() bool {
 	return false
 }
 
-// TLS returns the client TLS configuration, or nil for plaintext.
+// TLS returns the client TLS configuration, or nil for plaintext. A
+// certificate without its key (or a key without its certificate) is an
+// invalid-input error (package invalid).
 func (c Config) TLS() (*tls.Config, error) {
 	if !c.UsesTLS() {
 		return nil, nil
 	}
 	if (c.Cert == "") != (c.Key == "") {
-		return nil, fmt.Errorf("--cert and --key must be given together")
+		return nil, invalid.Errorf("{Cert} and {Key} must be given together")
 	}
 	info := transport.TLSInfo{CertFile: c.Cert, KeyFile: c.Key, TrustedCAFile: c.CACert, InsecureSkipVerify: c.InsecureSkipVerify}
 	if c.Cert == "" && c.CACert == "" {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/etcdlab/etcdlab/invalid"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
@@ -45,8 +46,8 @@ func TestConfig(t *testing.T) {
 	if err != nil || cfg.Username != "root" || cfg.Password != "pw" || cfg.DialTimeout != DefaultDialTimeout {
 		t.Fatalf("ClientV3 = %+v, %v", cfg, err)
 	}
-	if _, err := (Config{Endpoints: []string{"x"}, Cert: "c.crt"}).ClientV3(); err == nil {
-		t.Fatal("--cert without --key accepted")
+	if _, err := (Config{Endpoints: []string{"x"}, Cert: "c.crt"}).ClientV3(); !invalid.Is(err) || err.Error() != "Cert and Key must be given together" {
+		t.Fatalf("Cert without Key: %v", err)
 	}
 	if _, err := (Config{}).ClientV3(); err == nil {
 		t.Fatal("no endpoints accepted")

@@ -4,10 +4,10 @@
 package member
 
 import (
-	"fmt"
 	"os"
 	"strings"
 
+	"github.com/etcdlab/etcdlab/invalid"
 	"sigs.k8s.io/yaml"
 )
 
@@ -60,8 +60,8 @@ type Tuning struct {
 	LogLevel string `json:"log_level,omitempty"`
 }
 
-// Validate reports the first setting etcd would refuse, as a one-line error
-// naming the etcdlab flag.
+// Validate reports the first setting etcd would refuse, as a one-line
+// invalid-input error (package invalid) naming the field.
 func (t Tuning) Validate() error {
 	hb, el := t.HeartbeatMs, t.ElectionMs
 	if hb == 0 {
@@ -71,28 +71,28 @@ func (t Tuning) Validate() error {
 		el = 1000
 	}
 	if el < 5*hb {
-		return fmt.Errorf("--election-timeout (%d ms) must be at least 5 times --heartbeat-interval (%d ms)", el, hb)
+		return invalid.Errorf("{ElectionMs} (%d ms) must be at least 5 times {HeartbeatMs} (%d ms)", el, hb)
 	}
 	if el > 50000 {
-		return fmt.Errorf("--election-timeout (%d ms) must be at most 50000 ms", el)
+		return invalid.Errorf("{ElectionMs} (%d ms) must be at most 50000 ms", el)
 	}
 	switch t.Metrics {
 	case "", "basic", "extensive":
 	default:
-		return fmt.Errorf("--metrics must be basic or extensive, not %q", t.Metrics)
+		return invalid.Errorf("{Metrics} must be basic or extensive, not %q", t.Metrics)
 	}
 	switch t.AutoCompactionMode {
 	case "", "periodic", "revision":
 	default:
-		return fmt.Errorf("--auto-compaction-mode must be periodic or revision, not %q", t.AutoCompactionMode)
+		return invalid.Errorf("{AutoCompactionMode} must be periodic or revision, not %q", t.AutoCompactionMode)
 	}
 	if t.QuotaBackendBytes < 0 {
-		return fmt.Errorf("--quota-backend-bytes must not be negative")
+		return invalid.Errorf("{QuotaBackendBytes} must not be negative")
 	}
 	switch t.LogLevel {
 	case "", "debug", "info", "warn", "error":
 	default:
-		return fmt.Errorf("--log-level must be debug, info, warn or error, not %q", t.LogLevel)
+		return invalid.Errorf("{LogLevel} must be debug, info, warn or error, not %q", t.LogLevel)
 	}
 	return nil
 }

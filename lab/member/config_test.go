@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/etcdlab/etcdlab/invalid"
 	"go.etcd.io/etcd/server/v3/embed"
 )
 
@@ -82,10 +83,10 @@ func TestTuningValidate(t *testing.T) {
 		{Tuning{Metrics: "all"}, "basic or extensive"},
 		{Tuning{AutoCompactionMode: "hourly"}, "periodic or revision"},
 		{Tuning{QuotaBackendBytes: -1}, "negative"},
-		{Tuning{LogLevel: "trace"}, "--log-level"},
+		{Tuning{LogLevel: "trace"}, "LogLevel must be"},
 	} {
 		err := tt.t.Validate()
-		if (tt.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tt.want)) {
+		if (tt.want == "") != (err == nil) || (err != nil && (!strings.Contains(err.Error(), tt.want) || !invalid.Is(err))) {
 			t.Errorf("%+v: err %v, want %q", tt.t, err, tt.want)
 		}
 	}

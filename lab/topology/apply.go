@@ -8,7 +8,9 @@ import (
 
 	"github.com/etcdlab/etcdlab/emulate/slowfs"
 	"github.com/etcdlab/etcdlab/emulate/wan"
+	"github.com/etcdlab/etcdlab/invalid"
 	"github.com/etcdlab/etcdlab/lab/cluster"
+	"github.com/etcdlab/etcdlab/result"
 )
 
 // TmpfsDir is where Storage.Tmpfs puts the cluster's data.
@@ -32,7 +34,7 @@ func (t *Topology) DirLinks(n int) (map[wan.Dir]wan.Link, error) {
 	for i := range names {
 		names[i] = fmt.Sprintf("m%d", i+1)
 	}
-	half := func(d Duration) wan.Link { return wan.Link{Delay: d.D() / 2} }
+	half := func(d result.Duration) wan.Link { return wan.Link{Delay: d.D() / 2} }
 	for i, a := range names {
 		if t.RTT != nil {
 			for _, b := range names[i+1:] {
@@ -48,7 +50,7 @@ func (t *Topology) DirLinks(n int) (map[wan.Dir]wan.Link, error) {
 	for i, l := range t.Links {
 		dirs, link, err := l.resolve()
 		if err != nil {
-			return nil, fmt.Errorf("links[%d]: %w", i, err)
+			return nil, invalid.Errorf("links[%d]: %v", i, err)
 		}
 		for _, d := range dirs {
 			out[d] = link
@@ -62,26 +64,26 @@ func (l Link) resolve() ([]wan.Dir, wan.Link, error) {
 	var dirs []wan.Dir
 	switch {
 	case len(l.Between) > 0 && (l.From != "" || l.To != ""):
-		return nil, wan.Link{}, fmt.Errorf("give either between or from/to, not both")
+		return nil, wan.Link{}, invalid.Errorf("give either between or from/to, not both")
 	case len(l.Between) > 0:
 		if len(l.Between) != 2 {
-			return nil, wan.Link{}, fmt.Errorf("between needs exactly two ends, not %d", len(l.Between))
+			return nil, wan.Link{}, invalid.Errorf("between needs exactly two ends, not %d", len(l.Between))
 		}
 		a, b := l.Between[0], l.Between[1]
 		dirs = []wan.Dir{{From: a, To: b}, {From: b, To: a}}
 	case l.From != "" && l.To != "":
 		if l.RTT != 0 {
-			return nil, wan.Link{}, fmt.Errorf("%s->%s: rtt needs both directions (between); use delay for one", l.From, l.To)
+			return nil, wan.Link{}, invalid.Errorf("%s->%s: rtt needs both directions (between); use delay for one", l.From, l.To)
 		}
 		dirs = []wan.Dir{{From: l.From, To: l.To}}
 	default:
-		return nil, wan.Link{}, fmt.Errorf("a link needs between: [a, b] or from and to")
+		return nil, wan.Link{}, invalid.Errorf("a link needs between: [a, b] or from and to")
 	}
 	if l.RTT != 0 && l.Delay != 0 {
-		return nil, wan.Link{}, fmt.Errorf("give either rtt or delay, not both")
+		return nil, wan.Link{}, invalid.Errorf("give either rtt or delay, not both")
 	}
 	if l.RTT < 0 {
-		return nil, wan.Link{}, fmt.Errorf("rtt %v is negative", l.RTT.D())
+		return nil, wan.Link{}, invalid.Errorf("rtt %v is negative", l.RTT.D())
 	}
 	link := wan.Link{Delay: l.Delay.D(), Jitter: l.Jitter.D(), Loss: l.Loss}
 	if l.RTT != 0 {
@@ -95,7 +97,7 @@ func (l Link) resolve() ([]wan.Dir, wan.Link, error) {
 		link.Rate = r
 	}
 	if err := link.Validate(); err != nil {
-		return nil, wan.Link{}, err
+		return nil, wan.Link{}, invalid.Errorf("%v", err)
 	}
 	return dirs, link, nil
 }
@@ -125,11 +127,12 @@ func Tuned(maxRTT time.Duration) (heartbeatMs, electionMs uint) {
 }
 
 // Apply sets what the topology asks for on o: members (if given), links,
-// storage and tuning. Tuning fields already non-zero in o are kept when
-// keepTuning is set (flags a person typed win).
+// storage and tuning. The heartbeat and election timeout already in o are
+// kept when keepHeartbeat and keepElection say so (flags a person typed
+// win). Its errors are invalid-input errors (package invalid).
 func (t *Topology) Apply(o *cluster.Options, keepHeartbeat, keepElection bool) error {
 	if t.Members < 0 || t.Members > cluster.MaxMembers {
-		return fmt.Errorf("members: %d is not between %d and %d", t.Members, cluster.MinMembers, cluster.MaxMembers)
+		return invalid.Errorf("members: %d is not between %d and %d", t.Members, cluster.MinMembers, cluster.MaxMembers)
 	}
 	if t.Members > 0 {
 		o.Members = t.Members
@@ -145,7 +148,7 @@ func (t *Topology) Apply(o *cluster.Options, keepHeartbeat, keepElection bool) e
 	if s.FsyncDelay != "" {
 		d, err := slowfs.ParseDelay(s.FsyncDelay)
 		if err != nil {
-			return fmt.Errorf("storage.fsync_delay: %w", err)
+			return invalid.Errorf("storage.fsync_delay: %v", err)
 		}
 		o.FsyncDelay = d
 	}
@@ -156,7 +159,7 @@ func (t *Topology) Apply(o *cluster.Options, keepHeartbeat, keepElection bool) e
 		}
 		d, err := slowfs.ParseDelay(m.FsyncDelay)
 		if err != nil {
-			return fmt.Errorf("storage.members.%s.fsync_delay: %w", name, err)
+			return invalid.Errorf("storage.members.%s.fsync_delay: %v", name, err)
 		}
 		if o.MemberFsyncDelay == nil {
 			o.MemberFsyncDelay = map[string]*slowfs.Delay{}
@@ -165,7 +168,7 @@ func (t *Topology) Apply(o *cluster.Options, keepHeartbeat, keepElection bool) e
 	}
 	if s.Tmpfs {
 		if fi, err := os.Stat("/dev/shm"); err != nil || !fi.IsDir() {
-			return fmt.Errorf("storage.tmpfs: /dev/shm is not available")
+			return invalid.Errorf("storage.tmpfs: /dev/shm is not available")
 		}
 		o.BaseDir = TmpfsDir
 	}

@@ -5,13 +5,12 @@
 package topology
 
 import (
-	"encoding/json"
-	"fmt"
 	"os"
 	"strconv"
 	"strings"
-	"time"
 
+	"github.com/etcdlab/etcdlab/invalid"
+	"github.com/etcdlab/etcdlab/result"
 	"sigs.k8s.io/yaml"
 )
 
@@ -24,24 +23,24 @@ type Topology struct {
 	Members int    `json:"members,omitempty"`
 	// RTT is the round trip between every pair of members (each direction
 	// gets half), unless Links say otherwise.
-	RTT *Duration `json:"rtt,omitempty"`
+	RTT *result.Duration `json:"rtt,omitempty"`
 	// ClientRTT is the round trip between the clients and every member.
-	ClientRTT *Duration `json:"client_rtt,omitempty"`
-	Links     []Link    `json:"links,omitempty"`
-	Storage   Storage   `json:"storage,omitempty"`
-	Etcd      Etcd      `json:"etcd,omitempty"`
+	ClientRTT *result.Duration `json:"client_rtt,omitempty"`
+	Links     []Link           `json:"links,omitempty"`
+	Storage   Storage          `json:"storage,omitempty"`
+	Etcd      Etcd             `json:"etcd,omitempty"`
 }
 
 // Link sets the links between two ends (members m1..mN, or "client"):
 // both directions with Between, or one with From and To. RTT splits
 // evenly over the two directions; Delay is one-way.
 type Link struct {
-	Between []string `json:"between,omitempty"`
-	From    string   `json:"from,omitempty"`
-	To      string   `json:"to,omitempty"`
-	RTT     Duration `json:"rtt,omitempty"`
-	Delay   Duration `json:"delay,omitempty"`
-	Jitter  Duration `json:"jitter,omitempty"`
+	Between []string        `json:"between,omitempty"`
+	From    string          `json:"from,omitempty"`
+	To      string          `json:"to,omitempty"`
+	RTT     result.Duration `json:"rtt,omitempty"`
+	Delay   result.Duration `json:"delay,omitempty"`
+	Jitter  result.Duration `json:"jitter,omitempty"`
 	// Bandwidth is a rate such as "100Mbit" or "10MB" (per second).
 	Bandwidth string `json:"bandwidth,omitempty"`
 	// Loss is the fraction of chunks lost once (0..1), each costing a TCP
@@ -77,39 +76,13 @@ type Etcd struct {
 	Defaults    bool `json:"defaults,omitempty"`
 }
 
-// Duration is a time.Duration written as "20ms" in YAML.
-type Duration time.Duration
-
-// D returns the time.Duration.
-func (d Duration) D() time.Duration { return time.Duration(d) }
-
-// MarshalJSON writes "20ms".
-func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
-
-// UnmarshalJSON reads "20ms" (or 0).
-func (d *Duration) UnmarshalJSON(b []byte) error {
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
-		var n float64
-		if json.Unmarshal(b, &n) == nil && n == 0 {
-			*d = 0
-			return nil
-		}
-		return fmt.Errorf("duration %s: write it with a unit, like \"20ms\"", b)
-	}
-	v, err := time.ParseDuration(s)
-	if err != nil {
-		return fmt.Errorf("duration %q: write it with a unit, like \"20ms\"", s)
-	}
-	*d = Duration(v)
-	return nil
-}
-
-// Parse reads a topology from YAML, refusing unknown fields.
+// Parse reads a topology from YAML, refusing unknown fields. Its errors,
+// and those of every function here that reads a topology or a rate, are
+// invalid-input errors (package invalid), one line each.
 func Parse(b []byte) (*Topology, error) {
 	var t Topology
 	if err := yaml.UnmarshalStrict(b, &t); err != nil {
-		return nil, fmt.Errorf("%s", oneLine(err.Error()))
+		return nil, invalid.Errorf("%s", oneLine(err.Error()))
 	}
 	return &t, nil
 }
@@ -122,13 +95,13 @@ func Load(nameOrPath string) (*Topology, error) {
 	b, err := os.ReadFile(nameOrPath)
 	if err != nil {
 		if os.IsNotExist(err) && !strings.ContainsAny(nameOrPath, "/.") {
-			return nil, fmt.Errorf("no preset or file %q (presets: %s)", nameOrPath, strings.Join(Presets(), ", "))
+			return nil, invalid.Errorf("no preset or file %q (presets: %s)", nameOrPath, strings.Join(Presets(), ", "))
 		}
-		return nil, fmt.Errorf("topology %s: %w", nameOrPath, unwrap(err))
+		return nil, invalid.Errorf("topology: %v", err)
 	}
 	t, err := Parse(b)
 	if err != nil {
-		return nil, fmt.Errorf("topology %s: %w", nameOrPath, err)
+		return nil, invalid.Errorf("topology %s: %v", nameOrPath, err)
 	}
 	return t, nil
 }
@@ -153,18 +126,11 @@ func ParseRate(s string) (int64, error) {
 			return int64(v * u.mult), nil
 		}
 	}
-	return 0, fmt.Errorf("bandwidth %q: write a positive rate like 100Mbit or 10MB", s)
+	return 0, invalid.Errorf("bandwidth %q: write a positive rate like 100Mbit or 10MB", s)
 }
 
 func oneLine(s string) string {
 	s = strings.ReplaceAll(s, "\n", " ")
 	s = strings.TrimPrefix(s, "error unmarshaling JSON: while decoding JSON: ")
 	return s
-}
-
-func unwrap(err error) error {
-	if pe, ok := err.(*os.PathError); ok {
-		return pe.Err
-	}
-	return err
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/etcdlab/etcdlab/emulate/wan"
+	"github.com/etcdlab/etcdlab/invalid"
 	"github.com/etcdlab/etcdlab/lab/cluster"
 )
 
@@ -152,14 +153,14 @@ func TestErrors(t *testing.T) {
 			o := cluster.Options{Members: 3}
 			err = tp.Apply(&o, false, false)
 		}
-		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
-			t.Errorf("%q: got %v, want one line containing %q", tc.yaml, err, tc.want)
+		if !invalid.Is(err) || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%q: got %v, want one line of invalid input containing %q", tc.yaml, err, tc.want)
 		}
 	}
-	if _, err := Load("multicloud-9"); err == nil || !strings.Contains(err.Error(), `no preset or file "multicloud-9" (presets: hdd, multicloud-0`) {
+	if _, err := Load("multicloud-9"); !invalid.Is(err) || !strings.Contains(err.Error(), `no preset or file "multicloud-9" (presets: hdd, multicloud-0`) {
 		t.Errorf("unknown preset: %v", err)
 	}
-	if _, err := Load(filepath.Join(dir, "missing.yaml")); err == nil || !strings.Contains(err.Error(), "no such file") {
+	if _, err := Load(filepath.Join(dir, "missing.yaml")); !invalid.Is(err) || !strings.Contains(err.Error(), "no such file") {
 		t.Errorf("missing file: %v", err)
 	}
 	// A link to a member the cluster does not have is caught with the
@@ -169,7 +170,7 @@ func TestErrors(t *testing.T) {
 	if err := tp.Apply(&o, false, false); err != nil {
 		t.Fatal(err)
 	}
-	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), `no member "m4" in a 3-member cluster`) {
+	if err := o.Validate(); !invalid.Is(err) || !strings.Contains(err.Error(), `no member "m4" in a 3-member cluster`) {
 		t.Errorf("unknown member: %v", err)
 	}
 }

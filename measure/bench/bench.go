@@ -231,22 +231,25 @@ func (cfg *Config) describe() *result.BenchConfig {
 		TLS: cfg.Conn.UsesTLS(), Conns: cfg.Conns, Clients: cfg.Clients, Total: cfg.Total,
 		Duration: result.Duration(cfg.Duration), Rate: cfg.Rate, Mode: mode, RequestTimeout: result.Duration(cfg.RequestTimeout),
 		Warmup: cfg.Warmup, Iterations: cfg.Iterations, Prefix: cfg.Prefix, Keep: cfg.Keep,
-		Workload: map[string]any{"key_size": cfg.KeySize, "val_size": cfg.ValSize, "key_space_size": space, "sequential_keys": cfg.SequentialKeys},
 	}
 	if cfg.Conn.User != "" {
 		bc.User = cfg.Conn.Redacted()
 	}
 	switch cfg.Command {
-	case CmdTxnPut:
-		bc.Workload["txn_ops"] = cfg.TxnOps
-	case CmdTxnMixed:
-		bc.Workload["rw_ratio"], bc.Workload["limit"], bc.Workload["consistency"] = cfg.RWRatio, cfg.Limit, cfg.Consistency
+	case CmdPut, CmdTxnPut, CmdTxnMixed:
+		w := &result.Workload{KeySize: cfg.KeySize, ValSize: new(cfg.ValSize), KeySpaceSize: space, SequentialKeys: new(cfg.SequentialKeys)}
+		switch cfg.Command {
+		case CmdTxnPut:
+			w.TxnOps = cfg.TxnOps
+		case CmdTxnMixed:
+			w.RWRatio, w.Limit, w.Consistency = new(cfg.RWRatio), new(cfg.Limit), cfg.Consistency
+		}
+		bc.Workload = w
 	case CmdRange:
-		bc.Workload = map[string]any{"limit": cfg.Limit, "consistency": cfg.Consistency, "count_only": cfg.CountOnly}
+		bc.Workload = &result.Workload{Limit: new(cfg.Limit), Consistency: cfg.Consistency, CountOnly: new(cfg.CountOnly)}
 	case CmdWatchLatency:
-		bc.Workload = map[string]any{"streams": cfg.Streams, "watchers_per_stream": cfg.WatchersPerStream, "put_total": cfg.PutTotal, "put_rate": cfg.PutRate, "prevkv": cfg.PrevKV, "val_size": cfg.ValSize}
-	case CmdLeaseKeepalive:
-		bc.Workload = nil
+		bc.Workload = &result.Workload{Streams: cfg.Streams, WatchersPerStream: cfg.WatchersPerStream, PutTotal: cfg.PutTotal, PutRate: cfg.PutRate,
+			PrevKV: new(cfg.PrevKV), ValSize: new(cfg.ValSize)}
 	}
 	return bc
 }

@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/etcdlab/etcdlab/internal/exitcode"
+	"github.com/etcdlab/etcdlab/invalid"
 	"github.com/etcdlab/etcdlab/lab/cluster"
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
 	"github.com/etcdlab/etcdlab/measure/bench"
@@ -58,9 +58,10 @@ type target struct {
 	lastErrs    []error // of the latest scrape, per member
 }
 
-// Run performs the check. Errors are for checks that could not run at all
-// (bad options, an unreachable cluster); anything that could not be
-// measured once running is a SKIP verdict saying why, in the document.
+// Run performs the check. Errors are for checks that could not run at all:
+// bad options (invalid-input errors, package invalid), an unreachable
+// cluster; anything that could not be measured once running is a SKIP
+// verdict saying why, in the document.
 func Run(ctx context.Context, o Options) (*result.Document, error) {
 	if o.Log == nil {
 		o.Log = io.Discard
@@ -78,16 +79,16 @@ func Run(ctx context.Context, o Options) (*result.Document, error) {
 	if o.MaxLoad == "" {
 		o.MaxLoad = map[bool]string{true: "s", false: "xl"}[live]
 	}
-	first, err := levelIndex(o.StartLoad)
-	if err != nil {
-		return nil, exitcode.Usagef("--load: %v", err)
+	first, ok := levelIndex(o.StartLoad)
+	if !ok {
+		return nil, invalid.Errorf("{StartLoad}: load level must be s, m, l or xl, not %q", o.StartLoad)
 	}
-	last, err := levelIndex(o.MaxLoad)
-	if err != nil {
-		return nil, exitcode.Usagef("--max-load: %v", err)
+	last, ok := levelIndex(o.MaxLoad)
+	if !ok {
+		return nil, invalid.Errorf("{MaxLoad}: load level must be s, m, l or xl, not %q", o.MaxLoad)
 	}
 	if last < first {
-		return nil, exitcode.Usagef("--max-load %s is below --load %s", o.MaxLoad, o.StartLoad)
+		return nil, invalid.Errorf("{MaxLoad} %s is below {StartLoad} %s", o.MaxLoad, o.StartLoad)
 	}
 	if o.DataDir == "" {
 		o.DataDir = "."
@@ -147,8 +148,8 @@ func Run(ctx context.Context, o Options) (*result.Document, error) {
 		run.Name = fmt.Sprintf("level %s: %.0f writes/s, %d clients", l.Name, l.Rate, l.Clients)
 		doc.Runs = append(doc.Runs, run)
 		lv := judgeLevel(l, run)
-		lv.WalFsyncP99 = worstQuantile(before, after, "etcd_disk_wal_fsync_duration_seconds")
-		lv.BackendCommitP99 = worstQuantile(before, after, "etcd_disk_backend_commit_duration_seconds")
+		lv.WalFsyncP99 = worstQuantile(before, after, metrics.WALFsyncDuration)
+		lv.BackendCommitP99 = worstQuantile(before, after, metrics.BackendCommitDuration)
 		judgeServerDuring(&lv)
 		c.Levels = append(c.Levels, lv)
 		if !lv.Passed {
@@ -171,7 +172,7 @@ func Run(ctx context.Context, o Options) (*result.Document, error) {
 	}
 	doc.Overall = result.Overall(doc.Verdicts)
 	if ctx.Err() != nil {
-		return doc, exitcode.Failuref("interrupted: the results are partial")
+		return doc, errors.New("interrupted: the results are partial")
 	}
 	return doc, nil
 }
@@ -194,7 +195,7 @@ func connect(ctx context.Context, o *Options, live bool, began time.Time, doc *r
 	t.conn = o.Conn
 	cli, err := etcdclient.NewChecked(ctx, t.conn)
 	if err != nil {
-		return nil, exitcode.With(err, exitcode.Failure)
+		return nil, err
 	}
 	defer cli.Close()
 	lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
@@ -255,7 +256,7 @@ func eachPair(before, after []*metrics.Snapshot, f func(b, a *metrics.Snapshot))
 }
 
 // worstQuantile is the highest p99 of a histogram across members.
-func worstQuantile(before, after []*metrics.Snapshot, name string) float64 {
+func worstQuantile(before, after []*metrics.Snapshot, name metrics.Name) float64 {
 	w := 0.0
 	eachPair(before, after, func(b, a *metrics.Snapshot) {
 		if q, n := metrics.Quantile(0.99, b, a, name); n > 0 && q > w {
@@ -279,17 +280,17 @@ func memberMetrics(t *target, start, end []*metrics.Snapshot) []result.MemberChe
 			out[i] = m
 			continue
 		}
-		m.WalFsyncP99, _ = quantileOrZero(b, a, "etcd_disk_wal_fsync_duration_seconds")
-		m.BackendCommitP99, _ = quantileOrZero(b, a, "etcd_disk_backend_commit_duration_seconds")
-		m.PeerRTTP99, m.PeerRTTSamples = quantileOrZero(b, a, "etcd_network_peer_round_trip_time_seconds")
-		m.SlowApplies, _ = metrics.Increase(b, a, "etcd_server_slow_apply_total")
-		m.LeaderChanges, _ = metrics.Increase(b, a, "etcd_server_leader_changes_seen_total")
-		m.ProposalsFailed, _ = metrics.Increase(b, a, "etcd_server_proposals_failed_total")
-		m.HeartbeatFailures, _ = metrics.Increase(b, a, "etcd_server_heartbeat_send_failures_total")
-		if cpu, ok := metrics.Increase(b, a, "process_cpu_seconds_total"); ok {
+		m.WalFsyncP99, _ = quantileOrZero(b, a, metrics.WALFsyncDuration)
+		m.BackendCommitP99, _ = quantileOrZero(b, a, metrics.BackendCommitDuration)
+		m.PeerRTTP99, m.PeerRTTSamples = quantileOrZero(b, a, metrics.PeerRoundTripTime)
+		m.SlowApplies, _ = metrics.Increase(b, a, metrics.SlowApplies)
+		m.LeaderChanges, _ = metrics.Increase(b, a, metrics.LeaderChanges)
+		m.ProposalsFailed, _ = metrics.Increase(b, a, metrics.ProposalsFailed)
+		m.HeartbeatFailures, _ = metrics.Increase(b, a, metrics.HeartbeatSendFailures)
+		if cpu, ok := metrics.Increase(b, a, metrics.ProcessCPUSeconds); ok {
 			m.CPUCores = cpu / a.At.Sub(b.At).Seconds()
 		}
-		m.RSSBytes, _ = a.Gauge("process_resident_memory_bytes")
+		m.RSSBytes, _ = a.Gauge(metrics.ProcessResidentMemory)
 		out[i] = m
 	}
 	return out
@@ -304,7 +305,7 @@ func firstErr(errs []error, i int) error {
 
 // quantileOrZero is the p99 over the interval, or 0 when nothing was
 // observed (a real fsync never takes 0 s).
-func quantileOrZero(b, a *metrics.Snapshot, name string) (float64, float64) {
+func quantileOrZero(b, a *metrics.Snapshot, name metrics.Name) (float64, float64) {
 	q, n := metrics.Quantile(0.99, b, a, name)
 	if n == 0 || math.IsNaN(q) {
 		return 0, 0
@@ -324,7 +325,7 @@ func floor(fsyncP50 float64, probe result.Run, before, after []*metrics.Snapshot
 	if fsyncP50 == 0 {
 		f.FsyncFrom = "members' WAL fsync p50 during the probe"
 		eachPair(before, after, func(b, a *metrics.Snapshot) {
-			if q, n := metrics.Quantile(0.5, b, a, "etcd_disk_wal_fsync_duration_seconds"); n > 0 && q > f.FsyncSeconds {
+			if q, n := metrics.Quantile(0.5, b, a, metrics.WALFsyncDuration); n > 0 && q > f.FsyncSeconds {
 				f.FsyncSeconds = q
 			}
 		})
@@ -337,8 +338,8 @@ func floor(fsyncP50 float64, probe result.Run, before, after []*metrics.Snapshot
 	}
 	rttFound := false
 	eachPair(before, after, func(b, a *metrics.Snapshot) {
-		if q, n := metrics.Quantile(0.5, b, a, "etcd_network_peer_round_trip_time_seconds"); n > 0 && !rttFound {
-			f.RTTSeconds, f.RTTFrom, rttFound = q, "etcd_network_peer_round_trip_time_seconds p50", true
+		if q, n := metrics.Quantile(0.5, b, a, metrics.PeerRoundTripTime); n > 0 && !rttFound {
+			f.RTTSeconds, f.RTTFrom, rttFound = q, string(metrics.PeerRoundTripTime)+" p50", true
 		}
 	})
 	f.FloorSeconds = f.FsyncSeconds + f.RTTSeconds

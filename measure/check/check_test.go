@@ -12,7 +12,8 @@ import (
 	"time"
 
 	"github.com/etcdlab/etcdlab/emulate/slowfs"
-	"github.com/etcdlab/etcdlab/internal/exitcode"
+	"github.com/etcdlab/etcdlab/invalid"
+	"github.com/etcdlab/etcdlab/judge"
 	"github.com/etcdlab/etcdlab/lab/cluster"
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
 	"github.com/etcdlab/etcdlab/result"
@@ -93,12 +94,16 @@ func TestUnreachableAndBadOptions(t *testing.T) {
 	t.Parallel()
 	began := time.Now()
 	_, err := Run(context.Background(), Options{Conn: etcdclient.Config{Endpoints: []string{"127.0.0.1:1"}, DialTimeout: time.Second}})
-	if exitcode.Code(err) != exitcode.Failure || !strings.Contains(err.Error(), "connection refused") || time.Since(began) > 5*time.Second {
+	if err == nil || invalid.Is(err) || !strings.Contains(err.Error(), "connection refused") || time.Since(began) > 5*time.Second {
 		t.Fatalf("unreachable: %v after %v", err, time.Since(began))
 	}
-	for _, o := range []Options{{MaxLoad: "huge"}, {StartLoad: "m", MaxLoad: "s"}} {
-		if _, err := Run(context.Background(), o); exitcode.Code(err) != exitcode.Usage {
-			t.Errorf("%+v: %v", o, err)
+	for _, tt := range []struct {
+		o     Options
+		param string
+	}{{Options{MaxLoad: "huge"}, "MaxLoad"}, {Options{StartLoad: "x"}, "StartLoad"}, {Options{StartLoad: "m", MaxLoad: "s"}, "MaxLoad"}} {
+		_, err := Run(context.Background(), tt.o)
+		if inv := invalid.As(err); inv == nil || inv.Params()[0] != tt.param {
+			t.Errorf("%+v: %v", tt.o, err)
 		}
 	}
 }
@@ -199,7 +204,7 @@ func TestSlowDiskFails(t *testing.T) {
 	}
 	named := false
 	for _, v := range doc.Verdicts {
-		if v.ID == "server.wal_fsync.p99" && v.Status == result.Fail && strings.Contains(v.Explanation, "disk is too slow") {
+		if v.ID == string(judge.ServerWALFsyncP99) && v.Status == result.Fail && strings.Contains(v.Explanation, "disk is too slow") {
 			named = true
 			t.Logf("%s %s: %s", v.Status, v.Display, v.Explanation)
 		}

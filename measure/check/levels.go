@@ -8,8 +8,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/etcdlab/etcdlab/internal/units"
 	"github.com/etcdlab/etcdlab/judge"
-	"github.com/etcdlab/etcdlab/render"
 
 	"github.com/etcdlab/etcdlab/result"
 )
@@ -24,14 +24,14 @@ type Level struct {
 // Levels are etcdctl check perf's (check.go): s, m, l, xl.
 var Levels = []Level{{"s", 150, 50}, {"m", 1000, 200}, {"l", 8000, 500}, {"xl", 15000, 1000}} //nolint:gochecknoglobals // constant table
 
-// levelIndex finds a level by name.
-func levelIndex(name string) (int, error) {
+// levelIndex finds a level by name; ok is false for a name no level has.
+func levelIndex(name string) (int, bool) {
 	for i, l := range Levels {
 		if l.Name == name {
-			return i, nil
+			return i, true
 		}
 	}
-	return 0, fmt.Errorf("load level must be s, m, l or xl, not %q", name)
+	return 0, false
 }
 
 // check perf's pass criteria (etcdctl/ctlv3/command/check.go).
@@ -79,13 +79,13 @@ func judgeLevel(l Level, run result.Run) result.CheckLevel {
 // only sustained if etcd stays within them.
 func judgeServerDuring(l *result.CheckLevel) {
 	for _, c := range []struct {
-		id string
+		id judge.ID
 		v  float64
-	}{{"server.wal_fsync.p99", l.WalFsyncP99}, {"server.backend_commit.p99", l.BackendCommitP99}} {
-		t := judge.Thresholds[c.id]
+	}{{judge.ServerWALFsyncP99, l.WalFsyncP99}, {judge.ServerBackendCommitP99, l.BackendCommitP99}} {
+		t, _ := judge.Lookup(c.id)
 		if c.v >= t.Fail {
 			l.Passed = false
-			l.Why = append(l.Why, fmt.Sprintf("%s was %s during the level (limit %s: %s)", t.What, render.Seconds(c.v), render.Seconds(t.Fail), t.Advice))
+			l.Why = append(l.Why, fmt.Sprintf("%s was %s during the level (limit %s: %s)", t.What, units.Seconds(c.v), units.Seconds(t.Fail), t.Advice))
 		}
 	}
 }
@@ -94,7 +94,7 @@ func judgeServerDuring(l *result.CheckLevel) {
 // level was sustained, FAIL when even it was not. The level that failed
 // after others passed is the cluster's limit, said in the explanation.
 func capacityVerdict(levels []result.CheckLevel, first, last Level) result.Verdict {
-	v := result.Verdict{ID: "load.capacity", What: fmt.Sprintf("highest check perf level sustained (tried %s to %s)", first.Name, last.Name),
+	v := result.Verdict{ID: string(judge.LoadCapacity), What: fmt.Sprintf("highest check perf level sustained (tried %s to %s)", first.Name, last.Name),
 		Unit: "level", Threshold: fmt.Sprintf("at least %s: %.0f writes/s with %d clients", first.Name, first.Rate, first.Clients),
 		Source: "etcdctl check perf (> 90% of the rate, slowest <= 0.5 s, stddev <= 0.1 s, no errors); etcd FAQ (WAL fsync p99 < 10 ms, commit p99 < 25 ms during the level)", Status: result.Pass}
 	highest := ""

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/etcdlab/etcdlab/internal/units"
 	"github.com/etcdlab/etcdlab/judge"
-	"github.com/etcdlab/etcdlab/render"
 	"github.com/etcdlab/etcdlab/result"
 )
 
@@ -26,18 +26,14 @@ func serverVerdicts(ms []result.MemberCheck, peerRTT bool) []result.Verdict {
 		}
 		ok = append(ok, m)
 	}
-	skip := func(id, reason string) result.Verdict {
-		t := judge.Thresholds[id]
-		return result.Verdict{ID: id, What: t.What, Source: t.Source, Status: result.Skip, Display: "-", Explanation: "could not measure: " + reason}
-	}
 	if len(ok) == 0 {
 		reason := "no member's metrics could be read"
 		if len(why) > 0 {
 			reason = why[0]
 		}
 		var out []result.Verdict
-		for _, id := range []string{"server.wal_fsync.p99", "server.backend_commit.p99"} {
-			out = append(out, skip(id, reason))
+		for _, id := range []judge.ID{judge.ServerWALFsyncP99, judge.ServerBackendCommitP99} {
+			out = append(out, judge.Unmeasured(id, reason))
 		}
 		return out
 	}
@@ -51,29 +47,29 @@ func serverVerdicts(ms []result.MemberCheck, peerRTT bool) []result.Verdict {
 		}
 		return v, who
 	}
-	secs := func(id string, f func(result.MemberCheck) float64, none string) result.Verdict {
+	secs := func(id judge.ID, f func(result.MemberCheck) float64, none string) result.Verdict {
 		v, who := worst(f)
 		if math.IsNaN(v) || v == 0 {
-			return skip(id, none)
+			return judge.Unmeasured(id, none)
 		}
-		out := judge.Judge(id, v, render.Seconds)
+		out := judge.Value(id, v, units.Seconds)
 		out.What += " (worst: " + who + ")"
 		return out
 	}
-	count := func(id string, f func(result.MemberCheck) float64) result.Verdict {
+	count := func(id judge.ID, f func(result.MemberCheck) float64) result.Verdict {
 		v, who := worst(f)
-		out := judge.Judge(id, v, func(x float64) string { return fmt.Sprintf("%.0f", x) })
+		out := judge.Value(id, v, units.Count)
 		if v > 0 {
 			out.What += " (most: " + who + ")"
 		}
 		return out
 	}
 	vs := []result.Verdict{
-		secs("server.wal_fsync.p99", func(m result.MemberCheck) float64 { return m.WalFsyncP99 }, "no WAL fsync was observed during the check"),
-		secs("server.backend_commit.p99", func(m result.MemberCheck) float64 { return m.BackendCommitP99 }, "no backend commit was observed during the check"),
+		secs(judge.ServerWALFsyncP99, func(m result.MemberCheck) float64 { return m.WalFsyncP99 }, "no WAL fsync was observed during the check"),
+		secs(judge.ServerBackendCommitP99, func(m result.MemberCheck) float64 { return m.BackendCommitP99 }, "no backend commit was observed during the check"),
 	}
 	if len(ok) > 1 && peerRTT {
-		vs = append(vs, secs("server.peer_rtt.p99", func(m result.MemberCheck) float64 {
+		vs = append(vs, secs(judge.ServerPeerRTTP99, func(m result.MemberCheck) float64 {
 			if m.PeerRTTSamples == 0 {
 				return math.NaN()
 			}
@@ -81,13 +77,13 @@ func serverVerdicts(ms []result.MemberCheck, peerRTT bool) []result.Verdict {
 		}, "etcd observes its peer RTT every 30 s; the check was too short to see one"))
 	}
 	vs = append(vs,
-		count("server.leader_changes", func(m result.MemberCheck) float64 { return m.LeaderChanges }),
-		count("server.slow_applies", func(m result.MemberCheck) float64 { return m.SlowApplies }),
-		count("server.proposals_failed", func(m result.MemberCheck) float64 { return m.ProposalsFailed }),
-		count("server.heartbeat_failures", func(m result.MemberCheck) float64 { return m.HeartbeatFailures }),
+		count(judge.ServerLeaderChanges, func(m result.MemberCheck) float64 { return m.LeaderChanges }),
+		count(judge.ServerSlowApplies, func(m result.MemberCheck) float64 { return m.SlowApplies }),
+		count(judge.ServerProposalsFailed, func(m result.MemberCheck) float64 { return m.ProposalsFailed }),
+		count(judge.ServerHeartbeatFailures, func(m result.MemberCheck) float64 { return m.HeartbeatFailures }),
 	)
 	if len(why) > 0 {
-		vs = append(vs, result.Verdict{ID: "server.metrics", What: "members' metrics", Status: result.Warn, Display: fmt.Sprintf("%d of %d read", len(ok), len(ms)),
+		vs = append(vs, result.Verdict{ID: string(judge.ServerMetrics), What: "members' metrics", Status: result.Warn, Display: fmt.Sprintf("%d of %d read", len(ok), len(ms)),
 			Explanation: "could not read every member's metrics: " + why[0]})
 	}
 	return vs
@@ -102,14 +98,13 @@ func connectVerdict(cs []result.Connect) result.Verdict {
 		}
 	}
 	if v < 0 {
-		t := judge.Thresholds["network.connect"]
 		reason := "no member accepted a connection"
 		if len(cs) > 0 {
 			reason = cs[0].Error
 		}
-		return result.Verdict{ID: t.ID, What: t.What, Source: t.Source, Status: result.Skip, Display: "-", Explanation: "could not measure: " + reason}
+		return judge.Unmeasured(judge.NetworkConnect, reason)
 	}
-	out := judge.Judge("network.connect", v, render.Seconds)
+	out := judge.Value(judge.NetworkConnect, v, units.Seconds)
 	out.What += " (slowest: " + who + ")"
 	return out
 }

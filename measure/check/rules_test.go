@@ -5,53 +5,9 @@ import (
 	"testing"
 
 	"github.com/etcdlab/etcdlab/judge"
+	"github.com/etcdlab/etcdlab/measure/metrics"
 	"github.com/etcdlab/etcdlab/result"
 )
-
-// TestThresholdBoundaries pins every threshold in the table: just under a
-// limit passes, at the limit it does not (etcd's rules are "< limit").
-func TestThresholdBoundaries(t *testing.T) {
-	t.Parallel()
-	for _, id := range judge.IDs() {
-		th := judge.Thresholds[id]
-		d := func(v float64) string { return "x" }
-		if th.Warn > 0 {
-			if got := judge.Judge(id, th.Warn*0.999, d).Status; got != result.Pass {
-				t.Errorf("%s just under warn %g: %s", id, th.Warn, got)
-			}
-			if got := judge.Judge(id, th.Warn, d).Status; got != result.Warn {
-				t.Errorf("%s at warn %g: %s", id, th.Warn, got)
-			}
-		}
-		if th.Fail > 0 {
-			under := th.Fail * 0.999
-			want := result.Pass
-			if th.Warn > 0 && under >= th.Warn {
-				want = result.Warn
-			}
-			if got := judge.Judge(id, under, d).Status; got != want {
-				t.Errorf("%s just under fail %g: %s, want %s", id, th.Fail, got, want)
-			}
-			if got := judge.Judge(id, th.Fail, d).Status; got != result.Fail {
-				t.Errorf("%s at fail %g: %s", id, th.Fail, got)
-			}
-		}
-		if th.Source == "" || th.What == "" || th.Advice == "" {
-			t.Errorf("%s lacks a source, a name or advice", id)
-		}
-	}
-	// The pinned values themselves, so that a changed table is a conscious change.
-	for id, want := range map[string][2]float64{
-		"disk.fsync.p99": {0, 0.010}, "disk.fsync.p999": {0.0085, 0}, "server.wal_fsync.p99": {0, 0.010},
-		"server.backend_commit.p99": {0, 0.025}, "server.peer_rtt.p99": {0.040, 0.050}, "network.connect": {0.002, 0.008},
-		"server.leader_changes": {1, 4}, "server.slow_applies": {1, 0}, "server.proposals_failed": {1, 0}, "server.heartbeat_failures": {1, 0},
-	} {
-		th := judge.Thresholds[id]
-		if th.Warn != want[0] || th.Fail != want[1] {
-			t.Errorf("%s: warn %g fail %g, want %v", id, th.Warn, th.Fail, want)
-		}
-	}
-}
 
 // TestRulesFromRecordedMetrics runs the rule engine on recorded numbers:
 // the HDD article's disk (fsync p99 268 ms) fails and names the disk.
@@ -63,28 +19,28 @@ func TestRulesFromRecordedMetrics(t *testing.T) {
 		{Name: "m3", Error: "m3: cannot scrape http://10.0.0.3:2381/metrics: connection refused"},
 	}
 	vs := serverVerdicts(hdd, true)
-	get := func(id string) result.Verdict {
+	get := func(id judge.ID) result.Verdict {
 		for _, v := range vs {
-			if v.ID == id {
+			if v.ID == string(id) {
 				return v
 			}
 		}
 		t.Fatalf("no verdict %s in %+v", id, vs)
 		return result.Verdict{}
 	}
-	if v := get("server.wal_fsync.p99"); v.Status != result.Fail || !strings.Contains(v.Explanation, "disk is too slow") || !strings.Contains(v.What, "worst: m1") {
+	if v := get(judge.ServerWALFsyncP99); v.Status != result.Fail || !strings.Contains(v.Explanation, "disk is too slow") || !strings.Contains(v.What, "worst: m1") {
 		t.Errorf("wal fsync: %+v", v)
 	}
-	if v := get("server.backend_commit.p99"); v.Status != result.Fail {
+	if v := get(judge.ServerBackendCommitP99); v.Status != result.Fail {
 		t.Errorf("commit: %+v", v)
 	}
-	if v := get("server.leader_changes"); v.Status != result.Warn {
+	if v := get(judge.ServerLeaderChanges); v.Status != result.Warn {
 		t.Errorf("leader changes: %+v", v)
 	}
-	if v := get("server.peer_rtt.p99"); v.Status != result.Pass {
+	if v := get(judge.ServerPeerRTTP99); v.Status != result.Pass {
 		t.Errorf("rtt: %+v", v)
 	}
-	if v := get("server.metrics"); v.Status != result.Warn || !strings.Contains(v.Explanation, "connection refused") {
+	if v := get(judge.ServerMetrics); v.Status != result.Warn || !strings.Contains(v.Explanation, "connection refused") {
 		t.Errorf("partial metrics: %+v", v)
 	}
 	if result.Overall(vs) != result.Fail {
@@ -130,5 +86,26 @@ func TestLevelRules(t *testing.T) {
 	m.Name = "s"
 	if v := capacityVerdict([]result.CheckLevel{m}, Levels[0], Levels[3]); v.Status != result.Fail {
 		t.Errorf("first level failing: %+v", v)
+	}
+}
+
+// TestThresholdsNameTheirMetric: the server thresholds' descriptions name
+// the etcd metric this package reads for them, spelt as package metrics
+// spells it.
+func TestThresholdsNameTheirMetric(t *testing.T) {
+	t.Parallel()
+	for id, m := range map[judge.ID]metrics.Name{
+		judge.ServerWALFsyncP99:       metrics.WALFsyncDuration,
+		judge.ServerBackendCommitP99:  metrics.BackendCommitDuration,
+		judge.ServerPeerRTTP99:        metrics.PeerRoundTripTime,
+		judge.ServerSlowApplies:       metrics.SlowApplies,
+		judge.ServerLeaderChanges:     metrics.LeaderChanges,
+		judge.ServerProposalsFailed:   metrics.ProposalsFailed,
+		judge.ServerHeartbeatFailures: metrics.HeartbeatSendFailures,
+	} {
+		th, ok := judge.Lookup(id)
+		if !ok || !strings.Contains(th.What, string(m)) {
+			t.Errorf("%s: %q does not name %s", id, th.What, m)
+		}
 	}
 }

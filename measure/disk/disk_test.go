@@ -14,7 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/etcdlab/etcdlab/internal/exitcode"
+	"github.com/etcdlab/etcdlab/internal/units"
+	"github.com/etcdlab/etcdlab/invalid"
 	"github.com/etcdlab/etcdlab/judge"
 	"github.com/etcdlab/etcdlab/result"
 )
@@ -59,32 +60,19 @@ func TestPercentilesAgainstReference(t *testing.T) {
 func TestVerdictBoundaries(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
-		id   string
+		id   judge.ID
 		v    float64
 		want string
 	}{
-		{"disk.fsync.p99", 0.0099999, result.Pass},
-		{"disk.fsync.p99", 0.010, result.Fail}, // exactly 10 ms is not < 10 ms
-		{"disk.fsync.p99", 0.0100001, result.Fail},
-		{"disk.fsync.p999", 0.00849, result.Pass},
-		{"disk.fsync.p999", 0.0085, result.Warn},
-		{"disk.fsync.p999", 0.0099, result.Warn},
+		{judge.DiskFsyncP99, 0.0099999, result.Pass},
+		{judge.DiskFsyncP99, 0.010, result.Fail}, // exactly 10 ms is not < 10 ms
+		{judge.DiskFsyncP99, 0.0100001, result.Fail},
+		{judge.DiskFsyncP999, 0.00849, result.Pass},
+		{judge.DiskFsyncP999, 0.0085, result.Warn},
+		{judge.DiskFsyncP999, 0.0099, result.Warn},
 	} {
-		if got := judge.Judge(tt.id, tt.v, formatSeconds); got.Status != tt.want || (got.Status != result.Pass) != (got.Explanation != "") {
+		if got := judge.Value(tt.id, tt.v, units.Seconds); got.Status != tt.want || (got.Status != result.Pass) != (got.Explanation != "") {
 			t.Errorf("%s at %g: %s (%q), want %s", tt.id, tt.v, got.Status, got.Explanation, tt.want)
-		}
-	}
-	for _, tt := range []struct {
-		iops float64
-		want string
-		tier string
-	}{
-		{10, result.Fail, "unusable"}, {49.9, result.Fail, "unusable"}, {50, result.Warn, "development"},
-		{299, result.Warn, "development"}, {300, result.Pass, "small/medium"}, {500, result.Pass, "medium/large"},
-		{799, result.Pass, "medium/large"}, {800, result.Pass, "800+"},
-	} {
-		if got := judge.IOPSTier(tt.iops); got.Status != tt.want || !strings.Contains(got.Threshold, tt.tier) {
-			t.Errorf("IOPS %g: %s %q", tt.iops, got.Status, got.Threshold)
 		}
 	}
 	// A p99.9 past 10 ms is a warning with an explanation.
@@ -92,18 +80,6 @@ func TestVerdictBoundaries(t *testing.T) {
 	vs := verdicts(job, SyncFdatasync)
 	if vs[0].Status != result.Pass || vs[1].Status != result.Warn || !strings.Contains(vs[1].Explanation, "over 10 ms") || result.Overall(vs) != result.Warn {
 		t.Errorf("judge: %+v", vs)
-	}
-}
-
-func TestFormatSeconds(t *testing.T) {
-	t.Parallel()
-	for _, tt := range []struct {
-		s    float64
-		want string
-	}{{850e-9, "850 ns"}, {12.34e-6, "12.3 µs"}, {999e-6, "999.0 µs"}, {4.561e-3, "4.56 ms"}, {0.2687, "268.70 ms"}, {1.5, "1.500 s"}, {12, "12.000 s"}} {
-		if got := formatSeconds(tt.s); got != tt.want {
-			t.Errorf("%g: %q, want %q", tt.s, got, tt.want)
-		}
 	}
 }
 
@@ -176,21 +152,22 @@ func TestBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tt := range []struct {
-		name string
-		o    Options
-		code int
-		want string
+		name  string
+		o     Options
+		param string // the option the invalid-input error names
+		want  string
 	}{
-		{"missing dir", Options{Dir: filepath.Join(dir, "nope")}, exitcode.Usage, "does not exist"},
-		{"not a dir", Options{Dir: file}, exitcode.Usage, "not a directory"},
-		{"bs 0", Options{Dir: dir, BlockSize: -1}, exitcode.Usage, "--bs must be positive"},
-		{"size < bs", Options{Dir: dir, BlockSize: 8192, Size: 4096}, exitcode.Usage, "at least --bs"},
-		{"bad sync", Options{Dir: dir, Sync: "msync"}, exitcode.Usage, "--sync"},
-		{"bad profile", Options{Dir: dir, Profile: "hdd"}, exitcode.Usage, "--profile"},
+		{"missing dir", Options{Dir: filepath.Join(dir, "nope")}, "Dir", "does not exist"},
+		{"not a dir", Options{Dir: file}, "Dir", "not a directory"},
+		{"bs 0", Options{Dir: dir, BlockSize: -1}, "BlockSize", "BlockSize must be positive"},
+		{"size < bs", Options{Dir: dir, BlockSize: 8192, Size: 4096}, "Size", "at least BlockSize"},
+		{"bad sync", Options{Dir: dir, Sync: "msync"}, "Sync", "Sync must be"},
+		{"bad profile", Options{Dir: dir, Profile: "hdd"}, "Profile", "Profile must be"},
 	} {
 		_, err := Run(context.Background(), tt.o)
-		if exitcode.Code(err) != tt.code || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "\n") {
-			t.Errorf("%s: %v (code %d)", tt.name, err, exitcode.Code(err))
+		inv := invalid.As(err)
+		if inv == nil || inv.Params()[0] != tt.param || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: %v (invalid: %v)", tt.name, err, inv != nil)
 		}
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
@@ -215,11 +192,11 @@ func TestReadOnlyAndFullDisk(t *testing.T) {
 	}
 	ro, small := mnt("ro,size=1m"), mnt("size=1m")
 	_, err := Run(context.Background(), Options{Dir: ro, BlockSize: 4096, Size: 8192})
-	if exitcode.Code(err) != exitcode.Failure || !strings.Contains(err.Error(), "read-only") {
+	if err == nil || invalid.Is(err) || !strings.Contains(err.Error(), "read-only") {
 		t.Fatalf("read-only: %v", err)
 	}
 	_, err = Run(context.Background(), Options{Dir: small, BlockSize: 4096, Size: 4 << 20})
-	if exitcode.Code(err) != exitcode.Failure || !strings.Contains(err.Error(), "disk is full") {
+	if err == nil || invalid.Is(err) || !strings.Contains(err.Error(), "disk is full") {
 		t.Fatalf("full: %v", err)
 	}
 	assertEmpty(t, small)

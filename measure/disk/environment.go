@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/etcdlab/etcdlab/internal/units"
 )
 
 // mount describes the mount holding a directory.
@@ -84,9 +86,9 @@ func honestWarnings(m mount, fs string, p50 float64, size int64, o *Options) []s
 		}
 	}
 	if fs != "tmpfs" && fs != "ramfs" && p50 > 0 && p50 < 50e-6 {
-		w = append(w, fmt.Sprintf("fdatasync p50 of %s is faster than durable storage usually is (a good NVMe takes about 20 to 100 µs): the device or hypervisor may acknowledge syncs from a volatile cache (a VM disk with cache=unsafe or writeback, say)", formatSeconds(p50)))
+		w = append(w, fmt.Sprintf("fdatasync p50 of %s is faster than durable storage usually is (a good NVMe takes about 20 to 100 µs): the device or hypervisor may acknowledge syncs from a volatile cache (a VM disk with cache=unsafe or writeback, say)", units.Seconds(p50)))
 		if size < 64<<20 {
-			w = append(w, fmt.Sprintf("the test wrote only %d MiB, which a device or host cache can absorb entirely; a longer run (--size 1g) shows whether the rate holds", size>>20))
+			w = append(w, fmt.Sprintf("the test wrote only %d MiB, which a device or host cache can absorb entirely; a longer run (a 1 GiB file) shows whether the rate holds", size>>20))
 		}
 	}
 	return w

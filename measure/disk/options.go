@@ -4,10 +4,11 @@
 package disk
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/etcdlab/etcdlab/invalid"
 )
 
 // Profiles of the main job.
@@ -52,7 +53,7 @@ func (o *Options) profile() error {
 	case ProfileOpenShift:
 		bs, size, runtime = 8000, 100<<20, 60*time.Second
 	default:
-		return fmt.Errorf("--profile must be etcd or openshift, not %q", o.Profile)
+		return invalid.Errorf("{Profile} must be etcd or openshift, not %q", o.Profile)
 	}
 	if o.BlockSize == 0 {
 		o.BlockSize = bs
@@ -75,22 +76,22 @@ func (o *Options) profile() error {
 	return nil
 }
 
-// validate returns a one-line usage error for bad options.
+// validate returns a one-line invalid-input error for bad options.
 func (o *Options) validate() error {
 	switch {
 	case o.BlockSize <= 0:
-		return fmt.Errorf("--bs must be positive, not %d", o.BlockSize)
+		return invalid.Errorf("{BlockSize} must be positive, not %d", o.BlockSize)
 	case o.BlockSize > 64<<20:
-		return fmt.Errorf("--bs %d is larger than 64 MiB", o.BlockSize)
+		return invalid.Errorf("{BlockSize} %d is larger than 64 MiB", o.BlockSize)
 	case o.Size < int64(o.BlockSize):
-		return fmt.Errorf("--size (%d bytes) must be at least --bs (%d bytes)", o.Size, o.BlockSize)
+		return invalid.Errorf("{Size} (%d bytes) must be at least {BlockSize} (%d bytes)", o.Size, o.BlockSize)
 	case o.Runtime < 0:
-		return errors.New("--runtime must not be negative")
+		return invalid.Errorf("{Runtime} must not be negative")
 	}
 	switch o.Sync {
 	case SyncFdatasync, SyncFsync, SyncODSync:
 	default:
-		return fmt.Errorf("--sync must be fdatasync, fsync or odsync, not %q", o.Sync)
+		return invalid.Errorf("{Sync} must be fdatasync, fsync or odsync, not %q", o.Sync)
 	}
 	return nil
 }

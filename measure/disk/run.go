@@ -11,8 +11,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/etcdlab/etcdlab/internal/exitcode"
 	"github.com/etcdlab/etcdlab/internal/proc"
+	"github.com/etcdlab/etcdlab/internal/units"
+	"github.com/etcdlab/etcdlab/invalid"
 	"github.com/etcdlab/etcdlab/judge"
 	"github.com/etcdlab/etcdlab/measure/envinfo"
 	"github.com/etcdlab/etcdlab/result"
@@ -24,27 +25,28 @@ const testFilePrefix = ".etcdlab-disk-"
 
 // Run qualifies the disk holding o.Dir and returns the result with its
 // verdicts. Test files are always removed, also when ctx is cancelled.
-// Errors are one line and carry an exit code (2 for bad options, 1 for I/O
-// failures). A FAIL verdict is not an error; the caller decides.
+// Errors are one line; bad options (and a Dir that is not a directory) are
+// invalid-input errors (package invalid). A FAIL verdict is not an error;
+// the caller decides.
 func Run(ctx context.Context, o Options) (*result.Document, error) {
 	if err := o.profile(); err != nil {
-		return nil, exitcode.With(err, exitcode.Usage)
+		return nil, err
 	}
 	if err := o.validate(); err != nil {
-		return nil, exitcode.With(err, exitcode.Usage)
+		return nil, err
 	}
 	dir, err := filepath.Abs(o.Dir)
 	if err != nil {
-		return nil, exitcode.With(err, exitcode.Usage)
+		return nil, err
 	}
 	st, err := os.Stat(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, exitcode.Usagef("directory %s does not exist", dir)
+		return nil, invalid.Errorf("{Dir} %s does not exist", dir)
 	case err != nil:
-		return nil, exitcode.Failuref("directory %s: %v", dir, err)
+		return nil, fmt.Errorf("directory %s: %v", dir, err)
 	case !st.IsDir():
-		return nil, exitcode.Usagef("%s is not a directory", dir)
+		return nil, invalid.Errorf("{Dir} %s is not a directory", dir)
 	}
 	o.Dir = dir
 	sweepStale(dir, &o)
@@ -81,7 +83,7 @@ func Run(ctx context.Context, o Options) (*result.Document, error) {
 	d.Warnings = honestWarnings(m, fsType, job.SyncLatency.At(50), job.Bytes, &o)
 	doc.Overall = result.Overall(doc.Verdicts)
 	if job.StoppedEarly == "interrupted" || ctx.Err() != nil {
-		return doc, exitcode.Failuref("interrupted: the results are partial")
+		return doc, errors.New("interrupted: the results are partial")
 	}
 	return doc, nil
 }
@@ -89,10 +91,10 @@ func Run(ctx context.Context, o Options) (*result.Document, error) {
 // verdicts applies the disk thresholds to the main job.
 func verdicts(job result.DiskJob, sync string) []result.Verdict {
 	if job.Ops == 0 || job.SyncLatency == nil {
-		return []result.Verdict{{ID: "disk.fsync.p99", What: sync + " p99", Status: result.Skip, Explanation: "no write completed"}}
+		return []result.Verdict{{ID: string(judge.DiskFsyncP99), What: sync + " p99", Status: result.Skip, Explanation: "no write completed"}}
 	}
-	p99 := judge.Judge("disk.fsync.p99", job.SyncLatency.At(99), formatSeconds)
-	p999 := judge.Judge("disk.fsync.p999", job.SyncLatency.At(99.9), formatSeconds)
+	p99 := judge.Value(judge.DiskFsyncP99, job.SyncLatency.At(99), units.Seconds)
+	p999 := judge.Value(judge.DiskFsyncP999, job.SyncLatency.At(99.9), units.Seconds)
 	if p999.Value >= 0.010 {
 		p999.Status = result.Warn
 		p999.Explanation = fmt.Sprintf("%s p99.9 %s is over 10 ms (etcd-tools calls this BAD): tail spikes this long delay etcd's WAL and heartbeats", sync, p999.Display)

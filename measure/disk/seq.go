@@ -11,7 +11,6 @@ import (
 	"unsafe"
 
 	"github.com/dustin/go-humanize"
-	"github.com/etcdlab/etcdlab/internal/exitcode"
 	"github.com/etcdlab/etcdlab/result"
 	"golang.org/x/sys/unix"
 )
@@ -147,19 +146,19 @@ func fill(job *result.DiskJob, elapsed time.Duration) {
 	job.BandwidthBytesS = float64(job.Bytes) / s
 }
 
-// ioError turns a file-system error into a one-line error with an exit code.
+// ioError turns a file-system error into a one-line error naming what failed.
 func ioError(what, dir string, err error) error {
 	var errno unix.Errno
 	if errors.As(err, &errno) {
 		switch errno {
 		case unix.ENOSPC, unix.EDQUOT:
-			return exitcode.Failuref("%s in %s: the disk is full", what, dir)
+			return fmt.Errorf("%s in %s: the disk is full", what, dir)
 		case unix.EROFS:
-			return exitcode.Failuref("%s in %s: read-only file system", what, dir)
+			return fmt.Errorf("%s in %s: read-only file system", what, dir)
 		case unix.EACCES, unix.EPERM:
-			return exitcode.Failuref("%s in %s: permission denied", what, dir)
+			return fmt.Errorf("%s in %s: permission denied", what, dir)
 		}
-		return exitcode.Failuref("%s in %s: %s", what, dir, errno.Error())
+		return fmt.Errorf("%s in %s: %s", what, dir, errno.Error())
 	}
-	return exitcode.Failuref("%s in %s: %v", what, dir, err)
+	return fmt.Errorf("%s in %s: %v", what, dir, err)
 }

@@ -57,8 +57,8 @@ func Scrape(ctx context.Context, url string, tlsCfg *tls.Config, timeout time.Du
 	if err != nil {
 		return nil, fmt.Errorf("%s does not serve Prometheus metrics: %s", url, firstLine(err.Error()))
 	}
-	if _, ok := fams["etcd_server_has_leader"]; !ok {
-		return nil, fmt.Errorf("%s serves Prometheus metrics, but not etcd's (no etcd_server_has_leader)", url)
+	if _, ok := fams[string(HasLeader)]; !ok {
+		return nil, fmt.Errorf("%s serves Prometheus metrics, but not etcd's (no %s)", url, HasLeader)
 	}
 	return &Snapshot{URL: url, At: time.Now(), Families: fams}, nil
 }
@@ -82,8 +82,8 @@ func firstLine(s string) string {
 
 // Gauge returns the sum of a gauge (or counter) over its label sets, and
 // whether it exists.
-func (s *Snapshot) Gauge(name string) (float64, bool) {
-	f := s.Families[name]
+func (s *Snapshot) Gauge(name Name) (float64, bool) {
+	f := s.Families[string(name)]
 	if f == nil {
 		return 0, false
 	}
@@ -103,8 +103,8 @@ func (s *Snapshot) Gauge(name string) (float64, bool) {
 
 // buckets returns a histogram's cumulative buckets summed over label sets
 // (sum by (le)), with +Inf last.
-func (s *Snapshot) buckets(name string) (map[float64]float64, bool) {
-	f := s.Families[name]
+func (s *Snapshot) buckets(name Name) (map[float64]float64, bool) {
+	f := s.Families[string(name)]
 	if f == nil || f.GetType() != dto.MetricType_HISTOGRAM {
 		return nil, false
 	}
@@ -125,7 +125,7 @@ func (s *Snapshot) buckets(name string) (map[float64]float64, bool) {
 
 // Increase returns how much a counter grew from before to after (a reset
 // counts from zero), and whether both have it.
-func Increase(before, after *Snapshot, name string) (float64, bool) {
+func Increase(before, after *Snapshot, name Name) (float64, bool) {
 	a, ok1 := after.Gauge(name)
 	b, ok2 := before.Gauge(name)
 	if !ok1 || !ok2 {
@@ -140,7 +140,7 @@ func Increase(before, after *Snapshot, name string) (float64, bool) {
 // Quantile is histogram_quantile(q, increase(name_bucket[interval])) between
 // two scrapes, in the histogram's unit, and the number of observations in
 // the interval. It is NaN when nothing was observed.
-func Quantile(q float64, before, after *Snapshot, name string) (float64, float64) {
+func Quantile(q float64, before, after *Snapshot, name Name) (float64, float64) {
 	a, ok1 := after.buckets(name)
 	b, ok2 := before.buckets(name)
 	if !ok1 || !ok2 {

@@ -87,11 +87,11 @@ func TestScrapeAndDeltas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	q, n := Quantile(0.25, before, after, "etcd_disk_wal_fsync_duration_seconds")
+	q, n := Quantile(0.25, before, after, WALFsyncDuration)
 	if n != 100 || math.Abs(q-(0.001+0.001*25/50)) > 1e-12 {
 		t.Errorf("p25 %g over %g observations", q, n)
 	}
-	if inc, ok := Increase(before, after, "etcd_server_leader_changes_seen_total"); !ok || inc != 2 {
+	if inc, ok := Increase(before, after, LeaderChanges); !ok || inc != 2 {
 		t.Errorf("leader changes %g %v", inc, ok)
 	}
 	for path, want := range map[string]string{"/html": "does not serve Prometheus metrics", "/other": "not etcd's", "/missing": "not etcd's"} {
@@ -136,11 +136,11 @@ func TestScrapeRealMember(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p99, n := Quantile(0.99, before, after, "etcd_disk_wal_fsync_duration_seconds")
+	p99, n := Quantile(0.99, before, after, WALFsyncDuration)
 	if n < 20 || !(p99 > 0) {
 		t.Fatalf("wal fsync p99 %g over %g observations", p99, n)
 	}
-	if rss, ok := after.Gauge("process_resident_memory_bytes"); !ok || rss <= 0 {
+	if rss, ok := after.Gauge(ProcessResidentMemory); !ok || rss <= 0 {
 		t.Fatal("no RSS")
 	}
 }

@@ -1,5 +1,5 @@
 // Command wanfidelity measures how faithfully etcdlab's emulated network
-// delays bytes (issue 7's first fidelity bar), in three parts:
+// delays bytes, in three parts:
 //
 //  1. one-way: small timestamped messages through a wan proxy on loopback,
 //     arrival minus send on one clock, for each target delay, next to the
@@ -118,7 +118,7 @@ func metric(c *cluster.Cluster, rtt, warmup, window time.Duration) error {
 			}
 		}
 	}
-	fmt.Printf("\n## etcd_network_peer_round_trip_time_seconds vs emulated RTT %v (warm-up %v, window %v)\n", rtt, warmup, window)
+	fmt.Printf("\n## %s vs emulated RTT %v (warm-up %v, window %v)\n", metrics.PeerRoundTripTime, rtt, warmup, window)
 	time.Sleep(warmup)
 	url := c.State().MetricsURLs[0]
 	before, err := metrics.Scrape(context.Background(), url, nil, 5*time.Second)
@@ -143,7 +143,7 @@ func metric(c *cluster.Cluster, rtt, warmup, window time.Duration) error {
 
 // sumCount totals the peer RTT histogram's sum and count over its peers.
 func sumCount(s *metrics.Snapshot) (sum, n float64) {
-	f := s.Families["etcd_network_peer_round_trip_time_seconds"]
+	f := s.Families[string(metrics.PeerRoundTripTime)]
 	if f == nil {
 		return 0, 0
 	}

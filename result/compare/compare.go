@@ -36,15 +36,9 @@ type Comparison struct {
 	Rows  []Row  `json:"rows"`
 }
 
-// Named is a document and the name (file) it is known by.
-type Named struct {
-	Name string
-	Doc  *result.Document
-}
-
 // Compare compares base with each of others. Documents of different kinds
 // cannot be compared.
-func Compare(base Named, others ...Named) ([]Comparison, error) {
+func Compare(base result.Named, others ...result.Named) ([]Comparison, error) {
 	if len(others) == 0 {
 		return nil, fmt.Errorf("compare needs a base and at least one other result")
 	}

@@ -19,8 +19,8 @@ func bench(rps, p50, p99 float64, sd float64, iters int) *result.Document {
 func TestCompareBench(t *testing.T) {
 	t.Parallel()
 	// The Graviton article's shape: M5 as base, M6g faster.
-	m5 := Named{"m5.json", bench(40000, 0.020, 0.050, 500, 20)}
-	m6g := Named{"m6g.json", bench(46000, 0.017, 0.060, 500, 20)}
+	m5 := result.Named{Name: "m5.json", Doc: bench(40000, 0.020, 0.050, 500, 20)}
+	m6g := result.Named{Name: "m6g.json", Doc: bench(46000, 0.017, 0.060, 500, 20)}
 	cs, err := Compare(m5, m6g)
 	if err != nil {
 		t.Fatal(err)
@@ -51,13 +51,13 @@ func TestCompareBench(t *testing.T) {
 		}
 	}
 	// A difference inside the spread is not significant.
-	noisy := Named{"noisy.json", bench(40300, 0.020, 0.050, 2000, 20)}
+	noisy := result.Named{Name: "noisy.json", Doc: bench(40300, 0.020, 0.050, 2000, 20)}
 	cs, _ = Compare(m5, noisy)
 	if s := cs[0].Rows[0].Significant; s == nil || *s {
 		t.Errorf("0.75%% change with a 2000 req/s spread marked significant")
 	}
 	// No iterations: no significance claimed.
-	one := Named{"one.json", bench(42000, 0.02, 0.05, 0, 1)}
+	one := result.Named{Name: "one.json", Doc: bench(42000, 0.02, 0.05, 0, 1)}
 	cs, _ = Compare(m5, one)
 	if cs[0].Rows[0].Significant != nil {
 		t.Error("significance claimed without iterations")
@@ -67,11 +67,11 @@ func TestCompareBench(t *testing.T) {
 func TestCompareRefusesMixedKinds(t *testing.T) {
 	t.Parallel()
 	disk := &result.Document{Kind: result.KindDisk, Disk: &result.Disk{}}
-	_, err := Compare(Named{"a.json", bench(1, 1, 1, 0, 1)}, Named{"d.json", disk})
+	_, err := Compare(result.Named{Name: "a.json", Doc: bench(1, 1, 1, 0, 1)}, result.Named{Name: "d.json", Doc: disk})
 	if err == nil || !strings.Contains(err.Error(), "cannot compare a bench result (a.json) with a disk result (d.json)") || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("err = %v", err)
 	}
-	if _, err := Compare(Named{"a.json", bench(1, 1, 1, 0, 1)}); err == nil {
+	if _, err := Compare(result.Named{Name: "a.json", Doc: bench(1, 1, 1, 0, 1)}); err == nil {
 		t.Fatal("compare with nothing accepted")
 	}
 }
@@ -84,7 +84,7 @@ func TestCompareDisk(t *testing.T) {
 	d := func(iops, p50, p99 float64) *result.Document {
 		return &result.Document{Kind: result.KindDisk, Disk: &result.Disk{Jobs: []result.DiskJob{{Name: "sequential fdatasync", Sync: "fdatasync", IOPS: iops, SyncLatency: lat(p50, p99)}}}}
 	}
-	cs, err := Compare(Named{"hdd.json", d(24, 0.040, 0.268)}, Named{"ssd.json", d(2400, 0.0004, 0.002)})
+	cs, err := Compare(result.Named{Name: "hdd.json", Doc: d(24, 0.040, 0.268)}, result.Named{Name: "ssd.json", Doc: d(2400, 0.0004, 0.002)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,27 @@
+package units
+
+import "testing"
+
+func TestSeconds(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		s    float64
+		want string
+	}{{850e-9, "850 ns"}, {12.34e-6, "12.3 µs"}, {999e-6, "999.0 µs"}, {4.561e-3, "4.56 ms"}, {0.2687, "268.70 ms"}, {1.5, "1.500 s"}, {12, "12.000 s"}} {
+		if got := Seconds(tt.s); got != tt.want {
+			t.Errorf("%g: %q, want %q", tt.s, got, tt.want)
+		}
+	}
+}
+
+func TestCount(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		n    float64
+		want string
+	}{{0, "0"}, {3, "3"}, {2.6, "3"}} {
+		if got := Count(tt.n); got != tt.want {
+			t.Errorf("%g: %q, want %q", tt.n, got, tt.want)
+		}
+	}
+}
