@@ -3,11 +3,11 @@ package bench
 import (
 	"context"
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/etcdlab/etcdlab/internal/exitcode"
 	"github.com/etcdlab/etcdlab/load"
+	"github.com/etcdlab/etcdlab/load/safety"
 	"github.com/etcdlab/etcdlab/measure/envinfo"
 	"github.com/etcdlab/etcdlab/result"
 )
@@ -23,7 +23,7 @@ func Run(ctx context.Context, cfg Config) (*result.Document, error) {
 	}
 	space, _ := cfg.keySpace()
 	if cfg.writes() && cfg.Command != CmdWatchLatency {
-		if err := (load.Keys{Size: cfg.KeySize, Space: space}).Validate(); err != nil {
+		if err := (load.Keys{KeySize: cfg.KeySize, KeySpaceSize: space}).Validate(); err != nil {
 			return nil, exitcode.With(err, exitcode.Usage)
 		}
 		if cfg.Command == CmdTxnPut && int64(cfg.TxnOps) > space {
@@ -117,12 +117,12 @@ func (cfg *Config) runAll(ctx context.Context, t *target, wl load.Workload, doc 
 			}
 			continue
 		}
-		eng, err := cfg.newEngine(ctx, t, wl, conns)
+		sess, err := cfg.open(ctx, t, wl, conns)
 		if err != nil {
-			return exitcode.With(err, exitcode.Failure)
+			return runError(err)
 		}
-		err = cfg.runPoint(ctx, eng, conns, doc, guard, wu, &seq)
-		eng.close()
+		err = cfg.runPoint(ctx, sess, conns, doc, guard, wu, &seq)
+		_ = sess.Close()
 		if err != nil {
 			return err
 		}
@@ -134,13 +134,11 @@ func (cfg *Config) runAll(ctx context.Context, t *target, wl load.Workload, doc 
 	return nil
 }
 
-// runPoint runs every client count on one engine: warm-up, then iterations.
-func (cfg *Config) runPoint(ctx context.Context, eng engine, conns int, doc *result.Document, guard *dbGuard, wu warmup, seq *int64) error {
+// runPoint runs every client count on one session: warm-up, then
+// iterations.
+func (cfg *Config) runPoint(ctx context.Context, sess *load.Session, conns int, doc *result.Document, guard *dbGuard, wu warmup, seq *int64) error {
 	for _, clients := range cfg.Clients {
-		if err := eng.prepare(ctx, clients); err != nil {
-			return exitcode.With(err, exitcode.Failure)
-		}
-		spec := load.Spec{Clients: clients, Rate: cfg.Rate, RequestTimeout: cfg.RequestTimeout}
+		spec := cfg.spec(clients)
 		if guard != nil {
 			spec.Stop, spec.StopReason = guard.stop, guard.Reason
 		}
@@ -148,9 +146,9 @@ func (cfg *Config) runPoint(ctx context.Context, eng engine, conns int, doc *res
 			ws := spec
 			ws.Total, ws.Duration, ws.FirstSeq = wu.count, wu.duration, *seq
 			ws.Progress = cfg.progress("warm-up", wu.count)
-			w, err := eng.run(ctx, ws)
+			w, err := sess.Run(ctx, ws)
 			if err != nil {
-				return exitcode.With(err, exitcode.Usage)
+				return runError(err)
 			}
 			*seq += w.Requests + errCount(w.Stats)
 		}
@@ -158,9 +156,9 @@ func (cfg *Config) runPoint(ctx context.Context, eng engine, conns int, doc *res
 			spec.Total, spec.Duration, spec.FirstSeq = cfg.Total, cfg.Duration, *seq
 			name := runName(cfg, conns, clients, it)
 			spec.Progress = cfg.progress(name, cfg.Total)
-			run, err := eng.run(ctx, spec)
+			run, err := sess.Run(ctx, spec)
 			if err != nil {
-				return exitcode.With(err, exitcode.Usage)
+				return runError(err)
 			}
 			*seq += run.Requests + errCount(run.Stats)
 			run.Name, run.Iteration = name, it
@@ -169,7 +167,6 @@ func (cfg *Config) runPoint(ctx context.Context, eng engine, conns int, doc *res
 				break
 			}
 		}
-		eng.clean(ctx)
 		if ctx.Err() != nil || (len(doc.Runs) > 0 && doc.Runs[len(doc.Runs)-1].StoppedEarly != "") {
 			break
 		}
@@ -216,8 +213,7 @@ func (cfg *Config) estimateBytes(keysPerReq float64) int64 {
 	}
 	wu, _ := parseWarmup(cfg.Warmup)
 	requests = requests*float64(cfg.Iterations*len(cfg.Clients)*len(cfg.Conns)) + float64(wu.count)
-	perKV := float64(len(cfg.Prefix) + cfg.KeySize + cfg.ValSize + perKVOverhead)
-	return int64(math.Ceil(requests * keysPerReq * perKV))
+	return safety.Estimate(requests, keysPerReq, cfg.Prefix, cfg.KeySize, cfg.ValSize)
 }
 
 func (cfg *Config) watchSpec() load.WatchSpec {

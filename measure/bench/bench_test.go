@@ -196,10 +196,10 @@ func TestValidate(t *testing.T) {
 		mod  func(*Config)
 		want string
 	}{
-		{"clients 0", func(c *Config) { c.Clients = []int{0} }, "--clients"},
-		{"conns 0", func(c *Config) { c.Conns = []int{1, 0} }, "--conns"},
+		{"clients 0", func(c *Config) { c.Clients = []int{0} }, "Clients must be at least 1"},
+		{"conns 0", func(c *Config) { c.Conns = []int{1, 0} }, "Conns must be at least 1"},
 		{"key size 0", func(c *Config) { c.KeySize = 0 }, "--key-size"},
-		{"no total", func(c *Config) { c.Total = 0 }, "--duration"},
+		{"no total", func(c *Config) { c.Total = 0 }, "give Total or Duration"},
 		{"bad warmup", func(c *Config) { c.Warmup = "soon" }, "--warmup"},
 		{"bad consistency", func(c *Config) { c.Consistency = "x" }, "--consistency"},
 		{"range without key", func(c *Config) { c.Command = CmdRange }, "range needs a key"},
