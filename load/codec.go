@@ -7,16 +7,14 @@ import (
 	"google.golang.org/grpc/mem"
 )
 
-// gogoMessage is what etcd's generated API types (gogo/protobuf) implement:
-// marshalling without reflection.
-type gogoMessage interface {
-	Size() int
-	MarshalToSizedBuffer([]byte) (int, error)
+// unmarshaler is what etcd's generated API types (gogo/protobuf) implement
+// to decode without reflection; Message is their encoding half.
+type unmarshaler interface {
 	Unmarshal([]byte) error
 }
 
-// gogoCodec marshals etcd's messages with their generated methods into
-// pooled buffers. gRPC's default codec goes through protobuf-go's legacy
+// gogoCodec marshals etcd's messages (and pre-encoded ones) with their
+// generated methods into pooled buffers. gRPC's default codec goes through protobuf-go's legacy
 // adapter for these types. It is stateless and safe for concurrent use.
 type gogoCodec struct{ fallback encoding.CodecV2 }
 
@@ -27,7 +25,7 @@ func (gogoCodec) Name() string { return "proto" }
 
 // Marshal encodes v.
 func (c gogoCodec) Marshal(v any) (mem.BufferSlice, error) {
-	m, ok := v.(gogoMessage)
+	m, ok := v.(Message)
 	if !ok {
 		return c.fallback.Marshal(v)
 	}
@@ -44,7 +42,7 @@ func (c gogoCodec) Marshal(v any) (mem.BufferSlice, error) {
 // Unmarshal decodes data into v. Generated Unmarshal methods copy the bytes
 // they keep, so the buffer is released at once.
 func (c gogoCodec) Unmarshal(data mem.BufferSlice, v any) error {
-	m, ok := v.(gogoMessage)
+	m, ok := v.(unmarshaler)
 	if !ok {
 		return c.fallback.Unmarshal(data, v)
 	}

@@ -2,45 +2,49 @@ package load
 
 import (
 	"crypto/rand"
-	"fmt"
 	"math"
 	mrand "math/rand/v2"
+
+	"github.com/etcdlab/etcdlab/invalid"
 )
 
 // Keys makes printable keys: Prefix followed by the key index in lowercase
-// hex, zero-padded to Size characters. etcd benchmark writes the index as a
-// NUL-padded binary varint instead; printable keys can be listed, deleted by
-// prefix and read in etcdctl. Keys is a value; copy it freely.
+// hex, zero-padded to KeySize characters. etcd benchmark writes the index as
+// a NUL-padded binary varint instead; printable keys can be listed, deleted
+// by prefix and read in etcdctl. Keys is a value; copy it freely.
 type Keys struct {
 	Prefix string
-	// Size is the length of the part after the prefix (--key-size).
-	Size int
-	// Space is the number of distinct keys (--key-space-size).
-	Space int64
-	// Sequential picks key seq mod Space; otherwise keys are uniform random.
+	// KeySize is the length of the part after the prefix.
+	KeySize int
+	// KeySpaceSize is the number of distinct keys.
+	KeySpaceSize int64
+	// Sequential picks key seq mod KeySpaceSize; otherwise keys are
+	// uniform random.
 	Sequential bool
 }
 
-// Validate checks that Size characters can name Space keys.
+// Validate checks that KeySize hex digits can name KeySpaceSize keys. Its
+// errors are invalid.Errorf errors naming the Keys fields.
 func (k Keys) Validate() error {
-	if k.Size < 1 {
-		return fmt.Errorf("--key-size must be at least 1, not %d", k.Size)
+	if k.KeySize < 1 {
+		return invalid.Errorf("{KeySize} must be at least 1, not %d", k.KeySize)
 	}
-	if k.Space < 1 {
-		return fmt.Errorf("--key-space-size must be at least 1, not %d", k.Space)
+	if k.KeySpaceSize < 1 {
+		return invalid.Errorf("{KeySpaceSize} must be at least 1, not %d", k.KeySpaceSize)
 	}
-	if k.Size < 16 && float64(k.Space) > math.Pow(16, float64(k.Size)) {
-		return fmt.Errorf("--key-size %d (hex digits) cannot name %d distinct keys; raise --key-size or lower --key-space-size", k.Size, k.Space)
+	if k.KeySize < 16 && float64(k.KeySpaceSize) > math.Pow(16, float64(k.KeySize)) {
+		return invalid.Errorf("{KeySize} %d (hex digits) cannot name %d distinct keys; raise {KeySize} or lower {KeySpaceSize}", k.KeySize, k.KeySpaceSize)
 	}
 	return nil
 }
 
-// Index returns the key index for request seq.
+// Index returns the key index for request seq; rnd is used for random
+// keys only.
 func (k Keys) Index(seq int64, rnd *mrand.Rand) int64 {
 	if k.Sequential {
-		return seq % k.Space
+		return seq % k.KeySpaceSize
 	}
-	return rnd.Int64N(k.Space)
+	return rnd.Int64N(k.KeySpaceSize)
 }
 
 // Append appends the key with index i to dst.
@@ -48,7 +52,7 @@ func (k Keys) Append(dst []byte, i int64) []byte {
 	dst = append(dst, k.Prefix...)
 	const hexd = "0123456789abcdef"
 	start := len(dst)
-	for range k.Size {
+	for range k.KeySize {
 		dst = append(dst, '0')
 	}
 	for p := len(dst) - 1; p >= start && i > 0; p-- {

@@ -1,13 +1,14 @@
 package load
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
 
 func TestKeys(t *testing.T) {
 	t.Parallel()
-	k := Keys{Prefix: "/p/", Size: 4, Space: 100, Sequential: true}
+	k := Keys{Prefix: "/p/", KeySize: 4, KeySpaceSize: 100, Sequential: true}
 	for _, tt := range []struct {
 		seq  int64
 		want string
@@ -16,7 +17,7 @@ func TestKeys(t *testing.T) {
 			t.Errorf("seq %d: %q, want %q", tt.seq, got, tt.want)
 		}
 	}
-	r := Keys{Prefix: "x", Size: 8, Space: 10}
+	r := Keys{Prefix: "x", KeySize: 8, KeySpaceSize: 10}
 	seen := map[string]bool{}
 	rnd := newRand(1)
 	for range 1000 {
@@ -29,13 +30,20 @@ func TestKeys(t *testing.T) {
 	if len(seen) != 10 {
 		t.Fatalf("random keys: %d distinct, want 10", len(seen))
 	}
-	for _, bad := range []Keys{{Size: 0, Space: 1}, {Size: 1, Space: 0}, {Size: 2, Space: 257}} {
-		if bad.Validate() == nil {
-			t.Errorf("%+v accepted", bad)
+	for _, tc := range []struct {
+		k      Keys
+		params []string // the fields the error names; nil: valid
+	}{
+		{Keys{KeySize: 0, KeySpaceSize: 1}, []string{"KeySize"}},
+		{Keys{KeySize: 1, KeySpaceSize: 0}, []string{"KeySpaceSize"}},
+		{Keys{KeySize: 2, KeySpaceSize: 257}, []string{"KeySize", "KeySize", "KeySpaceSize"}},
+		{Keys{KeySize: 2, KeySpaceSize: 256}, nil}, // 2 hex digits hold 256 keys
+		{Keys{KeySize: 20, KeySpaceSize: 1 << 62}, nil},
+	} {
+		err := tc.k.Validate()
+		if got := invalidParams(err); !slices.Equal(got, tc.params) || (err == nil) != (tc.params == nil) {
+			t.Errorf("%+v: %v, want an error naming %v", tc.k, err, tc.params)
 		}
-	}
-	if (Keys{Size: 2, Space: 256}).Validate() != nil {
-		t.Error("2 hex digits hold 256 keys")
 	}
 	if PrefixEnd("/a/") != "/a0" || PrefixEnd("a\xff") != "b" {
 		t.Errorf("PrefixEnd: %q %q", PrefixEnd("/a/"), PrefixEnd("a\xff"))

@@ -1,7 +1,6 @@
 package load
 
 import (
-	"context"
 	mrand "math/rand/v2"
 
 	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
@@ -16,23 +15,29 @@ type Put struct {
 // Ops implements Workload.
 func (Put) Ops() []string { return []string{"put"} }
 
-// NewWorker implements Workload.
-func (w Put) NewWorker(id int) Worker {
-	return &putWorker{w: w, rnd: newRand(id), req: pb.PutRequest{Value: w.Value}}
+// Needs implements Workload.
+func (Put) Needs() Needs { return Needs{Methods: []Method{MethodPut}} }
+
+// NewClient implements Workload.
+func (w Put) NewClient(c ClientInfo) Client {
+	p := &putClient{keys: w.Keys, req: pb.PutRequest{Value: w.Value}}
+	if !w.Keys.Sequential {
+		p.rnd = newRand(c.ID)
+	}
+	return p
 }
 
-type putWorker struct {
-	w   Put
-	rnd *mrand.Rand
-	buf []byte
-	req pb.PutRequest // reused: gRPC has marshalled it when Put returns
+type putClient struct {
+	keys Keys
+	rnd  *mrand.Rand
+	buf  []byte
+	req  pb.PutRequest
 }
 
-func (p *putWorker) Do(ctx context.Context, c *Conn, seq int64) (int, error) {
-	p.buf = p.w.Keys.Append(p.buf[:0], p.w.Keys.Index(seq, p.rnd))
+func (p *putClient) Next(seq int64) Request {
+	p.buf = p.keys.Append(p.buf[:0], p.keys.Index(seq, p.rnd))
 	p.req.Key = p.buf
-	_, err := c.KV.Put(ctx, &p.req)
-	return 0, err
+	return Request{Method: MethodPut, Msg: &p.req}
 }
 
 // Range reads a key or range, as `benchmark range key [end]`.
@@ -46,18 +51,19 @@ type Range struct {
 // Ops implements Workload.
 func (Range) Ops() []string { return []string{"range"} }
 
-// NewWorker implements Workload.
-func (w Range) NewWorker(int) Worker {
-	return &rangeWorker{req: &pb.RangeRequest{Key: []byte(w.Key), RangeEnd: []byte(w.End), Limit: w.Limit,
-		Serializable: w.Serializable, CountOnly: w.CountOnly}}
+// Needs implements Workload.
+func (Range) Needs() Needs { return Needs{Methods: []Method{MethodRange}} }
+
+// NewClient implements Workload. Every request is the same message,
+// marshalled once.
+func (w Range) NewClient(ClientInfo) Client {
+	return rangeClient{msg: encode(&pb.RangeRequest{Key: []byte(w.Key), RangeEnd: []byte(w.End), Limit: w.Limit,
+		Serializable: w.Serializable, CountOnly: w.CountOnly})}
 }
 
-type rangeWorker struct{ req *pb.RangeRequest }
+type rangeClient struct{ msg *encoded }
 
-func (r *rangeWorker) Do(ctx context.Context, c *Conn, _ int64) (int, error) {
-	_, err := c.KV.Range(ctx, r.req)
-	return 0, err
-}
+func (r rangeClient) Next(int64) Request { return Request{Method: MethodRange, Msg: r.msg} }
 
 // TxnPut writes OpsPerTxn keys in one transaction, as `benchmark txn-put`:
 // request i writes keys (i*OpsPerTxn+j) mod Space.
@@ -70,32 +76,34 @@ type TxnPut struct {
 // Ops implements Workload.
 func (TxnPut) Ops() []string { return []string{"txn-put"} }
 
-// NewWorker implements Workload.
-func (w TxnPut) NewWorker(int) Worker {
-	tw := &txnPutWorker{w: w, puts: make([]pb.PutRequest, w.OpsPerTxn), keys: make([][]byte, w.OpsPerTxn)}
-	tw.req.Success = make([]*pb.RequestOp, w.OpsPerTxn)
-	for j := range tw.puts {
-		tw.puts[j].Value = w.Value
-		tw.req.Success[j] = &pb.RequestOp{Request: &pb.RequestOp_RequestPut{RequestPut: &tw.puts[j]}}
+// Needs implements Workload.
+func (TxnPut) Needs() Needs { return Needs{Methods: []Method{MethodTxn}} }
+
+// NewClient implements Workload.
+func (w TxnPut) NewClient(ClientInfo) Client {
+	t := &txnPutClient{w: w, puts: make([]pb.PutRequest, w.OpsPerTxn), keys: make([][]byte, w.OpsPerTxn)}
+	t.req.Success = make([]*pb.RequestOp, w.OpsPerTxn)
+	for j := range t.puts {
+		t.puts[j].Value = w.Value
+		t.req.Success[j] = &pb.RequestOp{Request: &pb.RequestOp_RequestPut{RequestPut: &t.puts[j]}}
 	}
-	return tw
+	return t
 }
 
-type txnPutWorker struct {
+type txnPutClient struct {
 	w    TxnPut
 	req  pb.TxnRequest
 	puts []pb.PutRequest
 	keys [][]byte
 }
 
-func (t *txnPutWorker) Do(ctx context.Context, c *Conn, seq int64) (int, error) {
+func (t *txnPutClient) Next(seq int64) Request {
 	n := int64(t.w.OpsPerTxn)
 	for j := range t.puts {
-		t.keys[j] = t.w.Keys.Append(t.keys[j][:0], (seq*n+int64(j))%t.w.Keys.Space)
+		t.keys[j] = t.w.Keys.Append(t.keys[j][:0], (seq*n+int64(j))%t.w.Keys.KeySpaceSize)
 		t.puts[j].Key = t.keys[j]
 	}
-	_, err := c.KV.Txn(ctx, &t.req)
-	return 0, err
+	return Request{Method: MethodTxn, Msg: &t.req}
 }
 
 // TxnMixed sends transactions that either read a range or write one key, as
@@ -110,33 +118,42 @@ type TxnMixed struct {
 	Serializable     bool
 }
 
+// The operations of TxnMixed.
+const (
+	txnMixedRead = iota
+	txnMixedWrite
+)
+
 // Ops implements Workload.
 func (TxnMixed) Ops() []string { return []string{"read", "write"} }
 
-// NewWorker implements Workload.
-func (w TxnMixed) NewWorker(id int) Worker {
-	tw := &txnMixedWorker{w: w, rnd: newRand(id), put: pb.PutRequest{Value: w.Value}}
-	tw.read.Success = []*pb.RequestOp{{Request: &pb.RequestOp_RequestRange{RequestRange: &pb.RangeRequest{
-		Key: []byte(w.ReadKey), RangeEnd: []byte(w.ReadEnd), Limit: w.Limit, Serializable: w.Serializable}}}}
-	tw.write.Success = []*pb.RequestOp{{Request: &pb.RequestOp_RequestPut{RequestPut: &tw.put}}}
-	return tw
+// Needs implements Workload.
+func (TxnMixed) Needs() Needs { return Needs{Methods: []Method{MethodTxn}} }
+
+// NewClient implements Workload. Reads are the same message, marshalled
+// once.
+func (w TxnMixed) NewClient(c ClientInfo) Client {
+	t := &txnMixedClient{w: w, rnd: newRand(c.ID), put: pb.PutRequest{Value: w.Value}}
+	t.read = encode(&pb.TxnRequest{Success: []*pb.RequestOp{{Request: &pb.RequestOp_RequestRange{RequestRange: &pb.RangeRequest{
+		Key: []byte(w.ReadKey), RangeEnd: []byte(w.ReadEnd), Limit: w.Limit, Serializable: w.Serializable}}}}})
+	t.write.Success = []*pb.RequestOp{{Request: &pb.RequestOp_RequestPut{RequestPut: &t.put}}}
+	return t
 }
 
-type txnMixedWorker struct {
-	w           TxnMixed
-	rnd         *mrand.Rand
-	read, write pb.TxnRequest
-	put         pb.PutRequest
-	buf         []byte
+type txnMixedClient struct {
+	w     TxnMixed
+	rnd   *mrand.Rand
+	read  *encoded
+	write pb.TxnRequest
+	put   pb.PutRequest
+	buf   []byte
 }
 
-func (t *txnMixedWorker) Do(ctx context.Context, c *Conn, seq int64) (int, error) {
+func (t *txnMixedClient) Next(seq int64) Request {
 	if t.rnd.Float64() < t.w.RWRatio/(1+t.w.RWRatio) {
-		_, err := c.KV.Txn(ctx, &t.read)
-		return 0, err
+		return Request{Method: MethodTxn, Msg: t.read, Op: txnMixedRead}
 	}
-	t.buf = t.w.Keys.Append(t.buf[:0], seq%t.w.Keys.Space)
+	t.buf = t.w.Keys.Append(t.buf[:0], seq%t.w.Keys.KeySpaceSize)
 	t.put.Key = t.buf
-	_, err := c.KV.Txn(ctx, &t.write)
-	return 1, err
+	return Request{Method: MethodTxn, Msg: &t.write, Op: txnMixedWrite}
 }

@@ -8,8 +8,8 @@ import (
 	"github.com/etcdlab/etcdlab/result"
 )
 
-// runControl is what both engines share around a run: the early-stop
-// watcher, the progress ticker, and turning the recorder into a result.
+// runControl is what surrounds a run: the early-stop watcher, the progress
+// ticker, and turning the recorder into a result.
 type runControl struct {
 	spec    Spec
 	rec     *recorder
@@ -57,7 +57,7 @@ func startControl(ctx context.Context, cancel context.CancelFunc, spec Spec, rec
 
 // finish stops the helpers and builds the result: elapsed time runs from
 // the start to the last completion; a run cut short says why.
-func (c *runControl) finish(ctx context.Context, w Workload, conns int) result.Run {
+func (c *runControl) finish(ctx context.Context, ops []string, conns int) result.Run {
 	close(c.done)
 	last := c.rec.lastEnd()
 	if last.Before(c.start) {
@@ -66,7 +66,7 @@ func (c *runControl) finish(ctx context.Context, w Workload, conns int) result.R
 	elapsed := last.Sub(c.start)
 	run := result.Run{Start: c.start.UTC(), End: last.UTC(), Clients: c.spec.Clients, Conns: conns}
 	run.Stats = c.rec.stats(-1, elapsed)
-	if ops := w.Ops(); len(ops) > 1 {
+	if len(ops) > 1 {
 		for i, name := range ops {
 			run.Ops = append(run.Ops, result.Op{Name: name, Stats: c.rec.stats(i, elapsed)})
 		}

@@ -162,14 +162,14 @@ func clampMicros(d time.Duration) int64 {
 // distribution.
 func classify(err error) (code, msg string) {
 	if errors.Is(err, context.DeadlineExceeded) {
-		return codes.DeadlineExceeded.String(), "request timed out (--request-timeout)"
+		return codes.DeadlineExceeded.String(), "request timed out: it took longer than the request timeout"
 	}
 	s, ok := status.FromError(err)
 	if !ok {
 		return codes.Unknown.String(), err.Error()
 	}
 	if s.Code() == codes.DeadlineExceeded {
-		return s.Code().String(), "request timed out (--request-timeout)"
+		return s.Code().String(), "request timed out: it took longer than the request timeout"
 	}
 	return s.Code().String(), s.Message()
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/etcdlab/etcdlab/lab/cluster"
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
 	"github.com/etcdlab/etcdlab/result"
+	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
 func localCluster(t *testing.T, members int) *cluster.Cluster {
@@ -20,53 +21,48 @@ func localCluster(t *testing.T, members int) *cluster.Cluster {
 	return c
 }
 
-// runner runs a put workload on one engine over 2 connections.
-type runner func(t *testing.T, w Put, spec Spec) result.Run
+// transports are both transports, each run through the one scheduler.
+var transports = []TransportKind{Wire, GRPC} //nolint:gochecknoglobals // constant table
 
-// engines returns both engines bound to cluster c.
-func engines(c *cluster.Cluster) map[string]runner {
-	return map[string]runner{
-		"grpc": func(t *testing.T, w Put, spec Spec) result.Run {
-			pool, err := Dial(context.Background(), c.Client(), c.Endpoints(), 2)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer pool.Close()
-			run, err := Run(context.Background(), pool, w, spec)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return run
-		},
-		"wire": func(t *testing.T, w Put, spec Spec) result.Run {
-			pool, err := DialWire(context.Background(), c.Client(), c.Endpoints(), 2, w, spec.RequestTimeout)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer pool.Close()
-			run, err := RunWire(context.Background(), pool, w, spec)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return run
-		},
+// runOn runs w on transport tr over 2 connections to cluster c.
+func runOn(t *testing.T, c *cluster.Cluster, tr TransportKind, w Workload, spec Spec) result.Run {
+	t.Helper()
+	s, err := Open(context.Background(), Options{Conn: c.Client(), Conns: 2, Transport: tr}, w)
+	if err != nil {
+		t.Fatal(err)
 	}
+	if got := s.Transport().Transport; got != tr {
+		t.Fatalf("asked for %s, got %s (%s)", tr, got, s.Transport().Reason)
+	}
+	run, err := s.Run(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return run
 }
 
 func putLoad(prefix string, space int64) Put {
-	return Put{Keys: Keys{Prefix: prefix, Size: 8, Space: space, Sequential: true}, Value: RandomValue(64)}
+	return Put{Keys: Keys{Prefix: prefix, KeySize: 8, KeySpaceSize: space, Sequential: true}, Value: RandomValue(64)}
 }
 
-func countKeys(t *testing.T, c *cluster.Cluster, prefix string) int64 {
+func newClient(t *testing.T, c *cluster.Cluster) *clientv3.Client {
 	t.Helper()
 	cli, err := etcdclient.New(c.Client())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer cli.Close()
+	t.Cleanup(func() { cli.Close() })
+	return cli
+}
+
+func countKeys(t *testing.T, c *cluster.Cluster, prefix string) int64 {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	r, err := cli.Get(ctx, prefix, clientv3WithPrefixCount()...)
+	r, err := newClient(t, c).Get(ctx, prefix, clientv3WithPrefixCount()...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,15 +74,104 @@ func countKeys(t *testing.T, c *cluster.Cluster, prefix string) int64 {
 func TestClosedLoopPutsEveryKey(t *testing.T) {
 	t.Parallel()
 	c := localCluster(t, 1)
-	for name, run := range engines(c) {
-		prefix := "/" + name + "/"
-		r := run(t, putLoad(prefix, 500), Spec{Clients: 8, Total: 500, RequestTimeout: 5 * time.Second})
-		if r.Requests != 500 || len(r.Errors) != 0 || r.Latency.P50 <= 0 || r.ThroughputRPS <= 0 || r.ServiceTime != nil {
-			t.Fatalf("%s: %+v", name, r.Stats)
+	for _, tr := range transports {
+		prefix := "/" + string(tr) + "/"
+		r := runOn(t, c, tr, putLoad(prefix, 500), Spec{Clients: 8, Total: 500, RequestTimeout: 5 * time.Second})
+		if r.Requests != 500 || len(r.Errors) != 0 || r.Latency.P50 <= 0 || r.ThroughputRPS <= 0 || r.ServiceTime != nil || r.Conns != 2 || r.Clients != 8 {
+			t.Fatalf("%s: %+v", tr, r.Stats)
 		}
 		if n := countKeys(t, c, prefix); n != 500 {
-			t.Fatalf("%s: server holds %d keys, want 500", name, n)
+			t.Fatalf("%s: server holds %d keys, want 500", tr, n)
 		}
+	}
+}
+
+// TestWorkloads runs every workload once on every transport that can send
+// it, the transport picked automatically where only one can.
+func TestWorkloads(t *testing.T) {
+	t.Parallel()
+	c := localCluster(t, 1)
+	keys := Keys{Prefix: "/w/", KeySize: 8, KeySpaceSize: 1000, Sequential: true}
+	for _, tc := range []struct {
+		w       Workload
+		on      []TransportKind // "" picks automatically
+		want    TransportKind
+		ops     int   // operations reported separately (0: one)
+		written int64 // keys under /w/ afterwards
+	}{
+		{w: TxnPut{Keys: keys, Value: []byte("v"), OpsPerTxn: 3}, on: transports, written: 300},
+		{w: TxnMixed{Keys: keys, Value: []byte("v"), RWRatio: 1, ReadKey: "/w/", ReadEnd: PrefixEnd("/w/"), Limit: 10}, on: transports, ops: 2, written: 300},
+		{w: Range{Key: "/w/", End: PrefixEnd("/w/"), Limit: 5}, on: transports, written: 300},
+		{w: LeaseKeepalive{TTL: 60}, on: []TransportKind{"", Wire}, want: GRPC, written: 300},
+	} {
+		for _, tr := range tc.on {
+			s, err := Open(context.Background(), Options{Conn: c.Client(), Conns: 2, Transport: tr}, tc.w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := tc.want
+			if want == "" {
+				want = tr
+			}
+			name := tc.w.Ops()[0] + " on " + string(want)
+			if got := s.Transport().Transport; got != want {
+				t.Errorf("%s: transport %s", name, got)
+			}
+			r, err := s.Run(context.Background(), Spec{Clients: 4, Total: 100, RequestTimeout: 5 * time.Second})
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if r.Requests != 100 || len(r.Errors) != 0 || len(r.Ops) != tc.ops {
+				t.Errorf("%s: %d requests, errors %v %v, ops %+v", name, r.Requests, r.Errors, r.ErrorMessages, r.Ops)
+			}
+			if tc.ops == 2 && (r.Ops[0].Requests == 0 || r.Ops[1].Requests == 0 || r.Ops[0].Requests+r.Ops[1].Requests != 100) {
+				t.Errorf("%s: read %d, write %d", name, r.Ops[0].Requests, r.Ops[1].Requests)
+			}
+			if err := s.Close(); err != nil {
+				t.Errorf("%s: close: %v", name, err)
+			}
+			if n := countKeys(t, c, "/w/"); n != tc.written {
+				t.Errorf("%s: %d keys under /w/, want %d", name, n, tc.written)
+			}
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if l, err := newClient(t, c).Leases(ctx); err != nil || len(l.Leases) != 0 {
+		t.Fatalf("leases left after Close: %v %v", l, err)
+	}
+}
+
+// TestLeasesFollowClientCount: a session keeps its leases while runs use
+// the same client count, and grants a new set when the count changes.
+func TestLeasesFollowClientCount(t *testing.T) {
+	t.Parallel()
+	c := localCluster(t, 1)
+	cli := newClient(t, c)
+	leases := func() int {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		l, err := cli.Leases(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(l.Leases)
+	}
+	s, err := Open(context.Background(), Options{Conn: c.Client(), Conns: 1}, LeaseKeepalive{TTL: 60})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, clients := range []int{3, 3, 5, 2} {
+		r, err := s.Run(context.Background(), Spec{Clients: clients, Total: 20, RequestTimeout: 5 * time.Second})
+		if err != nil || r.Requests != 20 {
+			t.Fatalf("%d clients: %v %+v", clients, err, r.Errors)
+		}
+		if n := leases(); n != clients {
+			t.Errorf("after a run of %d clients the server holds %d leases", clients, n)
+		}
+	}
+	if err := s.Close(); err != nil || leases() != 0 {
+		t.Fatalf("close: %v, %d leases left", err, leases())
 	}
 }
 
@@ -103,19 +188,19 @@ func TestOpenLoopCountsStalls(t *testing.T) {
 		time.Sleep(600 * time.Millisecond)
 		_ = c.Resume("m1")
 	}
-	for name, run := range engines(c) {
+	for _, tr := range transports {
 		go stall()
-		open := run(t, putLoad("/o/", 1000), Spec{Clients: 50, Rate: 200, Duration: 2 * time.Second, RequestTimeout: 5 * time.Second})
+		open := runOn(t, c, tr, putLoad("/o/", 1000), Spec{Clients: 50, Rate: 200, Duration: 2 * time.Second, RequestTimeout: 5 * time.Second})
 		go stall()
-		closed := run(t, putLoad("/c/", 1000), Spec{Clients: 1, Duration: 2 * time.Second, RequestTimeout: 5 * time.Second})
-		t.Logf("%s open: p50 %.4f p90 %.4f max %.4f; closed: p90 %.4f max %.4f", name,
+		closed := runOn(t, c, tr, putLoad("/c/", 1000), Spec{Clients: 1, Duration: 2 * time.Second, RequestTimeout: 5 * time.Second})
+		t.Logf("%s open: p50 %.4f p90 %.4f max %.4f; closed: p90 %.4f max %.4f", tr,
 			open.Latency.P50, open.Latency.P90, open.Latency.Max, closed.Latency.P90, closed.Latency.Max)
 		// About 120 of ~400 requests were due during the stall.
 		if open.Latency.P90 < 0.2 || open.Latency.Max < 0.5 || open.ServiceTime == nil {
-			t.Errorf("%s: open loop hid the stall: %+v", name, open.Latency)
+			t.Errorf("%s: open loop hid the stall: %+v", tr, open.Latency)
 		}
 		if closed.Latency.Max < 0.5 || closed.Latency.P90 > 0.1 {
-			t.Errorf("%s: closed loop: expected the stall in one request only: %+v", name, closed.Latency)
+			t.Errorf("%s: closed loop: expected the stall in one request only: %+v", tr, closed.Latency)
 		}
 	}
 }
@@ -125,10 +210,11 @@ func TestOpenLoopCountsStalls(t *testing.T) {
 func TestOpenLoopBacklog(t *testing.T) {
 	t.Parallel()
 	c := localCluster(t, 1)
-	run := engines(c)["wire"]
-	r := run(t, putLoad("/b/", 100), Spec{Clients: 1, Rate: 20000, Total: 300, RequestTimeout: 5 * time.Second})
-	if r.Requests != 300 || r.ServiceTime == nil || r.Latency.P99 < 5*r.ServiceTime.P99 {
-		t.Fatalf("backlog not counted: latency %+v service %+v", r.Latency, r.ServiceTime)
+	for _, tr := range transports {
+		r := runOn(t, c, tr, putLoad("/b/", 100), Spec{Clients: 1, Rate: 20000, Total: 300, RequestTimeout: 5 * time.Second})
+		if r.Requests != 300 || r.ServiceTime == nil || r.Latency.P99 < 5*r.ServiceTime.P99 {
+			t.Fatalf("%s: backlog not counted: latency %+v service %+v", tr, r.Latency, r.ServiceTime)
+		}
 	}
 }
 
@@ -137,58 +223,119 @@ func TestOpenLoopBacklog(t *testing.T) {
 func TestRequestTimeout(t *testing.T) {
 	t.Parallel()
 	c := localCluster(t, 1)
-	for name, run := range engines(c) {
+	for _, tr := range transports {
+		s, err := Open(context.Background(), Options{Conn: c.Client(), Conns: 2, Transport: tr}, putLoad("/x/", 10))
+		if err != nil {
+			t.Fatal(err)
+		}
 		if err := c.Pause("m1"); err != nil {
 			t.Fatal(err)
 		}
 		began := time.Now()
-		r := run(t, putLoad("/x/", 10), Spec{Clients: 2, Total: 4, RequestTimeout: 200 * time.Millisecond})
+		r, err := s.Run(context.Background(), Spec{Clients: 2, Total: 4, RequestTimeout: 200 * time.Millisecond})
 		_ = c.Resume("m1")
-		if r.Errors["DeadlineExceeded"] != 4 || r.Requests != 0 {
-			t.Fatalf("%s: want 4 DeadlineExceeded, got %+v %v", name, r.Errors, r.ErrorMessages)
+		s.Close()
+		if err != nil || r.Errors["DeadlineExceeded"] != 4 || r.Requests != 0 {
+			t.Fatalf("%s: want 4 DeadlineExceeded, got %v %+v %v", tr, err, r.Errors, r.ErrorMessages)
 		}
 		if took := time.Since(began); took > 5*time.Second {
-			t.Fatalf("%s: took %v", name, took)
+			t.Fatalf("%s: took %v", tr, took)
 		}
 		time.Sleep(300 * time.Millisecond) // let the member settle
 	}
 }
 
-// TestWireRecoversAfterRestart kills the member during a run: requests
-// fail with Unavailable while it is down, and succeed again once it is back.
-func TestWireRecoversAfterRestart(t *testing.T) {
+// TestRecoversAfterRestart kills the member during a run: requests fail
+// with Unavailable while it is down, and succeed again once it is back.
+func TestRecoversAfterRestart(t *testing.T) {
 	t.Parallel()
 	c := localCluster(t, 1)
-	go func() {
-		time.Sleep(500 * time.Millisecond)
-		_ = c.Kill("m1")
-		time.Sleep(300 * time.Millisecond)
-		_ = c.Restart("m1")
-	}()
-	r := engines(c)["wire"](t, putLoad("/r/", 1000), Spec{Clients: 4, Duration: 4 * time.Second, RequestTimeout: time.Second})
-	if r.Errors["Unavailable"] == 0 {
-		t.Fatalf("no Unavailable errors while the member was down: %v", r.Errors)
-	}
-	last := r.TimeSeries[len(r.TimeSeries)-1]
-	if last.Requests == 0 {
-		t.Fatalf("no successful request after the restart: %+v", r.TimeSeries)
+	for _, tr := range transports {
+		go func() {
+			time.Sleep(500 * time.Millisecond)
+			_ = c.Kill("m1")
+			time.Sleep(300 * time.Millisecond)
+			_ = c.Restart("m1")
+		}()
+		r := runOn(t, c, tr, putLoad("/r/", 1000), Spec{Clients: 4, Duration: 4 * time.Second, RequestTimeout: time.Second})
+		if r.Errors["Unavailable"] == 0 {
+			t.Fatalf("%s: no Unavailable errors while the member was down: %v", tr, r.Errors)
+		}
+		if last := r.TimeSeries[len(r.TimeSeries)-1]; last.Requests == 0 {
+			t.Fatalf("%s: no successful request after the restart: %+v", tr, r.TimeSeries)
+		}
 	}
 }
 
-// TestUnreachable: the gRPC engine counts errors; the wire engine refuses to
-// start without any connection.
-func TestUnreachable(t *testing.T) {
+// TestAuthRefresh changes the user's password (to the same one) during a
+// run on an auth-enabled cluster: etcd invalidates the user's tokens, the
+// requests refused for that are sent again with a new token, and none is
+// counted as an error.
+func TestAuthRefresh(t *testing.T) {
 	t.Parallel()
-	pool, err := Dial(context.Background(), etcdclient.Config{}, []string{"127.0.0.1:1"}, 1)
+	c := localCluster(t, 1)
+	cli := newClient(t, c)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	const pw = "pw-9f3"
+	for _, step := range []func() error{
+		func() error { _, err := cli.UserAdd(ctx, "root", pw); return err },
+		func() error { _, err := cli.UserGrantRole(ctx, "root", "root"); return err },
+		func() error { _, err := cli.AuthEnable(ctx); return err },
+	} {
+		if err := step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	conn := c.Client()
+	conn.User = "root:" + pw
+	// With a user, the wire transport is not chosen even when asked for.
+	s, err := Open(context.Background(), Options{Conn: conn, Conns: 2, Transport: Wire}, putLoad("/a/", 1000))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer pool.Close()
-	r, err := Run(context.Background(), pool, putLoad("/u/", 10), Spec{Clients: 1, Total: 3, RequestTimeout: time.Second})
+	defer s.Close()
+	if ch := s.Transport(); ch != (Choice{GRPC, ReasonAuth}) {
+		t.Fatalf("transport %+v", ch)
+	}
+	admin := conn
+	admin.Endpoints = c.Endpoints()
+	acli, err := etcdclient.New(admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer acli.Close()
+	changed := make(chan error, 1)
+	go func() {
+		time.Sleep(500 * time.Millisecond)
+		_, err := acli.UserChangePassword(ctx, "root", pw)
+		changed <- err
+	}()
+	r, err := s.Run(context.Background(), Spec{Clients: 4, Duration: 1500 * time.Millisecond, RequestTimeout: 5 * time.Second})
+	if err := <-changed; err != nil {
+		t.Fatal(err)
+	}
+	if err != nil || r.Requests == 0 || len(r.Errors) != 0 {
+		t.Fatalf("%v: %d requests, errors %v %v", err, r.Requests, r.Errors, r.ErrorMessages)
+	}
+}
+
+// TestUnreachable: the gRPC-go transport connects lazily and counts
+// errors; the wire transport refuses to start without any connection.
+func TestUnreachable(t *testing.T) {
+	t.Parallel()
+	o := Options{Conn: etcdclient.Config{Endpoints: []string{"127.0.0.1:1"}, DialTimeout: time.Second}, Conns: 1, Transport: GRPC}
+	s, err := Open(context.Background(), o, putLoad("/u/", 10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	r, err := s.Run(context.Background(), Spec{Clients: 1, Total: 3, RequestTimeout: time.Second})
 	if err != nil || r.Errors["Unavailable"] != 3 {
 		t.Fatalf("errors %v %v", r.Errors, err)
 	}
-	if _, err := DialWire(context.Background(), etcdclient.Config{DialTimeout: time.Second}, []string{"127.0.0.1:1"}, 1, putLoad("/u/", 10), time.Second); err == nil {
-		t.Fatal("DialWire to a closed port succeeded")
+	o.Transport = Wire
+	if _, err := Open(context.Background(), o, putLoad("/u/", 10)); err == nil {
+		t.Fatal("the wire transport started with a closed port")
 	}
 }

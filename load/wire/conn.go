@@ -10,7 +10,9 @@
 //
 // Only what etcd's unary API needs is implemented: no compression, no
 // server push, no streaming calls. Response messages are not decoded; a call
-// reports only its gRPC status, which is all a load generator needs.
+// reports only its gRPC status, which is all a load generator needs. The
+// server's SETTINGS_MAX_CONCURRENT_STREAMS is honoured: calls beyond it wait
+// in send order for a stream, their deadline running.
 package wire
 
 import (
@@ -23,6 +25,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -33,19 +36,20 @@ import (
 	"google.golang.org/grpc/status"
 )
 
-// Request is a unary call's message. Append marshals message seq onto dst
-// and says which method it is for and which operation (for the caller's
-// bookkeeping) it performs. It is called with the connection's lock held,
-// so an implementation needs no lock of its own.
-type Request interface {
-	Append(dst []byte, seq int64) (out []byte, method, op int)
+// Message is a call's request message: what etcd's generated API types
+// (gogo/protobuf) implement. A message passed to Call must not change
+// until its Callback is called: it is marshalled when the call gets a
+// stream, which may be later (see Conn).
+type Message interface {
+	Size() int
+	MarshalToSizedBuffer([]byte) (int, error)
 }
 
 // Callback receives a call's outcome. Done is called exactly once per
 // successful Call, from a goroutine of the connection, and must not block;
 // it may start another call.
 type Callback interface {
-	Done(op int, err error)
+	Done(err error)
 }
 
 // Options configure a connection.
@@ -55,21 +59,15 @@ type Options struct {
 	// TLS, if set, is used for the connection (ALPN h2 is added).
 	TLS *tls.Config
 	// Methods are the full method names calls may use, such as
-	// "/etcdserverpb.KV/Put"; Request.Append returns an index into it.
+	// "/etcdserverpb.KV/Put"; Call takes an index into it.
 	Methods []string
-	// Metadata is sent with every call (an etcd auth token: "token").
-	Metadata map[string]string
-	// Timeout is every call's deadline; a call that takes longer ends with
-	// codes.DeadlineExceeded and its stream is reset.
-	Timeout time.Duration
-	// DialTimeout bounds connecting.
+	// DialTimeout bounds connecting, including the HTTP/2 handshake
+	// (default 2 s).
 	DialTimeout time.Duration
 }
 
-// Errors a call can end with besides a server status.
-var (
-	ErrClosed = status.Error(codes.Unavailable, "connection closed")
-)
+// ErrClosed is what calls outstanding on a closed connection end with.
+var ErrClosed = status.Error(codes.Unavailable, "connection closed")
 
 const (
 	recvWindow     = 1 << 30 // our receive window: the server is never blocked by us
@@ -78,6 +76,11 @@ const (
 )
 
 // Conn is one HTTP/2 connection. Its methods are safe for concurrent use.
+//
+// A call gets a stream when it is sent if the server allows another
+// (SETTINGS_MAX_CONCURRENT_STREAMS); otherwise it waits in a queue, in send
+// order, and gets the next stream that ends. Its deadline runs from when
+// it was sent, queued or not.
 type Conn struct {
 	opts    Options
 	nc      net.Conn
@@ -88,16 +91,20 @@ type Conn struct {
 	spare       *bytes.Buffer
 	scratch     []byte
 	wake        chan struct{}
-	calls       map[uint32]*call
-	fifo        []*call // in send order = deadline order
+	calls       map[uint32]*call // calls with an open stream
+	fifo        []*call          // every call, in send order (= deadline order)
+	queue       []*call          // calls waiting for a stream, from qhead on
+	qhead       int
 	nextID      uint32
 	sendWin     int64 // connection-level window the server gave us
 	initWin     int64 // server's SETTINGS_INITIAL_WINDOW_SIZE
 	maxFrame    int
-	maxStreams  uint32
+	maxStreams  uint32  // server's SETTINGS_MAX_CONCURRENT_STREAMS
 	pending     []*call // calls whose DATA waits for window
 	err         error   // set once the connection is broken
 	unacked     int64   // DATA bytes received and not yet returned to the server
+	settled     chan struct{}
+	settledOnce sync.Once
 	closed      chan struct{}
 	closeOnce   sync.Once
 	goAwayAfter uint32
@@ -105,22 +112,23 @@ type Conn struct {
 
 // call is one outstanding call.
 type call struct {
-	id       uint32
-	op       int
+	id       uint32 // 0 while it waits for a stream
 	cb       Callback
 	deadline int64 // unix nanos
 	done     bool
+	method   int     // while it waits for a stream
+	msg      Message // while it waits for a stream
 	sendWin  int64
 	data     []byte // DATA not yet sent (flow control)
 	grpcCode int    // -1 until trailers arrive
 	grpcMsg  string
+	err      error // why it ended, when it ended before its stream did
 }
 
-// Dial connects and performs the HTTP/2 handshake.
+// Dial connects and performs the HTTP/2 handshake: it returns once the
+// server's settings have arrived, so that the first calls already respect
+// them.
 func Dial(ctx context.Context, o Options) (*Conn, error) {
-	if o.Timeout <= 0 {
-		return nil, errors.New("wire: Timeout must be positive")
-	}
 	if o.DialTimeout <= 0 {
 		o.DialTimeout = 2 * time.Second
 	}
@@ -152,7 +160,7 @@ func Dial(ctx context.Context, o Options) (*Conn, error) {
 	c := &Conn{
 		opts: o, nc: nc, out: new(bytes.Buffer), spare: new(bytes.Buffer), wake: make(chan struct{}, 1),
 		calls: make(map[uint32]*call), nextID: 1, sendWin: 65535, initWin: 65535, maxFrame: defaultMaxSend,
-		maxStreams: 1 << 31, closed: make(chan struct{}),
+		maxStreams: 1<<32 - 1, settled: make(chan struct{}), closed: make(chan struct{}),
 	}
 	c.headers = encodeHeaders(o, scheme)
 	// Preface, our settings, and a large connection window.
@@ -163,7 +171,15 @@ func Dial(ctx context.Context, o Options) (*Conn, error) {
 	go c.reader()
 	go c.sweeper()
 	c.kick()
-	return c, nil
+	select {
+	case <-c.settled:
+		return c, nil
+	case <-c.closed:
+		return nil, c.Err()
+	case <-dctx.Done():
+		c.Close()
+		return nil, fmt.Errorf("%s sent no HTTP/2 settings within %s", o.Address, o.DialTimeout)
+	}
 }
 
 func settingsPayload() []byte {
@@ -194,9 +210,6 @@ func encodeHeaders(o Options, scheme string) [][]byte {
 		} {
 			_ = e.WriteField(hpack.HeaderField{Name: f[0], Value: f[1], Sensitive: true})
 		}
-		for k, v := range o.Metadata {
-			_ = e.WriteField(hpack.HeaderField{Name: k, Value: v, Sensitive: true})
-		}
 		out[i] = b.Bytes()
 	}
 	return out
@@ -222,30 +235,64 @@ func (c *Conn) kick() {
 	}
 }
 
-// Call starts a unary call with request seq of req. On success the outcome
-// reaches cb.Done later; an error means the call was not started (the
-// connection is broken or closed).
-func (c *Conn) Call(req Request, seq int64, cb Callback) error {
+// Call starts a unary call of Methods[method] with msg, which must end by
+// deadline. On success the outcome reaches cb.Done later; msg must stay
+// unchanged until then. An error means the call was not started (the
+// connection is broken, closed or cannot open streams any more).
+func (c *Conn) Call(method int, msg Message, deadline time.Time, cb Callback) error {
 	c.mu.Lock()
-	if c.err != nil {
-		err := c.err
+	if err := c.refusal(); err != nil {
 		c.mu.Unlock()
 		return err
 	}
-	if c.nextID >= 1<<31-1 || c.nextID > c.goAwayLimit() {
+	cl := &call{cb: cb, deadline: deadline.UnixNano(), grpcCode: -1}
+	if c.qhead < len(c.queue) || uint32(len(c.calls)) >= c.maxStreams {
+		cl.method, cl.msg = method, msg
+		c.queue = append(c.queue, cl)
+		c.fifo = append(c.fifo, cl)
 		c.mu.Unlock()
+		return nil
+	}
+	if err := c.start(cl, method, msg); err != nil {
+		c.mu.Unlock()
+		return err
+	}
+	c.fifo = append(c.fifo, cl)
+	c.mu.Unlock()
+	c.kick()
+	return nil
+}
+
+// refusal says why no new stream can be opened, or returns nil. Call with
+// mu held.
+func (c *Conn) refusal() error {
+	switch {
+	case c.err != nil:
+		return c.err
+	case c.goAwayAfter != 0:
+		return status.Error(codes.Unavailable, "the server is going away")
+	case c.nextID >= 1<<31-1:
 		return status.Error(codes.Unavailable, "connection exhausted its stream IDs")
 	}
-	// Message first (the method comes with it), framed with the gRPC
-	// length prefix.
-	buf, method, op := req.Append(append(c.scratch[:0], 0, 0, 0, 0, 0), seq)
+	return nil
+}
+
+// start opens cl's stream: the message is marshalled (framed with the gRPC
+// length prefix) and its HEADERS and DATA are queued for the writer. Call
+// with mu held.
+func (c *Conn) start(cl *call, method int, msg Message) error {
+	n := msg.Size()
+	buf := slices.Grow(c.scratch[:0], 5+n)[:5+n]
+	buf[0] = 0
+	binary.BigEndian.PutUint32(buf[1:5], uint32(n))
+	if _, err := msg.MarshalToSizedBuffer(buf[5:]); err != nil {
+		return status.Error(codes.Internal, "marshal the request: "+err.Error())
+	}
 	c.scratch = buf
-	binary.BigEndian.PutUint32(buf[1:5], uint32(len(buf)-5))
 	id := c.nextID
 	c.nextID += 2
-	cl := &call{id: id, op: op, cb: cb, deadline: time.Now().Add(c.opts.Timeout).UnixNano(), sendWin: c.initWin, grpcCode: -1}
+	cl.id, cl.sendWin = id, c.initWin
 	c.calls[id] = cl
-	c.fifo = append(c.fifo, cl)
 	c.writeFrame(http2.FrameHeaders, http2.FlagHeadersEndHeaders, id, c.headers[method])
 	if len(c.pending) == 0 && int64(len(buf)) <= c.sendWin && int64(len(buf)) <= cl.sendWin && len(buf) <= c.maxFrame {
 		c.sendWin -= int64(len(buf))
@@ -255,16 +302,44 @@ func (c *Conn) Call(req Request, seq int64, cb Callback) error {
 		c.pending = append(c.pending, cl)
 		c.pump()
 	}
-	c.mu.Unlock()
-	c.kick()
 	return nil
 }
 
-func (c *Conn) goAwayLimit() uint32 {
-	if c.goAwayAfter == 0 {
-		return 1<<31 - 1
+// startQueued gives the streams the server allows to waiting calls, oldest
+// first. Calls that cannot start (the connection no longer opens streams)
+// end: they are appended to ended for the caller to complete after
+// unlocking. It reports whether it wrote frames. Call with mu held.
+func (c *Conn) startQueued(ended []*call) ([]*call, bool) {
+	wrote := false
+	for c.qhead < len(c.queue) && uint32(len(c.calls)) < c.maxStreams {
+		cl := c.queue[c.qhead]
+		c.queue[c.qhead] = nil
+		c.qhead++
+		if cl.done {
+			continue
+		}
+		method, msg := cl.method, cl.msg
+		cl.msg = nil
+		err := c.refusal()
+		if err == nil {
+			err = c.start(cl, method, msg)
+		}
+		if err != nil {
+			cl.done, cl.err = true, err
+			ended = append(ended, cl)
+			continue
+		}
+		wrote = true
 	}
-	return c.goAwayAfter
+	switch {
+	case c.qhead == len(c.queue):
+		c.queue, c.qhead = c.queue[:0], 0
+	case c.qhead > 1024 && c.qhead > len(c.queue)/2:
+		n := copy(c.queue, c.queue[c.qhead:])
+		clear(c.queue[n:])
+		c.queue, c.qhead = c.queue[:n], 0
+	}
+	return ended, wrote
 }
 
 // pump sends pending DATA as far as flow control allows, in order. Call with
@@ -454,8 +529,11 @@ func (c *Conn) onSettings(f *http2.SettingsFrame) {
 	})
 	c.writeFrame(http2.FrameSettings, http2.FlagSettingsAck, 0, nil)
 	c.pump()
+	ended, _ := c.startQueued(nil)
 	c.mu.Unlock()
 	c.kick()
+	c.settledOnce.Do(func() { close(c.settled) })
+	complete(ended)
 }
 
 func (c *Conn) onWindowUpdate(f *http2.WindowUpdateFrame) {
@@ -470,25 +548,41 @@ func (c *Conn) onWindowUpdate(f *http2.WindowUpdateFrame) {
 	c.kick()
 }
 
+// onGoAway ends the calls the server will not process, and every call still
+// waiting for a stream: the connection opens no more.
 func (c *Conn) onGoAway(f *http2.GoAwayFrame) {
 	c.mu.Lock()
 	c.goAwayAfter = max(f.LastStreamID, 1)
-	var failed []*call
+	err := status.Error(codes.Unavailable, "the server is going away: "+f.ErrCode.String())
+	var ended []*call
 	for id, cl := range c.calls {
 		if id > f.LastStreamID {
 			delete(c.calls, id)
-			cl.done = true
-			failed = append(failed, cl)
+			cl.done, cl.data, cl.err = true, nil, err
+			ended = append(ended, cl)
 		}
 	}
+	for _, cl := range c.queue[c.qhead:] {
+		if !cl.done {
+			cl.done, cl.msg, cl.err = true, nil, err
+			ended = append(ended, cl)
+		}
+	}
+	clear(c.queue)
+	c.queue, c.qhead = c.queue[:0], 0
 	c.mu.Unlock()
-	err := status.Error(codes.Unavailable, "the server is going away: "+f.ErrCode.String())
-	for _, cl := range failed {
-		cl.cb.Done(cl.op, err)
+	complete(ended)
+}
+
+// complete calls the callbacks of calls that ended with their err.
+func complete(ended []*call) {
+	for _, cl := range ended {
+		cl.cb.Done(cl.err)
 	}
 }
 
-// finish completes call id with err, or with its gRPC status.
+// finish completes call id with err, or with its gRPC status, and gives its
+// stream to the oldest waiting call.
 func (c *Conn) finish(id uint32, err error) {
 	c.mu.Lock()
 	cl := c.calls[id]
@@ -498,7 +592,15 @@ func (c *Conn) finish(id uint32, err error) {
 	}
 	delete(c.calls, id)
 	cl.done, cl.data = true, nil
+	var ended []*call
+	wrote := false
+	if c.qhead < len(c.queue) {
+		ended, wrote = c.startQueued(nil)
+	}
 	c.mu.Unlock()
+	if wrote {
+		c.kick()
+	}
 	if err == nil {
 		switch cl.grpcCode {
 		case 0:
@@ -508,10 +610,12 @@ func (c *Conn) finish(id uint32, err error) {
 			err = status.Error(codes.Code(cl.grpcCode), cl.grpcMsg)
 		}
 	}
-	cl.cb.Done(cl.op, err)
+	cl.cb.Done(err)
+	complete(ended)
 }
 
-// sweeper ends calls whose deadline passed, oldest first.
+// sweeper ends calls whose deadline passed, oldest first, whether they
+// have a stream (which is reset) or still wait for one.
 func (c *Conn) sweeper() {
 	t := time.NewTicker(sweepInterval)
 	defer t.Stop()
@@ -525,7 +629,7 @@ func (c *Conn) sweeper() {
 		now := time.Now().UnixNano()
 		expired = expired[:0]
 		c.mu.Lock()
-		i := 0
+		i, freed := 0, false
 		for ; i < len(c.fifo); i++ {
 			cl := c.fifo[i]
 			if cl.done {
@@ -534,19 +638,23 @@ func (c *Conn) sweeper() {
 			if cl.deadline > now {
 				break
 			}
-			delete(c.calls, cl.id)
-			cl.done, cl.data = true, nil
-			c.writeFrame(http2.FrameRSTStream, 0, cl.id, u32(uint32(http2.ErrCodeCancel)))
+			cl.done, cl.data, cl.msg, cl.err = true, nil, nil, context.DeadlineExceeded
+			if cl.id != 0 {
+				delete(c.calls, cl.id)
+				c.writeFrame(http2.FrameRSTStream, 0, cl.id, u32(uint32(http2.ErrCodeCancel)))
+				freed = true
+			}
 			expired = append(expired, cl)
 		}
 		c.fifo = compact(c.fifo, i)
+		if freed {
+			expired, _ = c.startQueued(expired)
+		}
 		c.mu.Unlock()
 		if len(expired) > 0 {
 			c.kick()
 		}
-		for _, cl := range expired {
-			cl.cb.Done(cl.op, context.DeadlineExceeded)
-		}
+		complete(expired)
 	}
 }
 
@@ -563,7 +671,8 @@ func compact(q []*call, i int) []*call {
 	return q
 }
 
-// fail breaks the connection: every outstanding call ends with err.
+// fail breaks the connection: every outstanding call, with a stream or
+// waiting for one, ends with err.
 func (c *Conn) fail(err error) {
 	c.mu.Lock()
 	if c.err != nil {
@@ -571,18 +680,24 @@ func (c *Conn) fail(err error) {
 		return
 	}
 	c.err = err
-	calls := c.calls
-	c.calls = map[uint32]*call{}
-	c.fifo, c.pending = nil, nil
-	for _, cl := range calls {
-		cl.done = true
+	var ended []*call
+	for _, cl := range c.calls {
+		ended = append(ended, cl)
 	}
+	for _, cl := range c.queue[c.qhead:] {
+		if !cl.done {
+			ended = append(ended, cl)
+		}
+	}
+	for _, cl := range ended {
+		cl.done, cl.data, cl.msg, cl.err = true, nil, nil, err
+	}
+	c.calls = map[uint32]*call{}
+	c.fifo, c.pending, c.queue, c.qhead = nil, nil, nil, 0
 	c.mu.Unlock()
 	c.closeOnce.Do(func() { close(c.closed) })
 	c.nc.Close()
-	for _, cl := range calls {
-		cl.cb.Done(cl.op, err)
-	}
+	complete(ended)
 }
 
 // Err returns why the connection broke, or nil.
@@ -590,13 +705,6 @@ func (c *Conn) Err() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.err
-}
-
-// Outstanding returns the number of calls in flight.
-func (c *Conn) Outstanding() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.calls)
 }
 
 // Close closes the connection; outstanding calls end with ErrClosed.

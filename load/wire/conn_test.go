@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"net"
 	"os"
 	"strings"
 	"testing"
@@ -22,25 +23,31 @@ func TestMain(m *testing.M) { os.Exit(member.RunTests(m)) }
 
 var methods = []string{"/etcdserverpb.KV/Put", "/etcdserverpb.KV/Range"}
 
-// put is a Request writing key+seq with value.
-type put struct {
-	key   string
-	value []byte
+const methodPut, methodRange = 0, 1
+
+// put returns the request writing key+seq with value.
+func put(key string, seq int, value []byte) *pb.PutRequest {
+	return &pb.PutRequest{Key: []byte(key + string(rune('a'+seq%26))), Value: value}
 }
 
-func (p put) Append(dst []byte, seq int64) ([]byte, int, int) {
-	req := pb.PutRequest{Key: []byte(p.key + string(rune('a'+seq%26))), Value: p.value}
-	n := req.Size()
-	l := len(dst)
-	dst = append(dst, make([]byte, n)...)
-	_, _ = req.MarshalToSizedBuffer(dst[l:])
-	return dst, 0, int(seq)
+// outcome is one call's end.
+type outcome struct {
+	id  int
+	err error
 }
 
-// results collects outcomes by op (seq).
-type results chan [2]any
+// results collects outcomes by call id.
+type results chan outcome
 
-func (r results) Done(op int, err error) { r <- [2]any{op, err} }
+// cb returns the callback of call id.
+func (r results) cb(id int) wire.Callback { return callback{id, r} }
+
+type callback struct {
+	id int
+	r  results
+}
+
+func (c callback) Done(err error) { c.r <- outcome{c.id, err} }
 
 func (r results) wait(t *testing.T, n int, within time.Duration) map[int]error {
 	t.Helper()
@@ -49,14 +56,15 @@ func (r results) wait(t *testing.T, n int, within time.Duration) map[int]error {
 	for len(out) < n {
 		select {
 		case v := <-r:
-			e, _ := v[1].(error)
-			out[v[0].(int)] = e
+			out[v.id] = v.err
 		case <-deadline:
 			t.Fatalf("only %d of %d calls completed within %v", len(out), n, within)
 		}
 	}
 	return out
 }
+
+func in(d time.Duration) time.Time { return time.Now().Add(d) }
 
 func start(t *testing.T, o cluster.Options) (*cluster.Cluster, wire.Options) {
 	t.Helper()
@@ -72,7 +80,7 @@ func start(t *testing.T, o cluster.Options) (*cluster.Cluster, wire.Options) {
 		t.Fatal(err)
 	}
 	addr := strings.TrimPrefix(strings.TrimPrefix(cc.Endpoints[0], "http://"), "https://")
-	return c, wire.Options{Address: addr, TLS: tlsCfg, Methods: methods, Timeout: 5 * time.Second}
+	return c, wire.Options{Address: addr, TLS: tlsCfg, Methods: methods}
 }
 
 // TestCallsFlowControlAndStatus sends many large values concurrently (each
@@ -90,7 +98,7 @@ func TestCallsFlowControlAndStatus(t *testing.T) {
 		big := bytes.Repeat([]byte("v"), 200<<10)
 		res := make(results, 100)
 		for i := range 20 {
-			if err := conn.Call(put{key: "/big/", value: big}, int64(i), res); err != nil {
+			if err := conn.Call(methodPut, put("/big/", i, big), in(5*time.Second), res.cb(i)); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -111,7 +119,7 @@ func TestCallsFlowControlAndStatus(t *testing.T) {
 			t.Fatalf("stored value wrong: %v", err)
 		}
 		// A range without a key is refused by etcd with InvalidArgument.
-		if err := conn.Call(emptyRange{}, 101, res); err != nil {
+		if err := conn.Call(methodRange, &pb.RangeRequest{}, in(5*time.Second), res.cb(101)); err != nil {
 			t.Fatal(err)
 		}
 		got := res.wait(t, 1, 5*time.Second)
@@ -122,19 +130,12 @@ func TestCallsFlowControlAndStatus(t *testing.T) {
 	}
 }
 
-type emptyRange struct{}
-
-func (emptyRange) Append(dst []byte, seq int64) ([]byte, int, int) {
-	return dst, 1, int(seq) // an empty RangeRequest: no key
-}
-
 // TestDeadlineAndConnectionLoss: a paused member makes calls time out; a
 // killed member breaks the connection and every call in flight ends with
 // Unavailable; Call then fails at once.
 func TestDeadlineAndConnectionLoss(t *testing.T) {
 	t.Parallel()
 	c, o := start(t, cluster.Options{})
-	o.Timeout = 300 * time.Millisecond
 	conn, err := wire.Dial(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
@@ -146,7 +147,7 @@ func TestDeadlineAndConnectionLoss(t *testing.T) {
 	res := make(results, 10)
 	began := time.Now()
 	for i := range 3 {
-		if err := conn.Call(put{key: "/d/"}, int64(i), res); err != nil {
+		if err := conn.Call(methodPut, put("/d/", i, nil), in(300*time.Millisecond), res.cb(i)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -159,7 +160,7 @@ func TestDeadlineAndConnectionLoss(t *testing.T) {
 		t.Fatalf("deadline took %v", took)
 	}
 	for i := 3; i < 6; i++ {
-		if err := conn.Call(put{key: "/d/"}, int64(i), res); err != nil {
+		if err := conn.Call(methodPut, put("/d/", i, nil), in(300*time.Millisecond), res.cb(i)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -175,17 +176,35 @@ func TestDeadlineAndConnectionLoss(t *testing.T) {
 	for conn.Err() == nil && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	if err := conn.Call(put{key: "/d/"}, 9, res); status.Code(err) != codes.Unavailable {
+	if err := conn.Call(methodPut, put("/d/", 9, nil), in(time.Second), res.cb(9)); status.Code(err) != codes.Unavailable {
 		t.Fatalf("call on a broken connection: %v", err)
 	}
 }
 
 func TestDialErrors(t *testing.T) {
 	t.Parallel()
-	if _, err := wire.Dial(context.Background(), wire.Options{Address: "127.0.0.1:1", Methods: methods, Timeout: time.Second}); err == nil {
-		t.Fatal("dial to a closed port succeeded")
+	// A server that accepts and says nothing is not an HTTP/2 server.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, err := wire.Dial(context.Background(), wire.Options{Address: "127.0.0.1:1", Methods: methods}); err == nil {
-		t.Fatal("zero timeout accepted")
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+		}
+	}()
+	for _, tc := range []struct{ addr, want string }{
+		{"127.0.0.1:1", "connection refused"},
+		{ln.Addr().String(), "sent no HTTP/2 settings"},
+	} {
+		_, err := wire.Dial(context.Background(), wire.Options{Address: tc.addr, Methods: methods, DialTimeout: 500 * time.Millisecond})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("dial %s: %v, want %q", tc.addr, err, tc.want)
+		}
 	}
 }

@@ -3,10 +3,10 @@ package bench
 import (
 	"context"
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/etcdlab/etcdlab/load"
+	"github.com/etcdlab/etcdlab/load/safety"
 	"github.com/etcdlab/etcdlab/measure/envinfo"
 	"github.com/etcdlab/etcdlab/result"
 )
@@ -111,12 +111,12 @@ func (cfg *Config) runAll(ctx context.Context, t *target, wl load.Workload, doc 
 			}
 			continue
 		}
-		eng, err := cfg.newEngine(ctx, t, wl, conns)
+		sess, err := cfg.open(ctx, t, wl, conns)
 		if err != nil {
 			return runFailure(err)
 		}
-		err = cfg.runPoint(ctx, eng, conns, doc, guard, wu, &seq)
-		eng.close()
+		err = cfg.runPoint(ctx, sess, conns, doc, guard, wu, &seq)
+		_ = sess.Close()
 		if err != nil {
 			return err
 		}
@@ -128,13 +128,11 @@ func (cfg *Config) runAll(ctx context.Context, t *target, wl load.Workload, doc 
 	return nil
 }
 
-// runPoint runs every client count on one engine: warm-up, then iterations.
-func (cfg *Config) runPoint(ctx context.Context, eng engine, conns int, doc *result.Document, guard *dbGuard, wu warmup, seq *int64) error {
+// runPoint runs every client count on one session: warm-up, then
+// iterations.
+func (cfg *Config) runPoint(ctx context.Context, sess *load.Session, conns int, doc *result.Document, guard *dbGuard, wu warmup, seq *int64) error {
 	for _, clients := range cfg.Clients {
-		if err := eng.prepare(ctx, clients); err != nil {
-			return runFailure(err)
-		}
-		spec := load.Spec{Clients: clients, Rate: cfg.Rate, RequestTimeout: cfg.RequestTimeout}
+		spec := cfg.spec(clients)
 		if guard != nil {
 			spec.Stop, spec.StopReason = guard.stop, guard.Reason
 		}
@@ -142,7 +140,7 @@ func (cfg *Config) runPoint(ctx context.Context, eng engine, conns int, doc *res
 			ws := spec
 			ws.Total, ws.Duration, ws.FirstSeq = wu.count, wu.duration, *seq
 			ws.Progress = cfg.progress("warm-up", wu.count)
-			w, err := eng.run(ctx, ws)
+			w, err := sess.Run(ctx, ws)
 			if err != nil {
 				return runFailure(err)
 			}
@@ -152,7 +150,7 @@ func (cfg *Config) runPoint(ctx context.Context, eng engine, conns int, doc *res
 			spec.Total, spec.Duration, spec.FirstSeq = cfg.Total, cfg.Duration, *seq
 			name := runName(cfg, conns, clients, it)
 			spec.Progress = cfg.progress(name, cfg.Total)
-			run, err := eng.run(ctx, spec)
+			run, err := sess.Run(ctx, spec)
 			if err != nil {
 				return runFailure(err)
 			}
@@ -163,7 +161,6 @@ func (cfg *Config) runPoint(ctx context.Context, eng engine, conns int, doc *res
 				break
 			}
 		}
-		eng.clean(ctx)
 		if ctx.Err() != nil || (len(doc.Runs) > 0 && doc.Runs[len(doc.Runs)-1].StoppedEarly != "") {
 			break
 		}
@@ -210,8 +207,7 @@ func (cfg *Config) estimateBytes(keysPerReq float64) int64 {
 	}
 	wu, _ := parseWarmup(cfg.Warmup)
 	requests = requests*float64(cfg.Iterations*len(cfg.Clients)*len(cfg.Conns)) + float64(wu.count)
-	perKV := float64(len(cfg.Prefix) + cfg.KeySize + cfg.ValSize + perKVOverhead)
-	return int64(math.Ceil(requests * keysPerReq * perKV))
+	return safety.Estimate(requests, keysPerReq, cfg.Prefix, cfg.KeySize, cfg.ValSize)
 }
 
 func (cfg *Config) watchSpec() load.WatchSpec {

@@ -5,8 +5,6 @@
 package bench
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"math"
@@ -15,6 +13,8 @@ import (
 
 	"github.com/etcdlab/etcdlab/invalid"
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
+	"github.com/etcdlab/etcdlab/load"
+	"github.com/etcdlab/etcdlab/load/safety"
 )
 
 // Commands etcdlab bench runs, with etcd benchmark's names.
@@ -131,33 +131,23 @@ func (c *Config) validate() error {
 	default:
 		return invalid.Errorf("unknown bench command %q", c.Command)
 	}
-	for _, n := range c.Conns {
-		if n < 1 {
-			return invalid.Errorf("{Conns} must be at least 1, not %d", n)
-		}
-	}
-	for _, n := range c.Clients {
-		if n < 1 {
-			return invalid.Errorf("{Clients} must be at least 1, not %d", n)
-		}
-	}
 	if len(c.Conns) == 0 || len(c.Clients) == 0 {
 		return invalid.Errorf("{Conns} and {Clients} need at least one value")
 	}
+	// The load's own checks: connections, clients, total, duration, rate,
+	// request timeout.
+	for _, n := range c.Conns {
+		if err := (load.Options{Conns: n}).Validate(); err != nil {
+			return err
+		}
+	}
+	for _, n := range c.Clients {
+		if err := c.spec(n).Validate(); err != nil {
+			return err
+		}
+	}
 	if c.Iterations < 1 {
 		return invalid.Errorf("{Iterations} must be at least 1, not %d", c.Iterations)
-	}
-	if c.Total < 0 || (c.Total == 0 && c.Duration <= 0) {
-		return invalid.Errorf("{Total} must be positive, or give {Duration}")
-	}
-	if c.Duration < 0 {
-		return invalid.Errorf("{Duration} must not be negative, not %s", c.Duration)
-	}
-	if c.Rate < 0 {
-		return invalid.Errorf("{Rate} must not be negative, not %g", c.Rate)
-	}
-	if c.RequestTimeout <= 0 {
-		return invalid.Errorf("{RequestTimeout} must be positive, not %s", c.RequestTimeout)
 	}
 	if _, err := parseWarmup(c.Warmup); err != nil {
 		return err
@@ -226,6 +216,11 @@ func (c *Config) validateKeys() error {
 	return nil
 }
 
+// spec is the load of one measured run with clients clients.
+func (c *Config) spec(clients int) load.Spec {
+	return load.Spec{Clients: clients, Total: c.Total, Duration: c.Duration, Rate: c.Rate, RequestTimeout: c.RequestTimeout}
+}
+
 // keySpace returns the key space to use and, when it differs from what etcd
 // benchmark would do, a note saying so.
 func (c *Config) keySpace() (int64, string) {
@@ -244,8 +239,4 @@ func (c *Config) keySpace() (int64, string) {
 
 // RunID names a run: UTC time and 4 random hex digits, printable and
 // sortable.
-func RunID(t time.Time) string {
-	b := make([]byte, 2)
-	_, _ = rand.Read(b)
-	return t.UTC().Format("20060102T150405") + "-" + hex.EncodeToString(b)
-}
+func RunID(t time.Time) string { return safety.RunID(t) }

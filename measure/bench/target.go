@@ -84,17 +84,7 @@ func memberList(ctx context.Context, t *target) (*clientv3.MemberListResponse, e
 
 // statusAny returns the status of the first endpoint that answers.
 func statusAny(ctx context.Context, t *target) (*clientv3.StatusResponse, error) {
-	var last error
-	for _, ep := range t.conn.Endpoints {
-		sctx, cancel := context.WithTimeout(ctx, dialTimeout(t.conn))
-		r, err := t.cli.Status(sctx, ep)
-		cancel()
-		if err == nil {
-			return r, nil
-		}
-		last = err
-	}
-	return nil, last
+	return t.safety().Status(ctx)
 }
 
 // leaderEndpoints finds the leader's client URLs, as etcd benchmark's

@@ -8,7 +8,7 @@ import (
 // keys it writes per request (for the quota estimate).
 func (c *Config) workload(note func(string)) (load.Workload, float64) {
 	space, msg := c.keySpace()
-	keys := load.Keys{Prefix: c.Prefix, Size: c.KeySize, Space: space, Sequential: c.SequentialKeys}
+	keys := load.Keys{Prefix: c.Prefix, KeySize: c.KeySize, KeySpaceSize: space, Sequential: c.SequentialKeys}
 	value := load.RandomValue(c.ValSize)
 	switch c.Command {
 	case CmdPut:
@@ -41,7 +41,7 @@ func (c *Config) workload(note func(string)) (load.Workload, float64) {
 		}
 		return load.Range{Key: c.Args[0], End: end, Limit: c.Limit, Serializable: c.Consistency == "s", CountOnly: c.CountOnly}, 0
 	case CmdLeaseKeepalive:
-		return &load.LeaseKeepalive{TTL: 100}, 0
+		return load.LeaseKeepalive{TTL: 100}, 0
 	}
 	return nil, 0
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/etcdlab/etcdlab/invalid"
 	"github.com/etcdlab/etcdlab/lab/cluster"
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
-	"github.com/etcdlab/etcdlab/measure/bench"
 	"github.com/etcdlab/etcdlab/measure/disk"
 	"github.com/etcdlab/etcdlab/measure/envinfo"
 	"github.com/etcdlab/etcdlab/measure/metrics"
@@ -126,7 +125,7 @@ func Run(ctx context.Context, o Options) (*result.Document, error) {
 	// Metrics before anything runs, then a 1-client probe, then the levels.
 	start := scrapeAll(ctx, t)
 	fmt.Fprintf(o.Log, "[%4.1fs] 1-client latency probe (%s)\n", time.Since(began).Seconds(), probeDuration)
-	probe, perr := runLoad(ctx, t, &o, 1, 0, probeDuration, "probe")
+	probe, perr := runLoad(ctx, t, 1, 0, probeDuration, "probe")
 	afterProbe := scrapeAll(ctx, t)
 	if perr != nil {
 		c.Partial = append(c.Partial, "could not run the 1-client probe: "+perr.Error())
@@ -139,7 +138,7 @@ func Run(ctx context.Context, o Options) (*result.Document, error) {
 		l := Levels[i]
 		fmt.Fprintf(o.Log, "[%4.1fs] load level %s: %.0f writes/s with %d clients for %s\n", time.Since(began).Seconds(), l.Name, l.Rate, l.Clients, o.LevelDuration)
 		before := scrapeAll(ctx, t)
-		run, err := runLoad(ctx, t, &o, l.Clients, l.Rate, o.LevelDuration, l.Name)
+		run, err := runLoad(ctx, t, l.Clients, l.Rate, o.LevelDuration, l.Name)
 		after := scrapeAll(ctx, t)
 		if err != nil {
 			c.Partial = append(c.Partial, fmt.Sprintf("could not run load level %s: %v", l.Name, err))
@@ -213,26 +212,6 @@ func connect(ctx context.Context, o *Options, live bool, began time.Time, doc *r
 	t.names = append([]string(nil), t.metricsURLs...)
 	fmt.Fprintf(o.Log, "[%4.1fs] checking the live cluster at %v (load from %s up to %s)\n", time.Since(began).Seconds(), t.conn.Endpoints, o.StartLoad, o.MaxLoad)
 	return t, nil
-}
-
-// runLoad runs one open-loop (rate > 0) or closed-loop put phase with
-// check perf's key and value sizes through bench, which applies the safety
-// rules and deletes what it wrote.
-func runLoad(ctx context.Context, t *target, o *Options, clients int, rate float64, d time.Duration, name string) (result.Run, error) {
-	prefix := "/etcdlab/check/" + bench.RunID(time.Now()) + "/" + name + "/"
-	cfg := bench.Config{
-		Command: bench.CmdPut, Conn: t.conn, Conns: []int{min(clients, 100)}, Clients: []int{clients},
-		Duration: d, Rate: rate, RequestTimeout: 5 * time.Second, Iterations: 1, Prefix: prefix,
-		KeySize: max(8, keyBytes-len(prefix)), ValSize: valBytes, Consistency: "l", Log: io.Discard,
-	}
-	doc, err := bench.Run(ctx, cfg)
-	if err != nil {
-		return result.Run{}, err
-	}
-	if len(doc.Runs) == 0 {
-		return result.Run{}, errors.New("no measurement")
-	}
-	return doc.Runs[0], nil
 }
 
 // scrapeAll scrapes every member; a failed scrape is a nil entry.

@@ -1,0 +1,170 @@
+package load
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/etcdlab/etcdlab/result"
+)
+
+// run is the scheduler's state for one Session.Run: it hands sequence
+// numbers to clients, closed loop (the next number as soon as a client is
+// free) or open loop (request k due at start + k/Rate, a backlog when every
+// client is busy). Safe for concurrent use.
+type run struct {
+	ctx      context.Context
+	tr       transport
+	auth     bool // tr sends an auth token, which the dispatcher refreshes
+	spec     Spec
+	rec      *recorder
+	start    time.Time
+	end      int64 // FirstSeq + Total: the first sequence number not sent
+	deadline int64 // unix nanos after which a closed loop sends no more; 0: none
+	next     atomic.Int64
+	active   atomic.Int64 // clients not finished
+	done     chan struct{}
+	once     sync.Once
+	open     *openQueue // nil in a closed loop
+}
+
+// runLoad measures one run of spec on tr with one client per gens entry
+// (spec is valid). Cancelling ctx stops it: requests cut short are not
+// counted and the partial result is returned.
+func runLoad(ctx context.Context, tr transport, ops []string, gens []Client, spec Spec) result.Run {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	r := &run{ctx: ctx, tr: tr, auth: tr.authenticates(), spec: spec, start: time.Now(), end: spec.FirstSeq + spec.Total, done: make(chan struct{})}
+	r.rec = newRecorder(len(ops), spec.Rate > 0, r.start)
+	r.next.Store(spec.FirstSeq)
+	if spec.Duration > 0 {
+		r.deadline = r.start.Add(spec.Duration).UnixNano()
+	}
+	ctl := startControl(ctx, cancel, spec, r.rec, r.start)
+	clients := make([]client, len(gens))
+	r.active.Store(int64(len(clients)))
+	for i := range clients {
+		clients[i] = client{r: r, id: i, gen: gens[i]}
+	}
+	if spec.Rate > 0 {
+		r.open = &openQueue{free: make([]*client, 0, len(clients))}
+		for i := range clients {
+			r.open.free = append(r.open.free, &clients[i])
+		}
+		go r.schedule()
+	} else {
+		for i := range clients {
+			clients[i].next()
+		}
+	}
+	select {
+	case <-r.done:
+	case <-ctx.Done():
+		// Stop issuing; requests in flight end by their deadline at the
+		// latest.
+		timer := time.NewTimer(spec.RequestTimeout + time.Second)
+		select {
+		case <-r.done:
+		case <-timer.C:
+		}
+		timer.Stop()
+	}
+	return ctl.finish(ctx, ops, tr.conns())
+}
+
+// finished is called once per client when it stops.
+func (r *run) finished() {
+	if r.active.Add(-1) == 0 {
+		r.once.Do(func() { close(r.done) })
+	}
+}
+
+// openQueue hands due ticks to free clients; ticks that find every client
+// busy wait in a backlog and keep their intended time. Safe for concurrent
+// use.
+type openQueue struct {
+	mu      sync.Mutex
+	free    []*client
+	backlog []tick
+	head    int
+	over    bool
+}
+
+// tick is one due request of an open loop.
+type tick struct {
+	seq      int64
+	intended time.Time
+}
+
+// take gives c the oldest waiting tick, or parks c until one is due (or
+// ends it when the schedule is over and nothing waits).
+func (q *openQueue) take(c *client) (tick, bool) {
+	q.mu.Lock()
+	if q.head < len(q.backlog) {
+		t := q.backlog[q.head]
+		q.head++
+		if q.head == len(q.backlog) {
+			q.backlog, q.head = q.backlog[:0], 0
+		}
+		q.mu.Unlock()
+		return t, true
+	}
+	if q.over {
+		q.mu.Unlock()
+		c.r.finished()
+		return tick{}, false
+	}
+	q.free = append(q.free, c)
+	q.mu.Unlock()
+	return tick{}, false
+}
+
+// schedule issues tick k at start + k/Rate until Total or Duration.
+func (r *run) schedule() {
+	q := r.open
+	defer func() {
+		q.mu.Lock()
+		q.over = true
+		idle := q.free
+		q.free = nil
+		q.mu.Unlock()
+		for range idle {
+			r.finished()
+		}
+	}()
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for k := int64(0); ; k++ {
+		if r.spec.Total > 0 && k >= r.spec.Total {
+			return
+		}
+		off := time.Duration(float64(k) / r.spec.Rate * float64(time.Second))
+		if r.spec.Duration > 0 && off >= r.spec.Duration {
+			return
+		}
+		due := r.start.Add(off)
+		if wait := time.Until(due); wait > 0 {
+			timer.Reset(wait)
+			select {
+			case <-timer.C:
+			case <-r.ctx.Done():
+				return
+			}
+		}
+		if r.ctx.Err() != nil {
+			return
+		}
+		t := tick{seq: r.spec.FirstSeq + k, intended: due}
+		q.mu.Lock()
+		if n := len(q.free); n > 0 {
+			c := q.free[n-1]
+			q.free = q.free[:n-1]
+			q.mu.Unlock()
+			c.start(t.seq, t.intended, time.Now())
+			continue
+		}
+		q.backlog = append(q.backlog, t)
+		q.mu.Unlock()
+	}
+}

@@ -1,0 +1,54 @@
+package load
+
+import (
+	"time"
+
+	"github.com/etcdlab/etcdlab/invalid"
+)
+
+// Spec says how much load to send and how. It is a plain value.
+type Spec struct {
+	// Clients is the number of concurrent simulated clients.
+	Clients int
+	// Total stops the run after this many requests; Duration after this
+	// long. At least one must be set; the first reached ends the run.
+	Total    int64
+	Duration time.Duration
+	// Rate, if positive, makes the run open loop: request k is due at
+	// start + k/Rate whether or not earlier ones have returned, and latency
+	// is measured from that intended time. Zero is a closed loop.
+	Rate float64
+	// RequestTimeout bounds each request; a request that takes longer is
+	// an error (DeadlineExceeded), never a hang.
+	RequestTimeout time.Duration
+	// FirstSeq is the sequence number of the first request (so that a
+	// measured phase continues the keys of its warm-up).
+	FirstSeq int64
+	// Progress, if set, is called about every 200 ms with the number of
+	// requests completed so far, from a goroutine of Run.
+	Progress func(done int64)
+	// Stop, if set, is watched; closing it ends the run early with the
+	// reason StopReason returns.
+	Stop       <-chan struct{}
+	StopReason func() string
+}
+
+// Validate checks a spec. Its errors are invalid.Errorf errors naming the
+// Spec fields.
+func (s Spec) Validate() error {
+	switch {
+	case s.Clients < 1:
+		return invalid.Errorf("{Clients} must be at least 1, not %d", s.Clients)
+	case s.Total < 0:
+		return invalid.Errorf("{Total} must not be negative, not %d", s.Total)
+	case s.Duration < 0:
+		return invalid.Errorf("{Duration} must not be negative, not %s", s.Duration)
+	case s.Total == 0 && s.Duration == 0:
+		return invalid.Errorf("give {Total} or {Duration}")
+	case s.Rate < 0:
+		return invalid.Errorf("{Rate} must not be negative, not %g", s.Rate)
+	case s.RequestTimeout <= 0:
+		return invalid.Errorf("{RequestTimeout} must be positive, not %s", s.RequestTimeout)
+	}
+	return nil
+}
