@@ -71,7 +71,7 @@ func TestLiveCheckTLS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Stop()
+	defer func() { _ = c.Stop() }()
 	doc, err := Run(context.Background(), Options{Conn: c.Client(), LevelDuration: time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -120,7 +120,7 @@ func TestMetricsNotPrometheus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Stop()
+	defer func() { _ = c.Stop() }()
 	doc, err := Run(context.Background(), Options{Conn: c.Client(), MetricsURLs: []string{srv.URL}, LevelDuration: time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -144,7 +144,7 @@ func TestLeaderLostMidCheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Stop()
+	defer func() { _ = c.Stop() }()
 	st := cluster.Status(context.Background(), c.Client(), nil)
 	leader := ""
 	for i, s := range st {
@@ -194,7 +194,7 @@ func TestSlowDiskFails(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Stop()
+	defer func() { _ = c.Stop() }()
 	doc, err := Run(context.Background(), Options{Conn: c.Client(), MetricsURLs: c.State().MetricsURLs, LevelDuration: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)

@@ -123,10 +123,3 @@ func capacityVerdict(levels []result.CheckLevel, first, last Level) result.Verdi
 	}
 	return v
 }
-
-func boolValue(b bool) float64 {
-	if b {
-		return 1
-	}
-	return 0
-}
