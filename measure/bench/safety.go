@@ -23,7 +23,7 @@ func checkPrefixEmpty(ctx context.Context, t *target, prefix string) error {
 	err := t.safety().CheckPrefixEmpty(ctx, prefix)
 	var inUse *safety.PrefixInUseError
 	if errors.As(err, &inUse) {
-		return invalid.Errorf("%v; choose an empty {Prefix} (etcdlab deletes its prefix when done)", err)
+		return invalid.Errorf("{Prefix} %s already holds %d keys; choose an empty {Prefix} (etcdlab deletes its prefix when done)", inUse.Prefix, inUse.Keys)
 	}
 	return err
 }
