@@ -6,6 +6,9 @@
 # come from GNU time, throughput and p50 from each tool's report.
 #
 #   perf/vs-etcd-benchmark.sh [ROUNDS=3] [CONFIGS="A B C"]
+#   BASE=REV perf/vs-etcd-benchmark.sh ...   also runs etcdlab built at git
+#        revision REV ("base") in the same interleaved rounds and prints the
+#        working tree's ratios to it: the regression check for engine changes.
 #
 #   A  --conns=100 --clients=1000 put --key-size=8 --val-size=256 --total=100000 --key-space-size=100000
 #   B  --conns=1 --clients=1 put --key-size=8 --val-size=256 --total=10000 --key-space-size=10000
@@ -21,11 +24,19 @@ work=$(mktemp -d "$PWD/.perf-vs-XXXXXX")
 bin=$work/bin; mkdir -p "$bin"
 cleanup() {
   [ -n "${up:-}" ] && kill "$up" 2>/dev/null && wait "$up" 2>/dev/null || true
+  git worktree remove --force "$work/base-src" 2>/dev/null || true
   rm -rf "$work"
 }
 trap cleanup EXIT
 echo "building etcdlab and etcd benchmark (tools module)..." >&2
 go build -o "$bin/etcdlab" ./cmd/etcdlab
+tools="benchmark etcdlab"
+if [ -n "${BASE:-}" ]; then
+  git worktree add -q --detach "$work/base-src" "$BASE"
+  (cd "$work/base-src" && go build -o "$bin/base" ./cmd/etcdlab)
+  git worktree remove --force "$work/base-src"
+  tools="benchmark etcdlab base"
+fi
 (cd perf/tools && go build -o "$bin/benchmark" go.etcd.io/etcd/v3/tools/benchmark)
 
 # 8 GiB quota and revision compaction: the anchor never deletes its keys.
@@ -47,8 +58,8 @@ total_for() { case $1 in B) echo 10000 ;; *) echo 100000 ;; esac; }
 # run TOOL CONFIG -> "rps p50 cpu_seconds maxrss_kb"
 run() {
   local tool=$1 cfg=$2 out
-  if [ "$tool" = etcdlab ]; then
-    out=$( { /usr/bin/time -f "TIME %U %S %M" "$bin/etcdlab" bench --quiet --endpoints="$eps" $(args_for "$cfg") ; } 2>&1 )
+  if [ "$tool" = etcdlab ] || [ "$tool" = base ]; then
+    out=$( { /usr/bin/time -f "TIME %U %S %M" "$bin/$tool" bench --quiet --endpoints="$eps" $(args_for "$cfg") ; } 2>&1 )
   else
     out=$( { /usr/bin/time -f "TIME %U %S %M" "$bin/benchmark" --endpoints="$eps" $(args_for "$cfg") ; } 2>&1 )
   fi
@@ -65,8 +76,8 @@ for cfg in $configs; do
   total=$(total_for "$cfg")
   declare -A rps=() p50=() cpu=() rss=()
   for r in $(seq 1 "$rounds"); do
-    # alternate which tool goes first
-    if (( r % 2 )); then order="benchmark etcdlab"; else order="etcdlab benchmark"; fi
+    # rotate which tool goes first
+    order=$(echo $tools | awk -v r="$r" '{for (i = 0; i < NF; i++) printf "%s ", $((i + r - 1) % NF + 1)}')
     for tool in $order; do
       read -r q p c m <<<"$(run "$tool" "$cfg")"
       rps[$tool]+="$q "; p50[$tool]+="$p "; cpu[$tool]+="$c "; rss[$tool]+="$m "
@@ -82,5 +93,11 @@ for cfg in $configs; do
     "$cfg" "$mq_e" "$mq_b" "$(echo "$mq_e/$mq_b" | bc -l)" "$mp_e" "$mp_b" "$(echo "$mp_e/$mp_b" | bc -l)" \
     "$(echo "$mc_e*1000000/$total" | bc -l)" "$(echo "$mc_b*1000000/$total" | bc -l)" "$(echo "$mc_e/$mc_b" | bc -l)" \
     "$((${mm_e%.*}/1024))" "$((${mm_b%.*}/1024))" "$(echo "$mm_e/$mm_b" | bc -l)"
+  if [ -n "${BASE:-}" ]; then
+    mq_x=$(median ${rps[base]}); mp_x=$(median ${p50[base]}); mc_x=$(median ${cpu[base]})
+    printf '%s vs base %s: throughput %.1f vs %.1f (ratio %.3f) | p50 ratio %.3f | cpu/req %.1f vs %.1f µs (ratio %.3f)\n' \
+      "$cfg" "$BASE" "$mq_e" "$mq_x" "$(echo "$mq_e/$mq_x" | bc -l)" "$(echo "$mp_e/$mp_x" | bc -l)" \
+      "$(echo "$mc_e*1000000/$total" | bc -l)" "$(echo "$mc_x*1000000/$total" | bc -l)" "$(echo "$mc_e/$mc_x" | bc -l)"
+  fi
   unset rps p50 cpu rss
 done
