@@ -99,10 +99,12 @@ type Conn struct {
 	sendWin     int64 // connection-level window the server gave us
 	initWin     int64 // server's SETTINGS_INITIAL_WINDOW_SIZE
 	maxFrame    int
-	maxStreams  uint32  // server's SETTINGS_MAX_CONCURRENT_STREAMS
-	pending     []*call // calls whose DATA waits for window
-	err         error   // set once the connection is broken
-	unacked     int64   // DATA bytes received and not yet returned to the server
+	maxStreams  uint32        // server's SETTINGS_MAX_CONCURRENT_STREAMS
+	pending     []*call       // calls whose DATA waits for window
+	err         error         // set once the connection is broken
+	unacked     int64         // DATA bytes received and not yet returned to the server
+	idle        bool          // the sweeper waits for armed, not for a deadline
+	armed       chan struct{} // wakes the sweeper when a call arrives while it is idle
 	settled     chan struct{}
 	settledOnce sync.Once
 	closed      chan struct{}
@@ -160,7 +162,7 @@ func Dial(ctx context.Context, o Options) (*Conn, error) {
 	c := &Conn{
 		opts: o, nc: nc, out: new(bytes.Buffer), spare: new(bytes.Buffer), wake: make(chan struct{}, 1),
 		calls: make(map[uint32]*call), nextID: 1, sendWin: 65535, initWin: 65535, maxFrame: defaultMaxSend,
-		maxStreams: 1<<32 - 1, settled: make(chan struct{}), closed: make(chan struct{}),
+		maxStreams: 1<<32 - 1, idle: true, armed: make(chan struct{}, 1), settled: make(chan struct{}), closed: make(chan struct{}),
 	}
 	c.headers = encodeHeaders(o, scheme)
 	// Preface, our settings, and a large connection window.
@@ -249,7 +251,7 @@ func (c *Conn) Call(method int, msg Message, deadline time.Time, cb Callback) er
 	if c.qhead < len(c.queue) || uint32(len(c.calls)) >= c.maxStreams {
 		cl.method, cl.msg = method, msg
 		c.queue = append(c.queue, cl)
-		c.fifo = append(c.fifo, cl)
+		c.enlist(cl)
 		c.mu.Unlock()
 		return nil
 	}
@@ -257,10 +259,27 @@ func (c *Conn) Call(method int, msg Message, deadline time.Time, cb Callback) er
 		c.mu.Unlock()
 		return err
 	}
-	c.fifo = append(c.fifo, cl)
+	c.enlist(cl)
 	c.mu.Unlock()
 	c.kick()
 	return nil
+}
+
+// enlist adds cl to the deadline FIFO, first dropping the calls that ended
+// at its front, and wakes an idle sweeper. Call with mu held.
+func (c *Conn) enlist(cl *call) {
+	for len(c.fifo) > 0 && c.fifo[0].done {
+		c.fifo[0] = nil
+		c.fifo = c.fifo[1:]
+	}
+	c.fifo = append(c.fifo, cl)
+	if c.idle {
+		c.idle = false
+		select {
+		case c.armed <- struct{}{}:
+		default:
+		}
+	}
 }
 
 // refusal says why no new stream can be opened, or returns nil. Call with
@@ -615,15 +634,21 @@ func (c *Conn) finish(id uint32, err error) {
 }
 
 // sweeper ends calls whose deadline passed, oldest first, whether they
-// have a stream (which is reset) or still wait for one.
+// have a stream (which is reset) or still wait for one. It sleeps until the
+// oldest call's deadline (calls are sent in deadline order), at least
+// sweepInterval between sweeps, and while no call is outstanding until Call
+// wakes it: with a deadline of seconds it wakes about once per deadline, not
+// every few milliseconds.
 func (c *Conn) sweeper() {
-	t := time.NewTicker(sweepInterval)
-	defer t.Stop()
+	t := time.NewTimer(time.Hour)
+	t.Stop()
 	var expired []*call
 	for {
 		select {
 		case <-t.C:
+		case <-c.armed:
 		case <-c.closed:
+			t.Stop()
 			return
 		}
 		now := time.Now().UnixNano()
@@ -650,7 +675,15 @@ func (c *Conn) sweeper() {
 		if freed {
 			expired, _ = c.startQueued(expired)
 		}
+		next := int64(0) // when to sweep again; 0: when Call wakes us
+		if len(c.fifo) > 0 {
+			next = max(c.fifo[0].deadline, now+int64(sweepInterval))
+		}
+		c.idle = next == 0
 		c.mu.Unlock()
+		if next != 0 {
+			t.Reset(time.Duration(next - now))
+		}
 		if len(expired) > 0 {
 			c.kick()
 		}
@@ -661,10 +694,11 @@ func (c *Conn) sweeper() {
 // compact drops the first i entries (and finished ones at the front),
 // reusing the backing array when it has become mostly empty.
 func compact(q []*call, i int) []*call {
-	q = q[i:]
-	for len(q) > 0 && q[0].done {
-		q = q[1:]
+	for i < len(q) && q[i].done {
+		i++
 	}
+	clear(q[:i]) // the calls ended: let them go
+	q = q[i:]
 	if cap(q) > 1024 && len(q) < cap(q)/4 {
 		q = append(make([]*call, 0, 2*len(q)+16), q...)
 	}
