@@ -119,6 +119,24 @@ func paletteJS() string {
 
 func openPage(t *testing.T, actx context.Context, url string) ([]figure, []string, []byte) {
 	t.Helper()
+	// A browser that dies before it listens (seen on a loaded 2-core
+	// machine) says nothing about the page: start another, at most twice.
+	for attempt := 1; ; attempt++ {
+		figs, problems, shot, err := loadPage(actx, url)
+		if err == nil {
+			return figs, problems, shot
+		}
+		if attempt < 3 && strings.Contains(err.Error(), "chrome failed to start") {
+			t.Logf("chromium did not start (attempt %d), trying again: %v", attempt, err)
+			continue
+		}
+		t.Fatalf("chromium: %v", err)
+	}
+}
+
+// loadPage opens url in a new browser and reports its charts, the problems
+// the page caused, and a screenshot.
+func loadPage(actx context.Context, url string) ([]figure, []string, []byte, error) {
 	ctx, cancel := chromedp.NewContext(actx)
 	defer cancel()
 	ctx, cancel2 := context.WithTimeout(ctx, 60*time.Second)
@@ -158,13 +176,13 @@ func openPage(t *testing.T, actx context.Context, url string) ([]figure, []strin
 	err := chromedp.Run(ctx, network.Enable(), log.Enable(), runtime.Enable(),
 		chromedp.Navigate(url), chromedp.WaitReady("body"), chromedp.Evaluate(js, &raw), chromedp.FullScreenshot(&shot, 80))
 	if err != nil {
-		t.Fatalf("chromium: %v", err)
+		return nil, nil, nil, err
 	}
 	var figs []figure
 	if err := json.Unmarshal([]byte(raw), &figs); err != nil {
-		t.Fatal(err)
+		return nil, nil, nil, fmt.Errorf("chart report %q: %w", raw, err)
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	return figs, problems, shot
+	return figs, problems, shot, nil
 }
