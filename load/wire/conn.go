@@ -241,6 +241,11 @@ func (c *Conn) kick() {
 // deadline. On success the outcome reaches cb.Done later; msg must stay
 // unchanged until then. An error means the call was not started (the
 // connection is broken, closed or cannot open streams any more).
+//
+// Deadlines are swept in send order, so calls should be sent in deadline
+// order (one timeout for all, as a load run does): a call whose deadline is
+// earlier than that of a call sent before it ends at that call's deadline
+// at the latest.
 func (c *Conn) Call(method int, msg Message, deadline time.Time, cb Callback) error {
 	c.mu.Lock()
 	if err := c.refusal(); err != nil {
