@@ -47,7 +47,6 @@ func dialGRPC(ctx context.Context, cfg etcdclient.Config, endpoints []string, n 
 		addr, secure := endpointAddr(ep, tlsCfg != nil)
 		opts := []grpc.DialOption{
 			grpc.WithDefaultCallOptions(grpc.ForceCodecV2(codec), grpc.MaxCallRecvMsgSize(math.MaxInt32)),
-			grpc.WithSharedWriteBuffer(true),
 		}
 		if secure {
 			opts = append(opts, grpc.WithTransportCredentials(credentials.NewTLS(tlsCfg.Clone())))

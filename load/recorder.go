@@ -247,9 +247,6 @@ func (r *recorder) stats(op int, elapsed time.Duration) result.Stats {
 	return st
 }
 
-// Percentiles reported, as etcd benchmark's list.
-var percentiles = []float64{10, 25, 50, 75, 90, 95, 99, 99.9} //nolint:gochecknoglobals // constant table
-
 func summarize(h *hdrhistogram.Histogram, n int64, sum, sumsq, mn, mx float64) result.Latency {
 	l := summarizeHist(h)
 	mean := sum / float64(n)

@@ -11,9 +11,10 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
-func localCluster(t *testing.T, members int) *cluster.Cluster {
+// oneMember starts a 1-member cluster for the test.
+func oneMember(t *testing.T) *cluster.Cluster {
 	t.Helper()
-	c, err := cluster.Start(context.Background(), cluster.Options{Members: members, BaseDir: t.TempDir()})
+	c, err := cluster.Start(context.Background(), cluster.Options{Members: 1, BaseDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -22,7 +23,7 @@ func localCluster(t *testing.T, members int) *cluster.Cluster {
 }
 
 // transports are both transports, each run through the one scheduler.
-var transports = []TransportKind{Wire, GRPC} //nolint:gochecknoglobals // constant table
+var transports = []TransportKind{Wire, GRPC}
 
 // runOn runs w on transport tr over 2 connections to cluster c.
 func runOn(t *testing.T, c *cluster.Cluster, tr TransportKind, w Workload, spec Spec) result.Run {
@@ -73,7 +74,7 @@ func countKeys(t *testing.T, c *cluster.Cluster, prefix string) int64 {
 // counts them on the server.
 func TestClosedLoopPutsEveryKey(t *testing.T) {
 	t.Parallel()
-	c := localCluster(t, 1)
+	c := oneMember(t)
 	for _, tr := range transports {
 		prefix := "/" + string(tr) + "/"
 		r := runOn(t, c, tr, putLoad(prefix, 500), Spec{Clients: 8, Total: 500, RequestTimeout: 5 * time.Second})
@@ -90,7 +91,7 @@ func TestClosedLoopPutsEveryKey(t *testing.T) {
 // it, the transport picked automatically where only one can.
 func TestWorkloads(t *testing.T) {
 	t.Parallel()
-	c := localCluster(t, 1)
+	c := oneMember(t)
 	keys := Keys{Prefix: "/w/", KeySize: 8, KeySpaceSize: 1000, Sequential: true}
 	for _, tc := range []struct {
 		w       Workload
@@ -146,7 +147,7 @@ func TestWorkloads(t *testing.T) {
 // the same client count, and grants a new set when the count changes.
 func TestLeasesFollowClientCount(t *testing.T) {
 	t.Parallel()
-	c := localCluster(t, 1)
+	c := oneMember(t)
 	cli := newClient(t, c)
 	leases := func() int {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -181,7 +182,7 @@ func TestLeasesFollowClientCount(t *testing.T) {
 // hides the same stall in a single request.
 func TestOpenLoopCountsStalls(t *testing.T) {
 	t.Parallel()
-	c := localCluster(t, 1)
+	c := oneMember(t)
 	stall := func() {
 		time.Sleep(400 * time.Millisecond)
 		_ = c.Pause("m1")
@@ -209,7 +210,7 @@ func TestOpenLoopCountsStalls(t *testing.T) {
 // ticks wait in the backlog and their latency grows with the wait.
 func TestOpenLoopBacklog(t *testing.T) {
 	t.Parallel()
-	c := localCluster(t, 1)
+	c := oneMember(t)
 	for _, tr := range transports {
 		r := runOn(t, c, tr, putLoad("/b/", 100), Spec{Clients: 1, Rate: 20000, Total: 300, RequestTimeout: 5 * time.Second})
 		if r.Requests != 300 || r.ServiceTime == nil || r.Latency.P99 < 5*r.ServiceTime.P99 {
@@ -222,7 +223,7 @@ func TestOpenLoopBacklog(t *testing.T) {
 // DeadlineExceeded error within the timeout, never a hang.
 func TestRequestTimeout(t *testing.T) {
 	t.Parallel()
-	c := localCluster(t, 1)
+	c := oneMember(t)
 	for _, tr := range transports {
 		s, err := Open(context.Background(), Options{Conn: c.Client(), Conns: 2, Transport: tr}, putLoad("/x/", 10))
 		if err != nil {
@@ -249,7 +250,7 @@ func TestRequestTimeout(t *testing.T) {
 // with Unavailable while it is down, and succeed again once it is back.
 func TestRecoversAfterRestart(t *testing.T) {
 	t.Parallel()
-	c := localCluster(t, 1)
+	c := oneMember(t)
 	for _, tr := range transports {
 		go func() {
 			time.Sleep(500 * time.Millisecond)
@@ -273,7 +274,7 @@ func TestRecoversAfterRestart(t *testing.T) {
 // counted as an error.
 func TestAuthRefresh(t *testing.T) {
 	t.Parallel()
-	c := localCluster(t, 1)
+	c := oneMember(t)
 	cli := newClient(t, c)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

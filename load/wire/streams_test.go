@@ -13,7 +13,6 @@ import (
 
 	"github.com/etcdlab/etcdlab/load/wire"
 	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
-	"golang.org/x/net/http2"
 )
 
 // h2server is a real HTTP/2 server (golang.org/x/net/http2, cleartext,
@@ -53,16 +52,11 @@ func startH2(t *testing.T, limit uint32, before func(*h2server, *http.Request)) 
 		_, _ = w.Write([]byte{0, 0, 0, 0, 0})
 		w.Header().Set(http.TrailerPrefix+"Grpc-Status", "0")
 	})
-	srv := &http2.Server{MaxConcurrentStreams: limit}
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go srv.ServeConn(c, &http2.ServeConnOpts{Handler: h})
-		}
-	}()
+	// net/http's own HTTP/2 server, cleartext with prior knowledge (what
+	// wire speaks to a plain-text etcd).
+	srv := &http.Server{Handler: h, Protocols: new(http.Protocols), HTTP2: &http.HTTP2Config{MaxConcurrentStreams: int(limit)}}
+	srv.Protocols.SetUnencryptedHTTP2(true)
+	go func() { _ = srv.Serve(ln) }()
 	return s
 }
 
