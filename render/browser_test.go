@@ -55,6 +55,21 @@ type figure struct {
 func TestHTMLInBrowser(t *testing.T) {
 	exe := chromiumPath(t)
 	dir := t.TempDir()
+	// Chromium's profile and scratch files live in dir too. Its helper
+	// processes may still write there for a moment after the browser is
+	// gone, so remove them (retrying) before the temp dir's own cleanup.
+	profile, scratch := filepath.Join(dir, "profile"), filepath.Join(dir, "tmp")
+	if err := os.Mkdir(scratch, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for range 50 {
+			if os.RemoveAll(profile) == nil && os.RemoveAll(scratch) == nil {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
 	cases := []struct {
 		name string
 		docs []result.Named
@@ -66,7 +81,10 @@ func TestHTMLInBrowser(t *testing.T) {
 	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.DisableGPU,
 		chromedp.Flag("disable-quic", true), chromedp.Flag("no-first-run", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.UserDataDir(filepath.Join(dir, "profile")), chromedp.WindowSize(1200, 900))
+		chromedp.Flag("disable-sync", true), chromedp.UserDataDir(profile), chromedp.WindowSize(1200, 900),
+		// Chromium's own scratch directories (org.chromium.Chromium.*) go in
+		// the test's temp dir, so a browser that dies leaves nothing in /tmp.
+		chromedp.Env("TMPDIR="+scratch))
 	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
 	defer cancel()
 	for _, tc := range cases {
