@@ -37,7 +37,7 @@ func Run(ctx context.Context, cfg Config) (*result.Document, error) {
 	doc.Bench = cfg.describe()
 	wl, keysPerReq := cfg.workload(note)
 
-	var guard *dbGuard
+	var guard *safety.Guard
 	if cfg.writes() && t.local == nil {
 		if err := checkPrefixEmpty(ctx, t, cfg.Prefix); err != nil {
 			return nil, err
@@ -47,8 +47,8 @@ func Run(ctx context.Context, cfg Config) (*result.Document, error) {
 				return nil, err
 			}
 		}
-		guard = startGuard(ctx, t)
-		defer guard.close()
+		guard = t.safety().StartGuard(ctx)
+		defer guard.Close()
 	}
 
 	stopCompact := make(chan struct{})
@@ -82,7 +82,7 @@ func Run(ctx context.Context, cfg Config) (*result.Document, error) {
 			fmt.Fprintf(cfg.Log, "kept the keys written under %s (--keep)\n", cfg.Prefix)
 			note("keys kept under " + cfg.Prefix)
 		default:
-			msg, err := cleanup(ctx, t, cfg.Prefix, cfg.Compact)
+			msg, err := t.safety().Cleanup(ctx, cfg.Prefix, cfg.Compact)
 			if err != nil {
 				return doc, fmt.Errorf("clean up: %w", err)
 			}
@@ -96,7 +96,7 @@ func Run(ctx context.Context, cfg Config) (*result.Document, error) {
 }
 
 // runAll runs every sweep point: connections, warm-up, iterations.
-func (cfg *Config) runAll(ctx context.Context, t *target, wl load.Workload, doc *result.Document, guard *dbGuard) error {
+func (cfg *Config) runAll(ctx context.Context, t *target, wl load.Workload, doc *result.Document, guard *safety.Guard) error {
 	wu, _ := parseWarmup(cfg.Warmup)
 	seq := int64(0)
 	for _, conns := range cfg.Conns {
@@ -130,11 +130,11 @@ func (cfg *Config) runAll(ctx context.Context, t *target, wl load.Workload, doc 
 
 // runPoint runs every client count on one session: warm-up, then
 // iterations.
-func (cfg *Config) runPoint(ctx context.Context, sess *load.Session, conns int, doc *result.Document, guard *dbGuard, wu warmup, seq *int64) error {
+func (cfg *Config) runPoint(ctx context.Context, sess *load.Session, conns int, doc *result.Document, guard *safety.Guard, wu warmup, seq *int64) error {
 	for _, clients := range cfg.Clients {
 		spec := cfg.spec(clients)
 		if guard != nil {
-			spec.Stop, spec.StopReason = guard.stop, guard.Reason
+			spec.Stop, spec.StopReason = guard.Stop(), guard.Reason
 		}
 		if wu.count > 0 || wu.duration > 0 {
 			ws := spec

@@ -25,7 +25,7 @@ func compactEvery(ctx context.Context, t *target, interval time.Duration, delta 
 		case <-tick.C:
 		}
 		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		st, err := statusAny(cctx, t)
+		st, err := t.safety().Status(cctx)
 		if err == nil {
 			if rev := st.Header.Revision - delta; rev > 0 {
 				_, err = t.cli.Compact(cctx, rev)

@@ -38,24 +38,3 @@ func checkQuota(ctx context.Context, t *target, estimate int64) error {
 	}
 	return err
 }
-
-// dbGuard watches the database size during a run and closes stop when it
-// passes half the quota. Call close when the run is over.
-type dbGuard struct {
-	*safety.Guard
-	stop <-chan struct{}
-}
-
-func startGuard(ctx context.Context, t *target) *dbGuard {
-	g := t.safety().StartGuard(ctx)
-	return &dbGuard{Guard: g, stop: g.Stop()}
-}
-
-func (g *dbGuard) close() { g.Close() }
-
-// cleanup deletes the prefix and optionally compacts (leases are revoked by
-// the session that granted them). It runs even when ctx was cancelled
-// (Ctrl-C), with its own deadline.
-func cleanup(ctx context.Context, t *target, prefix string, compact bool) (string, error) {
-	return t.safety().Cleanup(ctx, prefix, compact)
-}

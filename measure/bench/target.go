@@ -58,7 +58,7 @@ func connect(ctx context.Context, cfg *Config, env *result.Environment) (*target
 		return nil, err
 	}
 	env.Members = len(members.Members)
-	if st, err := statusAny(ctx, t); err == nil {
+	if st, err := t.safety().Status(ctx); err == nil {
 		env.ServerVersion = st.Version
 	}
 	if cfg.TargetLeader {
@@ -82,16 +82,11 @@ func memberList(ctx context.Context, t *target) (*clientv3.MemberListResponse, e
 	return r, nil
 }
 
-// statusAny returns the status of the first endpoint that answers.
-func statusAny(ctx context.Context, t *target) (*clientv3.StatusResponse, error) {
-	return t.safety().Status(ctx)
-}
-
 // leaderEndpoints finds the leader's client URLs, as etcd benchmark's
 // --target-leader does, but within the dial timeout: an unreachable leader
 // is an error, not a hang.
 func leaderEndpoints(ctx context.Context, t *target, members *clientv3.MemberListResponse) ([]string, error) {
-	st, err := statusAny(ctx, t)
+	st, err := t.safety().Status(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("find the leader: no endpoint answered: %s", etcdclient.Describe(err))
 	}
