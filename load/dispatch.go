@@ -24,6 +24,10 @@ type client struct {
 	sent     time.Time
 	deadline time.Time
 	retried  bool // the request was sent again after an auth refresh
+	// probe is set on a canary's request, which the dispatcher hands to
+	// its canary instead of recording it; its id is its member's
+	// connection.
+	probe *canary
 }
 
 // start sends request seq, due at intended. The scheduler calls it.
@@ -42,6 +46,10 @@ func (c *client) start(seq int64, intended, now time.Time) {
 // refresh. A request that ends after the run did is
 // not counted.
 func (c *client) Done(err error) {
+	if c.probe != nil {
+		c.probe.done(c, err)
+		return
+	}
 	r := c.r
 	if r.ctx.Err() != nil {
 		r.finished()

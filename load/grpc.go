@@ -6,23 +6,34 @@ import (
 	"math"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
 	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/connectivity"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
 )
 
 // grpcTransport sends requests with gRPC-go, as etcd benchmark: each client
 // has a goroutine that makes its blocking calls, started at its first
 // request and ended by close. Connection i goes to endpoint i mod len, as
 // etcd benchmark v3.6; connections are made lazily, so an unreachable
-// endpoint shows as errors of the requests.
+// endpoint shows as errors of the requests. A connection whose call failed
+// because it could not reach its member is down until gRPC reconnects it;
+// meanwhile its clients' requests go to a connection that is up (failover),
+// unless the transport is pinned as etcd benchmark v3.6.
 type grpcTransport struct {
 	ccs  []*grpc.ClientConn
-	auth *tokenCreds // nil without a user
+	down []atomic.Bool // by connection: its member could not be reached
+	pin  bool
+	rr   atomic.Uint32 // spreads failed-over requests
+	auth *tokenCreds   // nil without a user
 
 	mu      sync.Mutex
 	workers []chan *client // by client id
@@ -31,12 +42,12 @@ type grpcTransport struct {
 }
 
 // dialGRPC opens n connections.
-func dialGRPC(ctx context.Context, cfg etcdclient.Config, endpoints []string, n int) (*grpcTransport, error) {
+func dialGRPC(ctx context.Context, cfg etcdclient.Config, endpoints []string, n int, pin bool) (*grpcTransport, error) {
 	tlsCfg, err := cfg.TLS()
 	if err != nil {
 		return nil, err
 	}
-	t := &grpcTransport{closed: make(chan struct{})}
+	t := &grpcTransport{closed: make(chan struct{}), pin: pin, down: make([]atomic.Bool, n)}
 	if cfg.User != "" {
 		name, pw, _ := strings.Cut(cfg.User, ":")
 		t.auth = &tokenCreds{name: name, password: pw}
@@ -47,6 +58,7 @@ func dialGRPC(ctx context.Context, cfg etcdclient.Config, endpoints []string, n 
 		addr, secure := endpointAddr(ep, tlsCfg != nil)
 		opts := []grpc.DialOption{
 			grpc.WithDefaultCallOptions(grpc.ForceCodecV2(codec), grpc.MaxCallRecvMsgSize(math.MaxInt32)),
+			grpc.WithConnectParams(reconnect(cfg.DialTimeout)),
 		}
 		if secure {
 			opts = append(opts, grpc.WithTransportCredentials(credentials.NewTLS(tlsCfg.Clone())))
@@ -87,19 +99,77 @@ func (t *grpcTransport) worker(id int) chan *client {
 	if w == nil {
 		w = make(chan *client, 1)
 		t.workers[id] = w
-		go t.work(t.ccs[id%len(t.ccs)], w)
+		go t.work(id%len(t.ccs), w)
 	}
 	return w
 }
 
-func (t *grpcTransport) work(cc *grpc.ClientConn, w chan *client) {
+func (t *grpcTransport) work(home int, w chan *client) {
 	for {
 		select {
 		case c := <-w:
-			c.Done(t.call(cc, c))
+			i := t.pick(home)
+			err := t.call(t.ccs[i], c)
+			t.observe(i, err)
+			c.Done(err)
 		case <-t.closed:
 			return
 		}
+	}
+}
+
+// pick returns the connection a request of a client of connection home
+// goes to: home, unless it is down and another is up (failover).
+func (t *grpcTransport) pick(home int) int {
+	if t.pin || !t.down[home].Load() {
+		return home
+	}
+	cc := t.ccs[home]
+	if cc.GetState() == connectivity.Ready {
+		t.down[home].Store(false)
+		return home
+	}
+	cc.Connect() // leave idle: try again to reach the member
+	n := len(t.ccs)
+	start := int(t.rr.Add(1) % uint32(n))
+	for k := range n {
+		if i := (start + k) % n; i != home && !t.down[i].Load() {
+			return i
+		}
+	}
+	return home
+}
+
+// observe marks connection i down when err says its member could not be
+// reached: Unavailable while the connection is not ready. etcd's own
+// Unavailable answers (no leader, request timed out) come over a ready
+// connection and leave it up.
+func (t *grpcTransport) observe(i int, err error) {
+	if err != nil && !t.pin && status.Code(err) == codes.Unavailable && t.ccs[i].GetState() != connectivity.Ready {
+		t.down[i].Store(true)
+	}
+}
+
+// sendTo makes c's request on connection i only, on a goroutine of its
+// own: a canary's, which asks that connection's member and no other.
+func (t *grpcTransport) sendTo(c *client, i int) {
+	go func() {
+		err := t.call(t.ccs[i], c)
+		t.observe(i, err)
+		c.Done(err)
+	}()
+}
+
+// reconnect is how gRPC-go reconnects a connection whose member went away:
+// quickly, so that a restarted member takes its share back within a
+// second or two (gRPC's default backoff grows to two minutes).
+func reconnect(dialTimeout time.Duration) grpc.ConnectParams {
+	if dialTimeout <= 0 {
+		dialTimeout = etcdclient.DefaultDialTimeout
+	}
+	return grpc.ConnectParams{
+		Backoff:           backoff.Config{BaseDelay: redialBackoff, Multiplier: 1.6, Jitter: 0.2, MaxDelay: time.Second},
+		MinConnectTimeout: dialTimeout,
 	}
 }
 

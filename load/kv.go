@@ -27,6 +27,11 @@ func (w Put) NewClient(c ClientInfo) Client {
 	return p
 }
 
+// Probe implements Prober: a put of the key space's first key.
+func (w Put) Probe() Request {
+	return Request{Method: MethodPut, Msg: encode(&pb.PutRequest{Key: w.Keys.Append(nil, 0), Value: w.Value})}
+}
+
 type putClient struct {
 	keys Keys
 	rnd  *mrand.Rand
@@ -61,6 +66,12 @@ func (w Range) NewClient(ClientInfo) Client {
 		Serializable: w.Serializable, CountOnly: w.CountOnly})}
 }
 
+// Probe implements Prober: the workload's read, limited to one key.
+func (w Range) Probe() Request {
+	return Request{Method: MethodRange, Msg: encode(&pb.RangeRequest{Key: []byte(w.Key), RangeEnd: []byte(w.End), Limit: 1,
+		Serializable: w.Serializable, CountOnly: w.CountOnly})}
+}
+
 type rangeClient struct{ msg *encoded }
 
 func (r rangeClient) Next(int64) Request { return Request{Method: MethodRange, Msg: r.msg} }
@@ -88,6 +99,16 @@ func (w TxnPut) NewClient(ClientInfo) Client {
 		t.req.Success[j] = &pb.RequestOp{Request: &pb.RequestOp_RequestPut{RequestPut: &t.puts[j]}}
 	}
 	return t
+}
+
+// Probe implements Prober: a transaction writing the key space's first
+// key.
+func (w TxnPut) Probe() Request { return txnWriteProbe(w.Keys, w.Value) }
+
+// txnWriteProbe is a transaction that writes key 0 of keys.
+func txnWriteProbe(keys Keys, value []byte) Request {
+	put := &pb.PutRequest{Key: keys.Append(nil, 0), Value: value}
+	return Request{Method: MethodTxn, Msg: encode(&pb.TxnRequest{Success: []*pb.RequestOp{{Request: &pb.RequestOp_RequestPut{RequestPut: put}}}})}
 }
 
 type txnPutClient struct {
@@ -139,6 +160,10 @@ func (w TxnMixed) NewClient(c ClientInfo) Client {
 	t.write.Success = []*pb.RequestOp{{Request: &pb.RequestOp_RequestPut{RequestPut: &t.put}}}
 	return t
 }
+
+// Probe implements Prober: the workload writes, so its canary is a
+// transaction writing the key space's first key.
+func (w TxnMixed) Probe() Request { return txnWriteProbe(w.Keys, w.Value) }
 
 type txnMixedClient struct {
 	w     TxnMixed

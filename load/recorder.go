@@ -153,6 +153,17 @@ func (r *recorder) lastEnd() time.Time {
 	return time.Unix(0, last)
 }
 
+// okSlots returns the slots in which requests succeeded.
+func (r *recorder) okSlots() slotSet {
+	var ok slotSet
+	for i := range r.shards {
+		r.shards[i].mu.Lock()
+		ok.or(r.shards[i].ok)
+		r.shards[i].mu.Unlock()
+	}
+	return ok
+}
+
 func clampMicros(d time.Duration) int64 {
 	us := d.Microseconds()
 	return max(histMinMicros, min(us, histMaxMicros))
@@ -243,7 +254,7 @@ func (r *recorder) stats(op int, elapsed time.Duration) result.Stats {
 		st.ErrorMessages = nil
 	}
 	// Outages are seen by the whole load, whichever operation failed.
-	st.Unavailability = outages(ok, failed, r.start)
+	st.ClientUnavailability = outages(ok, failed, r.start)
 	return st
 }
 

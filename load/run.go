@@ -30,9 +30,11 @@ type run struct {
 }
 
 // runLoad measures one run of spec on tr with one client per gens entry
-// (spec is valid). Cancelling ctx stops it: requests cut short are not
-// counted and the partial result is returned.
-func runLoad(ctx context.Context, tr transport, ops []string, gens []Client, spec Spec) result.Run {
+// (spec is valid), and with canaries sending probe to members (connection
+// i reaching members[i]) when spec asks for them and probe is set.
+// Cancelling ctx stops it: requests cut short are not counted and the
+// partial result is returned.
+func runLoad(ctx context.Context, tr transport, ops []string, gens []Client, spec Spec, probe *Request, members []string) result.Run {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	r := &run{ctx: ctx, tr: tr, auth: tr.authenticates(), spec: spec, start: time.Now(), end: spec.FirstSeq + spec.Total, done: make(chan struct{})}
@@ -42,6 +44,10 @@ func runLoad(ctx context.Context, tr transport, ops []string, gens []Client, spe
 		r.deadline = r.start.Add(spec.Duration).UnixNano()
 	}
 	ctl := startControl(ctx, cancel, spec, r.rec, r.start)
+	var cn *canary
+	if spec.Canary > 0 && probe != nil && len(members) > 0 {
+		cn = startCanary(r, *probe, spec.Canary, members)
+	}
 	clients := make([]client, len(gens))
 	r.active.Store(int64(len(clients)))
 	for i := range clients {
@@ -70,7 +76,11 @@ func runLoad(ctx context.Context, tr transport, ops []string, gens []Client, spe
 		}
 		timer.Stop()
 	}
-	return ctl.finish(ctx, ops, tr.conns())
+	run := ctl.finish(ctx, ops, tr.conns())
+	if cn != nil {
+		run.Canary, run.ClusterUnavailability = cn.finish(r.rec.okSlots())
+	}
+	return run
 }
 
 // finished is called once per client when it stops.

@@ -24,6 +24,13 @@ type Options struct {
 	Conns int
 	// Transport asks for a transport; "" lets Choose decide.
 	Transport TransportKind
+	// Pin keeps each connection's requests on its own endpoint, as etcd
+	// benchmark v3.6 (one endpoint per client): while its member is down,
+	// they fail. Without it a connection whose member cannot be reached
+	// hands its requests to connections whose members can (as etcd's
+	// client v3.7, which gives every connection every endpoint) and takes
+	// them back once it reconnects.
+	Pin bool
 }
 
 // Validate checks what can be checked before connecting. Its errors are
@@ -49,6 +56,7 @@ const leaseCleanupTimeout = 30 * time.Second
 // of a run and kept while runs use the same count). Close releases it.
 type Session struct {
 	w       Workload
+	members []string // the endpoint of connection i, one per member reached
 	choice  Choice
 	tr      transport
 	leases  []int64
@@ -71,12 +79,15 @@ func Open(ctx context.Context, o Options, w Workload) (*Session, error) {
 		return nil, invalid.Errorf("{Endpoints}: give at least one endpoint")
 	}
 	s := &Session{w: w, choice: Choose(o.Transport, w, o.Conn)}
+	for i := range min(o.Conns, len(eps)) {
+		s.members = append(s.members, eps[i])
+	}
 	var err error
 	switch s.choice.Transport {
 	case GRPC:
-		s.tr, err = dialGRPC(ctx, o.Conn, eps, o.Conns)
+		s.tr, err = dialGRPC(ctx, o.Conn, eps, o.Conns, o.Pin)
 	default:
-		s.tr, err = dialWire(ctx, o.Conn, eps, o.Conns)
+		s.tr, err = dialWire(ctx, o.Conn, eps, o.Conns, o.Pin)
 	}
 	if err != nil {
 		return nil, err
@@ -114,7 +125,12 @@ func (s *Session) Run(ctx context.Context, spec Spec) (result.Run, error) {
 		}
 		gens[i] = s.w.NewClient(info)
 	}
-	return runLoad(ctx, s.tr, s.w.Ops(), gens, spec), nil
+	var probe *Request
+	if p, ok := s.w.(Prober); ok {
+		req := p.Probe()
+		probe = &req
+	}
+	return runLoad(ctx, s.tr, s.w.Ops(), gens, spec, probe, s.members), nil
 }
 
 // grant grants n leases, lease i on connection i mod conns.

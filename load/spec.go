@@ -21,6 +21,12 @@ type Spec struct {
 	// RequestTimeout bounds each request; a request that takes longer is
 	// an error (DeadlineExceeded), never a hang.
 	RequestTimeout time.Duration
+	// Canary, if positive, measures the cluster's availability apart from
+	// the load's clients: every Canary, the workload's probe request (see
+	// Prober) goes to each member the connections reach, whether or not
+	// earlier ones returned. The result's ClusterUnavailability comes from
+	// it; its resolution is Canary.
+	Canary time.Duration
 	// FirstSeq is the sequence number of the first request (so that a
 	// measured phase continues the keys of its warm-up).
 	FirstSeq int64
@@ -47,6 +53,8 @@ func (s Spec) Validate() error {
 		return invalid.Errorf("give {Total} or {Duration}")
 	case s.Rate < 0:
 		return invalid.Errorf("{Rate} must not be negative, not %g", s.Rate)
+	case s.Canary < 0:
+		return invalid.Errorf("{Canary} must not be negative, not %s", s.Canary)
 	case s.RequestTimeout <= 0:
 		return invalid.Errorf("{RequestTimeout} must be positive, not %s", s.RequestTimeout)
 	}

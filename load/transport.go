@@ -17,6 +17,10 @@ type transport interface {
 	// once when the request ends, from any goroutine, maybe before send
 	// returns (when it could not be sent).
 	send(c *client)
+	// sendTo starts c's request on connection conn only, whatever its
+	// state, concurrently with other requests of c's client: a canary's.
+	// c.Done is called exactly once, as for send.
+	sendTo(c *client, conn int)
 	// invoke makes one blocking unary call on connection conn and decodes
 	// the reply: for a Session's own calls (lease grants).
 	invoke(ctx context.Context, conn int, m Method, req, reply any) error

@@ -14,7 +14,7 @@
 #   multicloud  the multi-cloud article's benchmark command on the presets
 #               multicloud-0..3 (TLS, as the article), TOTAL requests each
 #   partition   an open-loop bench (200 puts/s) while the leader is
-#               partitioned away and healed: election time and unavailability
+#               partitioned away and healed: election time, cluster and client-observed unavailability
 #
 #   perf/topology.sh [SECTION...]      env: ROUNDS=3 TOTAL=2000
 set -euo pipefail
@@ -112,12 +112,13 @@ for s in "${sections[@]}"; do
     python3 - "$work/b.json" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))["runs"][0]
-u = s.get("unavailability")
 print("bench: %d ok, errors %s" % (s["requests"], s["errors"]))
-if u:
-    print("unavailable: longest %.2f s, %d window(s), %.2f s in all" % (u["longest_seconds"], len(u["windows"]), u["total_seconds"]))
-else:
-    print("unavailable: never")
+for label, key in (("cluster unavailable", "cluster_unavailability"), ("client-observed unavailable", "client_unavailability")):
+    u = s.get(key)
+    if u:
+        print("%s: longest %.2f s, %d window(s), %.2f s in all" % (label, u["longest_seconds"], len(u["windows"]), u["total_seconds"]))
+    else:
+        print("%s: never" % label)
 PY
     down
     ;;

@@ -58,6 +58,7 @@ func BenchText(w io.Writer, doc *result.Document, opt TextOptions) error {
 			fmt.Fprintf(&b, "Open loop: latencies above are from each request's intended send time; service time (from the actual send): p50 %s, p99 %s, max %s.\n",
 				sec(p, run.ServiceTime.P50), sec(p, run.ServiceTime.P99), sec(p, run.ServiceTime.Max))
 		}
+		b.WriteString(availability(run))
 		if run.StoppedEarly != "" {
 			fmt.Fprintf(&b, "Stopped early: %s.\n", run.StoppedEarly)
 		}
@@ -111,20 +112,45 @@ func stats(s result.Stats, p string, sample bool) string {
 			fmt.Fprintf(&b, "  [%d]\t%s\n", s.ErrorMessages[k], k)
 		}
 	}
-	if u := s.Unavailability; u != nil {
-		// Not in etcd benchmark's report: when nothing succeeded.
-		fmt.Fprintf(&b, "\nUnavailable (requests failed, none succeeded; 10 ms resolution):\n  longest %.2f secs, %d window(s), %.2f secs in all\n",
-			u.LongestSeconds, len(u.Windows), u.TotalSeconds)
-		for i, w := range u.Windows {
-			if i == 5 {
-				fmt.Fprintf(&b, "  ... %d more\n", len(u.Windows)-5)
-				break
-			}
-			fmt.Fprintf(&b, "  from %s for %.2f secs\n", w.Start.Local().Format("15:04:05.00"), w.Seconds)
+	return b.String()
+}
+
+// availability says when the cluster and the clients were unavailable (not
+// in etcd benchmark's report), when either was.
+func availability(run result.Run) string {
+	cu, cl := run.ClusterUnavailability, run.ClientUnavailability
+	if cu == nil && cl == nil {
+		return ""
+	}
+	var b strings.Builder
+	if c := run.Canary; c != nil {
+		fmt.Fprintf(&b, "\nCluster unavailable (no member served the workload's request; canaries every %s to %d member(s), so +/- %s):\n",
+			dur(c.IntervalSeconds), len(c.Members), dur(c.IntervalSeconds))
+		if cu == nil {
+			b.WriteString("  never\n")
+		} else {
+			windows(&b, cu)
 		}
+	}
+	if cl != nil {
+		b.WriteString("\nClient-observed unavailability (the load's requests failed and none succeeded; 10 ms resolution):\n")
+		windows(&b, cl)
 	}
 	return b.String()
 }
+
+func windows(b *strings.Builder, u *result.Unavailability) {
+	fmt.Fprintf(b, "  longest %.2f secs, %d window(s), %.2f secs in all\n", u.LongestSeconds, len(u.Windows), u.TotalSeconds)
+	for i, w := range u.Windows {
+		if i == 5 {
+			fmt.Fprintf(b, "  ... %d more\n", len(u.Windows)-5)
+			break
+		}
+		fmt.Fprintf(b, "  from %s for %.2f secs\n", w.Start.Local().Format("15:04:05.00"), w.Seconds)
+	}
+}
+
+func dur(secs float64) string { return time.Duration(secs * float64(time.Second)).String() }
 
 // histogram draws etcd's 11 linear buckets from the fastest to the slowest
 // request, from the run's HDR histogram.

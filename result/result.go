@@ -14,8 +14,11 @@ import (
 )
 
 // SchemaVersion is the version of the JSON form written by this build.
-// Readers accept every version up to it.
-const SchemaVersion = 1
+// Readers accept every version up to it. Version 2 split unavailability
+// into the clients' (Stats.ClientUnavailability, which version 1 called
+// "unavailability") and the cluster's (Run.ClusterUnavailability, from
+// canaries).
+const SchemaVersion = 2
 
 // Kinds of document.
 const (
@@ -82,6 +85,12 @@ type BenchConfig struct {
 	Prefix         string    `json:"prefix"`
 	Keep           bool      `json:"keep"`
 	Workload       *Workload `json:"workload,omitempty"` // nil for lease-keepalive
+	// CanaryInterval is how often canaries measured the cluster's
+	// availability (0: they did not); PinEndpoints that connections stayed
+	// on their endpoints while their members were down (etcd benchmark
+	// v3.6), instead of failing over.
+	CanaryInterval Duration `json:"canary_interval,omitempty"`
+	PinEndpoints   bool     `json:"pin_endpoints,omitempty"`
 }
 
 // Workload is what a bench command's requests carry. Each command records
@@ -122,6 +131,28 @@ type Run struct {
 	Ops []Op `json:"ops,omitempty"`
 	// StoppedEarly says why the run ended before its total or duration.
 	StoppedEarly string `json:"stopped_early,omitempty"`
+	// Canary says how the cluster's availability was measured apart from
+	// the load; nil when it was not.
+	Canary *Canary `json:"canary,omitempty"`
+	// ClusterUnavailability lists the windows in which no member served:
+	// neither the load nor any canary succeeded, and a canary to every
+	// member failed. Each runs from the end of the last success before it
+	// to the first success after it (at the canary's resolution). nil when
+	// there were none or Canary is nil.
+	ClusterUnavailability *Unavailability `json:"cluster_unavailability,omitempty"`
+}
+
+// Canary is how a run measured the cluster's availability apart from the
+// load's clients: every IntervalSeconds one request (the workload's own
+// kind: a write when it writes) to each member, not waiting for earlier
+// ones. The load's clients can all be stuck on requests that etcd times
+// out only after its request timeout while the cluster already serves
+// again; the canary is not.
+type Canary struct {
+	IntervalSeconds float64  `json:"interval_seconds"`
+	Members         []string `json:"members"`
+	Requests        int64    `json:"requests"`
+	Errors          int64    `json:"errors"`
 }
 
 // Op is the part of a run for one kind of operation.
@@ -146,13 +177,19 @@ type Stats struct {
 	// Histogram is the HdrHistogram of Latency in microseconds, in its
 	// compressed base64 form, so results can be merged exactly.
 	Histogram string `json:"histogram,omitempty"`
-	// Unavailability lists the windows in which no request completed
-	// successfully and at least one request sent failed (an election, a
-	// partition); nil when there were none.
-	Unavailability *Unavailability `json:"unavailability,omitempty"`
+	// ClientUnavailability is what the clients experienced: the windows in
+	// which none of the load's requests succeeded and at least one sent in
+	// the window failed, at 10 ms resolution. It depends on the clients
+	// and connections as much as on the cluster (clients stuck on requests
+	// etcd times out after its request timeout send nothing else); nil when
+	// there were none.
+	ClientUnavailability *Unavailability `json:"client_unavailability,omitempty"`
+	// V1Unavailability is schema version 1's name for ClientUnavailability;
+	// Read moves it there.
+	V1Unavailability *Unavailability `json:"unavailability,omitempty"`
 }
 
-// Unavailability is what the load saw of outages, at 10 ms resolution.
+// Unavailability is a set of outage windows.
 type Unavailability struct {
 	LongestSeconds float64  `json:"longest_seconds"`
 	TotalSeconds   float64  `json:"total_seconds"`
@@ -275,7 +312,25 @@ func Read(r io.Reader) (*Document, error) {
 	if doc.SchemaVersion < 1 || doc.SchemaVersion > SchemaVersion {
 		return nil, fmt.Errorf("unknown schema_version %d (this etcdlab reads 1 to %d)", doc.SchemaVersion, SchemaVersion)
 	}
+	upgrade(&doc)
 	return &doc, nil
+}
+
+// upgrade moves what older schema versions named differently to where this
+// version keeps it.
+func upgrade(doc *Document) {
+	v1 := func(s *Stats) {
+		if s.V1Unavailability != nil {
+			s.ClientUnavailability, s.V1Unavailability = s.V1Unavailability, nil
+		}
+	}
+	for i := range doc.Runs {
+		v1(&doc.Runs[i].Stats)
+		for j := range doc.Runs[i].Ops {
+			v1(&doc.Runs[i].Ops[j].Stats)
+		}
+	}
+	doc.SchemaVersion = SchemaVersion
 }
 
 // ReadFile reads a document from a file; errors are one line and name the

@@ -30,6 +30,8 @@ type benchOptions struct {
 	quiet            bool
 	cpuProfile       string
 	engine           string
+	canaryInterval   time.Duration
+	pinEndpoints     bool
 }
 
 // register binds the options to bench's persistent flags, with their
@@ -58,6 +60,10 @@ func (o *benchOptions) register(pf *pflag.FlagSet) {
 	_ = pf.MarkHidden("cpuprofile")
 	pf.StringVar(&o.engine, "engine", bench.EngineWire, "load engine: wire (etcdlab's asynchronous transport) or grpc (gRPC-go, a goroutine per client)")
 	_ = pf.MarkHidden("engine")
+	pf.DurationVar(&o.canaryInterval, "canary-interval", 100*time.Millisecond,
+		"measure the cluster's unavailability apart from the clients: one request of the workload's kind to each member this often (0: off)")
+	pf.BoolVar(&o.pinEndpoints, "pin-endpoints", false,
+		"keep each connection on its endpoint while its member is down, as etcd benchmark v3.6 (default: its requests fail over to live members)")
 }
 
 // benchWorkload is one bench subcommand's own options.
@@ -127,6 +133,7 @@ What differs, on purpose:
 			"param:LocalMembers": "--members",
 			"param:PrevKV":       "--prevkv",
 			"param:CheckHashKV":  "--check-hashkv",
+			"param:Canary":       "--canary-interval",
 		},
 	}
 	pf := b.cmd.PersistentFlags()
@@ -167,6 +174,7 @@ func (b *benchCommand) config(c *cobra.Command, args []string) bench.Config {
 		Command: c.Name(), Conn: o.conn, TargetLeader: o.targetLeader, Conns: o.conns, Clients: o.clients,
 		Duration: o.duration, RequestTimeout: o.requestTimeout, Warmup: o.warmup, Iterations: o.iterations,
 		Prefix: o.prefix, Keep: o.keep, Compact: o.compact, LocalMembers: o.members, Engine: o.engine,
+		Canary: o.canaryInterval, PinEndpoints: o.pinEndpoints,
 		Consistency: "l", // bench checks it for every command; only range and txn-mixed have the flag
 	}
 	if len(args) > 0 {

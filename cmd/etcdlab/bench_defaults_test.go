@@ -100,6 +100,8 @@ func TestBenchDefaults(t *testing.T) {
 		"quiet":           "false",
 		"cpuprofile":      "",
 		"engine":          bench.EngineWire,
+		"canary-interval": "100ms", // docs/bench.md: cluster unavailability apart from the clients
+		"pin-endpoints":   "false", // docs/bench.md: failover is etcd client v3.7's model
 	}
 
 	// The bench.Config each subcommand builds from those defaults.
@@ -112,6 +114,7 @@ func TestBenchDefaults(t *testing.T) {
 		LocalMembers:   3,
 		Engine:         bench.EngineWire,
 		Consistency:    "l",
+		Canary:         100 * time.Millisecond,
 	}
 	with := func(f func(*bench.Config)) bench.Config {
 		c := base

@@ -79,18 +79,57 @@ func (w *LeaderWatch) Current(ctx context.Context, timeout time.Duration) (Leade
 	return best, found
 }
 
-// WaitChange polls until a member other than old leads in a later term,
-// and returns it with the time since since; it gives up when ctx ends.
+// Polling of WaitChange: each member is asked on its own, so that a dead or
+// hung member (whose Status call waits for its deadline) does not delay
+// hearing from the others.
+const (
+	changePollEvery   = 10 * time.Millisecond
+	changePollTimeout = 250 * time.Millisecond
+)
+
+// WaitChange asks every member, each on its own every 10 ms, until one says
+// it leads in a term later than old's and is not old, and returns it with
+// the time from since to that answer (late by at most the poll interval
+// plus one Status round trip); it gives up when ctx ends.
 func (w *LeaderWatch) WaitChange(ctx context.Context, old Leader, since time.Time) (Leader, time.Duration, error) {
-	for {
-		if l, ok := w.Current(ctx, 300*time.Millisecond); ok && l.ID != old.ID && l.Term > old.Term {
-			return l, time.Since(since), nil
-		}
-		select {
-		case <-ctx.Done():
-			return Leader{}, time.Since(since), fmt.Errorf("no new leader after %.1fs", time.Since(since).Seconds())
-		case <-time.After(20 * time.Millisecond):
-		}
+	type found struct {
+		l    Leader
+		took time.Duration
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	first := make(chan found, len(w.clis))
+	var wg sync.WaitGroup
+	for i, cli := range w.clis {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				cctx, done := context.WithTimeout(ctx, changePollTimeout)
+				r, err := cli.Status(cctx, w.eps[i])
+				done()
+				if err == nil && r.Leader != 0 && r.Leader == r.Header.MemberId && r.Leader != old.ID && r.RaftTerm > old.Term {
+					l := Leader{ID: r.Leader, Term: r.RaftTerm, Name: w.names[w.eps[i]]}
+					if l.Name == "" {
+						l.Name = fmt.Sprintf("%x", l.ID)
+					}
+					first <- found{l, time.Since(since)}
+					return
+				}
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(changePollEvery):
+				}
+			}
+		}()
+	}
+	defer wg.Wait()
+	select {
+	case f := <-first:
+		return f.l, f.took, nil
+	case <-ctx.Done():
+		return Leader{}, time.Since(since), fmt.Errorf("no new leader after %.1fs", time.Since(since).Seconds())
 	}
 }
 

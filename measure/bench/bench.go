@@ -138,7 +138,7 @@ func (cfg *Config) runPoint(ctx context.Context, sess *load.Session, conns int, 
 		}
 		if wu.count > 0 || wu.duration > 0 {
 			ws := spec
-			ws.Total, ws.Duration, ws.FirstSeq = wu.count, wu.duration, *seq
+			ws.Total, ws.Duration, ws.FirstSeq, ws.Canary = wu.count, wu.duration, *seq, 0
 			ws.Progress = cfg.progress("warm-up", wu.count)
 			w, err := sess.Run(ctx, ws)
 			if err != nil {
@@ -226,6 +226,7 @@ func (cfg *Config) describe() *result.BenchConfig {
 		Command: cfg.Command, Args: cfg.Args, Endpoints: cfg.Conn.Endpoints, TargetLeader: cfg.TargetLeader,
 		TLS: cfg.Conn.UsesTLS(), Conns: cfg.Conns, Clients: cfg.Clients, Total: cfg.Total,
 		Duration: result.Duration(cfg.Duration), Rate: cfg.Rate, Mode: mode, RequestTimeout: result.Duration(cfg.RequestTimeout),
+		CanaryInterval: result.Duration(cfg.Canary), PinEndpoints: cfg.PinEndpoints,
 		Warmup: cfg.Warmup, Iterations: cfg.Iterations, Prefix: cfg.Prefix, Keep: cfg.Keep,
 	}
 	if cfg.Conn.User != "" {

@@ -80,6 +80,12 @@ type Config struct {
 	LocalMembers int
 	// Engine is EngineWire (default) or EngineGRPC.
 	Engine string
+	// Canary is the interval of the canaries that measure the cluster's
+	// unavailability apart from the clients (load.Spec.Canary); 0: none.
+	Canary time.Duration
+	// PinEndpoints keeps each connection on its endpoint while its member
+	// is down, as etcd benchmark v3.6 (load.Options.Pin).
+	PinEndpoints bool
 	// LocalBaseDir is where that cluster's data goes ("" = ./.etcdlab).
 	LocalBaseDir string
 
@@ -218,7 +224,7 @@ func (c *Config) validateKeys() error {
 
 // spec is the load of one measured run with clients clients.
 func (c *Config) spec(clients int) load.Spec {
-	return load.Spec{Clients: clients, Total: c.Total, Duration: c.Duration, Rate: c.Rate, RequestTimeout: c.RequestTimeout}
+	return load.Spec{Clients: clients, Total: c.Total, Duration: c.Duration, Rate: c.Rate, RequestTimeout: c.RequestTimeout, Canary: c.Canary}
 }
 
 // keySpace returns the key space to use and, when it differs from what etcd

@@ -19,5 +19,5 @@ const (
 
 // open connects conns connections for the workload.
 func (cfg *Config) open(ctx context.Context, t *target, wl load.Workload, conns int) (*load.Session, error) {
-	return load.Open(ctx, load.Options{Conn: t.conn, Endpoints: t.endpoints, Conns: conns, Transport: load.TransportKind(cfg.Engine)}, wl)
+	return load.Open(ctx, load.Options{Conn: t.conn, Endpoints: t.endpoints, Conns: conns, Transport: load.TransportKind(cfg.Engine), Pin: cfg.PinEndpoints}, wl)
 }
