@@ -55,6 +55,9 @@ func killLeaderDuring(t *testing.T, c *cluster.Cluster, tr TransportKind, pin bo
 			return
 		}
 		_, out.election, err = lw.WaitChange(ctx, old, killed)
+		if back := time.Since(killed); err == nil && back > out.election+time.Second {
+			err = testError("WaitChange returned " + back.String() + " after the kill, having found the leader after " + out.election.String())
+		}
 		elected <- err
 	}()
 	out.run, err = s.Run(context.Background(), Spec{Clients: 50, Rate: 500, Duration: 4 * time.Second, RequestTimeout: 10 * time.Second, Canary: 100 * time.Millisecond})

@@ -124,7 +124,10 @@ func (w *LeaderWatch) WaitChange(ctx context.Context, old Leader, since time.Tim
 			}
 		}()
 	}
-	defer wg.Wait()
+	defer func() {
+		cancel() // before waiting: the pollers stop at ctx's end
+		wg.Wait()
+	}()
 	select {
 	case f := <-first:
 		return f.l, f.took, nil
