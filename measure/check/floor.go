@@ -59,9 +59,10 @@ const (
 // the probe (a superset: other clients' writes only add fsyncs), which lies
 // above the lower edge of the histogram bucket holding rank k
 // (metrics.RankBucket). The probe's p50 is read from an HDR histogram at
-// rank round(n/2) >= k = n/2, and never below a recorded value (which
-// truncates to the microsecond), so the lower edge bounds it. The
-// interpolated quantile does not: it can lie above the sample quantile.
+// rank round(n/2) >= k = n/2 and never below a recorded value, which
+// truncates to whole microseconds, as etcd's bucket edges are; so the lower
+// edge bounds it. The interpolated quantile does not: it can lie above the
+// sample quantile.
 // The leader is the member read whose etcd_server_is_leader was 1 in both
 // scrapes with no leader change between them; when none was, the term is 0.
 // etcd's fsync buckets double from 1 ms, so the bound can be half the true
@@ -71,9 +72,9 @@ const (
 // a sample quantile (HDR, 3 significant digits) of the same operation
 // (etcd's fio job: small appends, each followed by fdatasync) on the same
 // disk with nothing else on it. It is a measurement, not a theorem: during
-// the probe three members append and sync on that disk at once, which makes
-// each fsync slower, not faster, but a disk whose latency changed between
-// the two phases breaks it. Then the floor comes out above the probe's p50,
+// the probe three members append and sync on that disk at once, which on
+// the disks we know makes each fsync slower, not faster, but a disk whose
+// latency changed between the two phases breaks it. Then the floor comes out above the probe's p50,
 // and Wrong says so rather than printing a ratio below 1.
 //
 // The round-trip term is 0. For the local cluster the members talk over
