@@ -5,10 +5,14 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/etcdlab/etcdlab/internal/units"
+	"github.com/etcdlab/etcdlab/judge"
 	"github.com/etcdlab/etcdlab/result"
 )
 
@@ -126,13 +130,26 @@ func TestDiskTextGolden(t *testing.T) {
 				Bytes: 23066700, RuntimeSeconds: 40.1, IOPS: 250.1, WriteIOPS: 250.1, BandwidthBytesS: 575229, SyncLatency: lat, IOLatency: lat}},
 			Warnings: []string{"an example warning"}},
 		Verdicts: []result.Verdict{
-			{What: "fdatasync p99", Display: "12.50 ms", Threshold: "< 10.00 ms", Source: "etcd FAQ; OpenShift etcd docs", Status: "FAIL", Explanation: "too slow"},
-			{What: "sequential fdatasync IOPS", Display: "250", Threshold: "tier 50: development only", Source: "etcd tiers", Status: "WARN", Explanation: "dev only"},
+			judge.Value(judge.DiskFsyncP99, 0.0125, units.Seconds),
+			judge.Value(judge.DiskFsyncP999, 0.0060, units.Seconds),
+			judge.IOPSTier(250),
 		},
 		Overall: "FAIL"}
 	var b bytes.Buffer
-	if err := DiskText(&b, doc); err != nil {
+	if err := DiskText(&b, doc, TerminalOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "disk.txt", b.Bytes())
+	// Within 120 columns, but for the fio line, which is never wrapped so
+	// that it can be copied; every source is in a note.
+	for _, l := range strings.Split(b.String(), "\n") {
+		if n := utf8.RuneCountInString(l); n > TermWidth && !strings.HasPrefix(l, "equivalent: fio ") {
+			t.Errorf("a line of %d columns: %s", n, l)
+		}
+	}
+	for _, v := range doc.Verdicts {
+		if !strings.Contains(b.String(), "] "+v.Source+"\n") {
+			t.Errorf("source %q is in no note", v.Source)
+		}
+	}
 }

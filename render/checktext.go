@@ -11,26 +11,76 @@ import (
 )
 
 // CheckText writes a check's verdict table, explanations, overall verdict,
-// highest load level passed, the latency floor, and what could not be
-// measured.
-func CheckText(w io.Writer, doc *result.Document) error {
+// highest load level passed, the latency floor with the source of each of
+// its terms, and what could not be measured. Unless o.Wide, every line
+// stays within TermWidth columns.
+func CheckText(w io.Writer, doc *result.Document, o TerminalOptions) error {
 	c := doc.Check
 	var b strings.Builder
-	writeVerdicts(&b, doc.Verdicts)
+	writeVerdicts(&b, doc.Verdicts, o)
 	highest := c.Highest
 	if highest == "" {
 		highest = "none"
 	}
 	fmt.Fprintf(&b, "overall: %s; highest load level passed: %s\n", doc.Overall, highest)
 	if f := c.Floor; f != nil {
-		fmt.Fprintf(&b, "latency floor: 1-client put p50 %s against a floor of %s (fsync %s from the %s + round trip %s from the %s): %.1fx the floor\n",
-			units.Seconds(f.ProbeP50), units.Seconds(f.FloorSeconds), units.Seconds(f.FsyncSeconds), f.FsyncFrom, units.Seconds(f.RTTSeconds), f.RTTFrom, f.RatioToFloor)
+		o.prose(&b, "latency floor: ", floorHeadline(f), "  ")
+		o.prose(&b, "  fsync "+zeroOr(f.FsyncSeconds)+": ", f.FsyncFrom, "    ")
+		o.prose(&b, "  round trip "+zeroOr(f.RTTSeconds)+": ", f.RTTFrom, "    ")
+		if f.PeerRTTP50 > 0 {
+			o.prose(&b, "  for information, etcd's peer round trip "+units.Seconds(f.PeerRTTP50)+": ", f.PeerRTTFrom, "    ")
+		}
 	}
 	for _, p := range c.Partial {
-		fmt.Fprintf(&b, "partial: %s\n", p)
+		o.prose(&b, "partial: ", p, "  ")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// floorHeadline compares the probe's p50 with the floor. A floor above the
+// p50 is said to be a wrong estimate, with why, before any ratio below 1.
+func floorHeadline(f *result.Floor) string {
+	p50 := units.Seconds(f.ProbeP50)
+	switch {
+	case f.FloorSeconds > f.ProbeP50:
+		return fmt.Sprintf("%s, above the 1-client put p50 of %s (%.2fx): %s", units.Seconds(f.FloorSeconds), p50, f.RatioToFloor, floorWrong(f))
+	case f.FloorSeconds <= 0:
+		return fmt.Sprintf("none above 0 for the 1-client put p50 of %s: no term of the floor could be bounded above 0", p50)
+	default:
+		return fmt.Sprintf("1-client put p50 %s is %.1fx the floor of %s", p50, f.RatioToFloor, units.Seconds(f.FloorSeconds))
+	}
+}
+
+// floorWrong says why a floor above the probe's p50 is wrong: the result's
+// own explanation, or (for results written before etcdlab gave one) which
+// terms there were.
+func floorWrong(f *result.Floor) string {
+	if f.Wrong != "" {
+		return f.Wrong
+	}
+	return fmt.Sprintf("the floor estimate is wrong: the 1-client put p50 is below it, so a term exceeded what the probe achieved (fsync %s from %s; round trip %s from %s)",
+		zeroOr(f.FsyncSeconds), f.FsyncFrom, zeroOr(f.RTTSeconds), f.RTTFrom)
+}
+
+// floorRatio is the ratio row of the floor's table.
+func floorRatio(f *result.Floor) string {
+	switch {
+	case f.FloorSeconds > f.ProbeP50:
+		return fmt.Sprintf("%.2fx: %s", f.RatioToFloor, floorWrong(f))
+	case f.FloorSeconds <= 0:
+		return "none: no term of the floor could be bounded above 0"
+	default:
+		return fmt.Sprintf("%.1fx", f.RatioToFloor)
+	}
+}
+
+// zeroOr renders 0 as "0", anything else as units.Seconds does.
+func zeroOr(s float64) string {
+	if s == 0 {
+		return "0"
+	}
+	return units.Seconds(s)
 }
 
 // checkTables are the tables of a check document's HTML and Markdown.
@@ -72,9 +122,16 @@ func checkTables(doc *result.Document) []namedTable {
 	}
 	out := []namedTable{{"Load levels (etcdctl check perf's)", lv}, {"Server metrics over the check", mb}, {"Network", cn}}
 	if f := c.Floor; f != nil {
-		out = append(out, namedTable{"Latency floor", Table{Header: []string{"", ""}, Rows: [][]string{
-			{"1-client put p50", units.Seconds(f.ProbeP50)}, {"fsync", units.Seconds(f.FsyncSeconds) + " (" + f.FsyncFrom + ")"},
-			{"round trip", units.Seconds(f.RTTSeconds) + " (" + f.RTTFrom + ")"}, {"floor", units.Seconds(f.FloorSeconds)}, {"ratio to the floor", fmt.Sprintf("%.1fx", f.RatioToFloor)}}}})
+		ft := Table{Header: []string{"", ""}, Rows: [][]string{
+			{"1-client put p50", units.Seconds(f.ProbeP50)},
+			{"fsync term", zeroOr(f.FsyncSeconds) + " (" + f.FsyncFrom + ")"},
+			{"round-trip term", zeroOr(f.RTTSeconds) + " (" + f.RTTFrom + ")"},
+			{"floor (a lower bound)", zeroOr(f.FloorSeconds)},
+			{"ratio to the floor", floorRatio(f)}}}
+		if f.PeerRTTP50 > 0 {
+			ft.Rows = append(ft.Rows, []string{"etcd's peer round trip, for information", units.Seconds(f.PeerRTTP50) + " (" + f.PeerRTTFrom + ")"})
+		}
+		out = append(out, namedTable{"Latency floor", ft})
 	}
 	if doc.Disk != nil {
 		out = append(out, namedTable{"Disk probe", jobsTableData(doc.Disk)})

@@ -7,14 +7,15 @@ import (
 
 	"github.com/dustin/go-humanize"
 	"github.com/etcdlab/etcdlab/internal/units"
-	"github.com/etcdlab/etcdlab/render/table"
 	"github.com/etcdlab/etcdlab/result"
 )
 
 // DiskText writes a disk qualification for people: what ran (and the fio
 // line it reproduces), each job's figures with units, the verdicts with
-// their thresholds and sources, and the warnings.
-func DiskText(w io.Writer, doc *result.Document) error {
+// their thresholds and sources, and the warnings. Unless o.Wide, the
+// verdicts and warnings stay within TermWidth columns (the fio line is
+// never wrapped, so that it can be copied).
+func DiskText(w io.Writer, doc *result.Document, o TerminalOptions) error {
 	d := doc.Disk
 	var b strings.Builder
 	fmt.Fprintf(&b, "etcdlab disk: %s profile on %s (%s", d.Profile, d.Dir, d.Filesystem)
@@ -48,11 +49,11 @@ func DiskText(w io.Writer, doc *result.Document) error {
 	}
 	if len(doc.Verdicts) > 0 {
 		b.WriteString("\n")
-		writeVerdicts(&b, doc.Verdicts)
+		writeVerdicts(&b, doc.Verdicts, o)
 		fmt.Fprintf(&b, "overall: %s\n", doc.Overall)
 	}
 	for _, warn := range d.Warnings {
-		fmt.Fprintf(&b, "warning: %s\n", warn)
+		o.prose(&b, "warning: ", warn, "  ")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -66,20 +67,5 @@ func latencyBlock(b *strings.Builder, what string, l *result.DiskLatency) {
 	}
 	for i := 0; i < len(parts); i += 6 {
 		fmt.Fprintf(b, "    %s\n", strings.Join(parts[i:min(i+6, len(parts))], ", "))
-	}
-}
-
-// writeVerdicts renders verdicts as a table, then one line of explanation
-// per WARN or FAIL.
-func writeVerdicts(b *strings.Builder, vs []result.Verdict) {
-	rows := make([][]string, 0, len(vs))
-	for _, v := range vs {
-		rows = append(rows, []string{v.Status, v.What, v.Display, v.Threshold, v.Source})
-	}
-	_ = table.Write(b, []string{"VERDICT", "MEASURED", "VALUE", "THRESHOLD", "SOURCE"}, rows)
-	for _, v := range vs {
-		if v.Explanation != "" {
-			fmt.Fprintf(b, "%s: %s\n", v.Status, v.Explanation)
-		}
 	}
 }

@@ -32,8 +32,14 @@ type CheckLevel struct {
 	BackendCommitP99 float64 `json:"backend_commit_p99_seconds,omitempty"`
 }
 
-// Floor is the lowest 1-client put latency the machine can give (one
-// fdatasync plus one peer round trip) against what the cluster gave.
+// Floor is a lower bound of the 1-client put latency p50 (the terms a put
+// cannot avoid: the leader's WAL fsync of its entry, and a round trip)
+// against the p50 the 1-client probe achieved. Each term names its source
+// and is a lower bound or 0, except that the local cluster's fsync term is
+// the disk probe's p50, an estimate of the same operation (measure/check's
+// floor gives the argument for each). A floor above the probe's p50 is a
+// wrong estimate, never a result: Wrong then says which term exceeded what
+// the probe achieved.
 type Floor struct {
 	FsyncSeconds float64 `json:"fsync_seconds"`
 	FsyncFrom    string  `json:"fsync_from"`
@@ -41,7 +47,18 @@ type Floor struct {
 	RTTFrom      string  `json:"rtt_from"`
 	FloorSeconds float64 `json:"floor_seconds"`
 	ProbeP50     float64 `json:"probe_p50_seconds"`
+	// RatioToFloor is ProbeP50 / FloorSeconds; 0 when the floor is 0 (no
+	// term above 0 could be established).
 	RatioToFloor float64 `json:"ratio_to_floor"`
+	// Wrong is set when the probe's p50 came out below the floor: the
+	// floor estimate is wrong, which term exceeded the p50, and why that
+	// source failed to bound it.
+	Wrong string `json:"wrong,omitempty"`
+	// PeerRTTP50 is etcd's own peer round trip p50 over the check, shown
+	// for information and never part of the floor (PeerRTTFrom says why);
+	// 0 when etcd observed none.
+	PeerRTTP50  float64 `json:"peer_rtt_p50_seconds,omitempty"`
+	PeerRTTFrom string  `json:"peer_rtt_from,omitempty"`
 }
 
 // MemberCheck is one member's server metrics over the whole check.

@@ -19,6 +19,7 @@ func (a *app) checkCmd() *cobra.Command {
 		o      check.Options
 		out    string
 		output string
+		term   render.TerminalOptions
 	)
 	c := &cobra.Command{
 		Use:   "check",
@@ -36,8 +37,10 @@ With --endpoints, checks a live cluster instead: no disk probe, load from
 --load up to --max-load (default s) under the safety rules (own prefix,
 deleted afterwards, quota check), plus the TCP connect time to each member.
 
-Writes result.json and report.html into --out. Exit code 0 for PASS or WARN,
-3 for FAIL, 1 when the check could not run.`,
+Text output keeps within 120 columns (sources are numbered notes below the
+verdict table); --wide prints it at full width. Writes result.json and
+report.html into --out. Exit code 0 for PASS or WARN, 3 for FAIL, 1 when
+the check could not run.`,
 		Example: `  etcdlab check
   etcdlab check --data-dir /var/lib/etcd-candidate
   etcdlab check --endpoints https://10.0.0.1:2379 --cacert ca.crt --cert c.crt --key c.key --max-load m`,
@@ -56,7 +59,7 @@ Writes result.json and report.html into --out. Exit code 0 for PASS or WARN,
 			if doc == nil {
 				return err
 			}
-			if werr := a.writeCheck(doc, out, output); werr != nil {
+			if werr := a.writeCheck(doc, out, output, term); werr != nil {
 				return werr
 			}
 			if err != nil {
@@ -79,16 +82,17 @@ Writes result.json and report.html into --out. Exit code 0 for PASS or WARN,
 	fl.DurationVar(&o.DiskRuntime, "disk-runtime", 8*time.Second, "cap on the disk probe")
 	fl.StringVar(&out, "out", "", "directory for result.json and report.html (default ./etcdlab-check-<time>)")
 	fl.StringVarP(&output, "output", "o", "text", "stdout: text (verdicts) or json (the result)")
+	fl.BoolVar(&term.Wide, "wide", false, "text at full width: sources in the verdict table, nothing wrapped (default: within 120 columns)")
 	return c
 }
 
 // writeCheck prints the verdicts and writes result.json and report.html.
-func (a *app) writeCheck(doc *result.Document, out, output string) error {
+func (a *app) writeCheck(doc *result.Document, out, output string, term render.TerminalOptions) error {
 	if output == "json" {
 		if err := result.Write(a.stdout, doc); err != nil {
 			return err
 		}
-	} else if err := render.CheckText(a.stdout, doc); err != nil {
+	} else if err := render.CheckText(a.stdout, doc, term); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {

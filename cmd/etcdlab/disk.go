@@ -15,6 +15,7 @@ func (a *app) diskCmd() *cobra.Command {
 		o      disk.Options
 		size   string
 		output string
+		term   render.TerminalOptions
 	)
 	c := &cobra.Command{
 		Use:   "disk",
@@ -69,7 +70,7 @@ left by a killed run are removed by the next one.`,
 				if output == "json" {
 					werr = result.Write(a.stdout, doc)
 				} else {
-					werr = render.DiskText(a.stdout, doc)
+					werr = render.DiskText(a.stdout, doc, term)
 				}
 				if werr != nil {
 					return werr
@@ -94,5 +95,6 @@ left by a killed run are removed by the next one.`,
 	fl.StringVar(&o.Sync, "sync", disk.SyncFdatasync, "after each write: fdatasync, fsync, or odsync (O_DSYNC writes)")
 	fl.String("suite", "etcd", "etcd (the main job) or full (adds random-read and mixed jobs)")
 	fl.StringVarP(&output, "output", "o", "text", "output: text or json")
+	fl.BoolVar(&term.Wide, "wide", false, "text at full width: sources in the verdict table, nothing wrapped (default: within 120 columns)")
 	return c
 }

@@ -12,10 +12,12 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/etcdlab/etcdlab/emulate/slowfs"
 	"github.com/etcdlab/etcdlab/lab/cluster"
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
+	"github.com/etcdlab/etcdlab/render"
 	"github.com/etcdlab/etcdlab/result"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
@@ -207,6 +209,14 @@ func TestCheckAgainstClusterUp(t *testing.T) {
 		if m.Error != "" || m.WalFsyncP99 <= 0 {
 			t.Errorf("member metrics: %+v", m)
 		}
+	}
+	for _, l := range strings.Split(stdout, "\n") {
+		if n := utf8.RuneCountInString(l); n > render.TermWidth && (strings.HasPrefix(l, "|") || strings.HasPrefix(l, "+")) {
+			t.Errorf("a table line of %d columns: %s", n, l)
+		}
+	}
+	if f := doc.Check.Floor; f == nil || !strings.Contains(stdout, "latency floor: ") || (f.FloorSeconds > f.ProbeP50) != (f.Wrong != "") {
+		t.Errorf("floor %+v\n%s", f, stdout)
 	}
 	if b, err := os.ReadFile(filepath.Join(out, "report.html")); err != nil || !strings.Contains(string(b), "Server metrics over the check") {
 		t.Fatalf("report.html: %v", err)

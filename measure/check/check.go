@@ -97,7 +97,7 @@ func Run(ctx context.Context, o Options) (*result.Document, error) {
 	doc.Check = c
 	began := time.Now()
 
-	var fsyncP50 float64
+	var diskP50 float64
 	if !live {
 		fmt.Fprintf(o.Log, "[%4.1fs] disk: etcd's fio job on %s (at most %s)\n", time.Since(began).Seconds(), o.DataDir, o.DiskRuntime)
 		dd, err := disk.Run(ctx, disk.Options{Dir: o.DataDir, Runtime: o.DiskRuntime})
@@ -107,7 +107,7 @@ func Run(ctx context.Context, o Options) (*result.Document, error) {
 		doc.Disk = dd.Disk
 		doc.Verdicts = append(doc.Verdicts, dd.Verdicts...)
 		if j := dd.Disk.Jobs[0]; j.SyncLatency != nil {
-			fsyncP50 = j.SyncLatency.At(50)
+			diskP50 = j.SyncLatency.At(50)
 		}
 	}
 	t, err := connect(ctx, &o, live, began, doc)
@@ -133,13 +133,14 @@ func Run(ctx context.Context, o Options) (*result.Document, error) {
 	// Server metrics are judged up to the end of the last level that
 	// passed: the load this cluster sustains. The level that failed is the
 	// capacity finding; its figures are in the levels table.
-	sustained := afterProbe
+	sustained, latest := afterProbe, afterProbe
 	for i := first; i <= last && ctx.Err() == nil; i++ {
 		l := Levels[i]
 		fmt.Fprintf(o.Log, "[%4.1fs] load level %s: %.0f writes/s with %d clients for %s\n", time.Since(began).Seconds(), l.Name, l.Rate, l.Clients, o.LevelDuration)
 		before := scrapeAll(ctx, t)
 		run, err := runLoad(ctx, t, l.Clients, l.Rate, o.LevelDuration, l.Name)
 		after := scrapeAll(ctx, t)
+		latest = after
 		if err != nil {
 			c.Partial = append(c.Partial, fmt.Sprintf("could not run load level %s: %v", l.Name, err))
 			break
@@ -164,7 +165,7 @@ func Run(ctx context.Context, o Options) (*result.Document, error) {
 	c.Members = memberMetrics(t, start, sustained)
 	doc.Verdicts = append(doc.Verdicts, serverVerdicts(c.Members, live)...)
 	doc.Verdicts = append(doc.Verdicts, connectVerdict(c.Connect))
-	c.Floor = floor(fsyncP50, probe, start, afterProbe, c.Connect)
+	c.Floor = floor(floorInput{diskP50: diskP50, loopback: !live, probe: probe, names: t.names, before: start, after: afterProbe, first: start, last: latest})
 	doc.Environment.Members = len(t.names)
 	if !live {
 		doc.Notes = append(doc.Notes, "the three local members share this machine's CPUs and disk; in production each has its own, so CPU starvation shows up here sooner")
@@ -290,40 +291,4 @@ func quantileOrZero(b, a *metrics.Snapshot, name metrics.Name) (float64, float64
 		return 0, 0
 	}
 	return q, n
-}
-
-// floor estimates the lowest 1-client put latency: one fdatasync (from the
-// disk probe, else the members' WAL fsync p50 during the probe) plus one
-// peer round trip (the members' RTT metric when observed, else the TCP
-// connect time to a member, a lower bound), and compares the probe's p50.
-func floor(fsyncP50 float64, probe result.Run, before, after []*metrics.Snapshot, conns []result.Connect) *result.Floor {
-	if probe.Requests == 0 {
-		return nil
-	}
-	f := &result.Floor{FsyncSeconds: fsyncP50, FsyncFrom: "disk probe p50", ProbeP50: probe.Latency.P50}
-	if fsyncP50 == 0 {
-		f.FsyncFrom = "members' WAL fsync p50 during the probe"
-		eachPair(before, after, func(b, a *metrics.Snapshot) {
-			if q, n := metrics.Quantile(0.5, b, a, metrics.WALFsyncDuration); n > 0 && q > f.FsyncSeconds {
-				f.FsyncSeconds = q
-			}
-		})
-	}
-	f.RTTFrom = "TCP connect time to a member (a lower bound)"
-	for _, c := range conns {
-		if c.Error == "" && (f.RTTSeconds == 0 || c.Seconds < f.RTTSeconds) {
-			f.RTTSeconds = c.Seconds
-		}
-	}
-	rttFound := false
-	eachPair(before, after, func(b, a *metrics.Snapshot) {
-		if q, n := metrics.Quantile(0.5, b, a, metrics.PeerRoundTripTime); n > 0 && !rttFound {
-			f.RTTSeconds, f.RTTFrom, rttFound = q, string(metrics.PeerRoundTripTime)+" p50", true
-		}
-	})
-	f.FloorSeconds = f.FsyncSeconds + f.RTTSeconds
-	if f.FloorSeconds > 0 {
-		f.RatioToFloor = f.ProbeP50 / f.FloorSeconds
-	}
-	return f
 }

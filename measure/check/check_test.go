@@ -56,6 +56,12 @@ func TestLocalCheck(t *testing.T) {
 	if doc.Overall == "" || len(doc.Verdicts) < 8 {
 		t.Fatalf("verdicts: %+v", doc.Verdicts)
 	}
+	// The disk probe's p50 estimates the fsync term; a floor above the
+	// probe's p50 must say it is wrong.
+	if f := c.Floor; !strings.Contains(f.FsyncFrom, "disk probe") || !strings.Contains(f.RTTFrom, "loopback") || f.RTTSeconds != 0 ||
+		(f.FloorSeconds > f.ProbeP50) != (f.Wrong != "") {
+		t.Errorf("floor: %+v", f)
+	}
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 0 {
 		t.Fatalf("left in the data dir: %v", entries)
@@ -87,6 +93,12 @@ func TestLiveCheckTLS(t *testing.T) {
 	}
 	if n := keysLeft(t, c); n != 0 {
 		t.Fatalf("%d keys left behind", n)
+	}
+	// A stable leader: the fsync term is the lower edge of its WAL fsync
+	// bucket, a lower bound of the probe's p50; no round-trip term.
+	if f := ch.Floor; f == nil || !strings.Contains(f.FsyncFrom, "the leader (") || f.FloorSeconds > f.ProbeP50 || f.Wrong != "" ||
+		f.RTTSeconds != 0 || !strings.Contains(f.RTTFrom, "no lower bound") {
+		t.Errorf("floor: %+v", f)
 	}
 }
 

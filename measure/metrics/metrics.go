@@ -52,15 +52,23 @@ func Scrape(ctx context.Context, url string, tlsCfg *tls.Config, timeout time.Du
 	if err != nil {
 		return nil, fmt.Errorf("cannot scrape %s: %v", url, shortErr(err))
 	}
+	return Parse(url, time.Now(), strings.NewReader(string(body)))
+}
+
+// Parse reads one member's metrics in Prometheus text exposition format, as
+// scraped from url at the time at: what Scrape does with a response body,
+// and how tests replay recorded scrapes. Errors are one line: text that is
+// not Prometheus exposition format, or metrics that are not etcd's.
+func Parse(url string, at time.Time, r io.Reader) (*Snapshot, error) {
 	var p expfmt.TextParser
-	fams, err := p.TextToMetricFamilies(strings.NewReader(string(body)))
+	fams, err := p.TextToMetricFamilies(r)
 	if err != nil {
 		return nil, fmt.Errorf("%s does not serve Prometheus metrics: %s", url, firstLine(err.Error()))
 	}
 	if _, ok := fams[string(HasLeader)]; !ok {
 		return nil, fmt.Errorf("%s serves Prometheus metrics, but not etcd's (no %s)", url, HasLeader)
 	}
-	return &Snapshot{URL: url, At: time.Now(), Families: fams}, nil
+	return &Snapshot{URL: url, At: at, Families: fams}, nil
 }
 
 func shortErr(err error) string {
@@ -141,10 +149,23 @@ func Increase(before, after *Snapshot, name Name) (float64, bool) {
 // two scrapes, in the histogram's unit, and the number of observations in
 // the interval. It is NaN when nothing was observed.
 func Quantile(q float64, before, after *Snapshot, name Name) (float64, float64) {
+	delta, ok := Deltas(before, after, name)
+	if !ok {
+		return math.NaN(), 0
+	}
+	return HistogramQuantile(q, delta), delta[math.Inf(1)]
+}
+
+// Deltas returns a histogram's cumulative bucket counts observed between two
+// scrapes (increase(name_bucket[interval]) summed over label sets), keyed by
+// upper bound with +Inf holding the number of observations, and whether
+// both scrapes have the histogram. A bucket that shrank (a restarted
+// member) counts from zero.
+func Deltas(before, after *Snapshot, name Name) (map[float64]float64, bool) {
 	a, ok1 := after.buckets(name)
 	b, ok2 := before.buckets(name)
 	if !ok1 || !ok2 {
-		return math.NaN(), 0
+		return nil, false
 	}
 	delta := map[float64]float64{}
 	for le, v := range a {
@@ -154,7 +175,7 @@ func Quantile(q float64, before, after *Snapshot, name Name) (float64, float64) 
 		}
 		delta[le] = d
 	}
-	return HistogramQuantile(q, delta), delta[math.Inf(1)]
+	return delta, true
 }
 
 // HistogramQuantile computes a quantile from cumulative bucket counts keyed
@@ -197,4 +218,36 @@ func HistogramQuantile(q float64, cum map[float64]float64) float64 {
 		return upper
 	}
 	return lower + (upper-lower)*(rank-prev)/(count-prev)
+}
+
+// RankBucket returns the bucket (lower, upper] of cumulative counts cum
+// (keyed by upper bound, +Inf last) that holds the k-th smallest
+// observation, k counted from 1: that observation is above lower and at
+// most upper, so lower is a lower bound of it, and of every observation
+// from rank k up. Unlike HistogramQuantile it does not interpolate (an
+// interpolated quantile can lie above the sample quantile it estimates).
+// The lowest bucket starts at 0 when its upper bound is positive (the
+// histograms etcdlab reads are durations; PromQL's histogram_quantile
+// assumes the same), else at -Inf; the +Inf bucket starts at the highest
+// finite bound. ok is false when k is not between 1 and the number of
+// observations, or cum is not a histogram with a +Inf bucket.
+func RankBucket(k float64, cum map[float64]float64) (lower, upper float64, ok bool) {
+	bounds := make([]float64, 0, len(cum))
+	for le := range cum {
+		bounds = append(bounds, le)
+	}
+	sort.Float64s(bounds)
+	if len(bounds) == 0 || !math.IsInf(bounds[len(bounds)-1], 1) || math.IsNaN(k) || k < 1 || k > cum[math.Inf(1)] {
+		return 0, 0, false
+	}
+	i := sort.Search(len(bounds), func(i int) bool { return cum[bounds[i]] >= k })
+	switch {
+	case i > 0:
+		lower = bounds[i-1]
+	case bounds[0] > 0:
+		lower = 0
+	default:
+		lower = math.Inf(-1)
+	}
+	return lower, bounds[i], true
 }

@@ -47,6 +47,53 @@ func TestHistogramQuantile(t *testing.T) {
 	}
 }
 
+// TestRankBucket checks the bucket holding the k-th smallest observation,
+// and that its lower edge never exceeds the sample quantile where the
+// interpolated quantile does.
+func TestRankBucket(t *testing.T) {
+	t.Parallel()
+	inf := math.Inf(1)
+	// etcd's WAL fsync buckets, 100 observations: 10 in (0, 1 ms], 40 in
+	// (1, 2], 40 in (2, 4], 8 in (4, 8], 2 in (8, 16].
+	fsync := map[float64]float64{0.001: 10, 0.002: 50, 0.004: 90, 0.008: 98, 0.016: 100, inf: 100}
+	for _, tt := range []struct {
+		name         string
+		k            float64
+		cum          map[float64]float64
+		lower, upper float64
+		ok           bool
+	}{
+		{"first observation: lowest bucket, from 0", 1, fsync, 0, 0.001, true},
+		{"last of the lowest bucket", 10, fsync, 0, 0.001, true},
+		{"first of the next bucket", 11, fsync, 0.001, 0.002, true},
+		{"median rank, exactly a bucket's count", 50, fsync, 0.001, 0.002, true},
+		{"one past it", 51, fsync, 0.002, 0.004, true},
+		{"the last observation", 100, fsync, 0.008, 0.016, true},
+		{"a rank in +Inf starts at the highest finite bound", 60, map[float64]float64{0.1: 50, inf: 100}, 0.1, inf, true},
+		{"a lowest bound at or below 0 starts at -Inf", 1, map[float64]float64{-1: 5, 1: 10, inf: 10}, math.Inf(-1), -1, true},
+		{"rank 0", 0, fsync, 0, 0, false},
+		{"rank past the observations", 101, fsync, 0, 0, false},
+		{"no observations", 1, map[float64]float64{0.001: 0, inf: 0}, 0, 0, false},
+		{"no +Inf bucket", 1, map[float64]float64{0.001: 5}, 0, 0, false},
+		{"empty", 1, map[float64]float64{}, 0, 0, false},
+	} {
+		lower, upper, ok := RankBucket(tt.k, tt.cum)
+		if ok != tt.ok || (ok && (lower != tt.lower || upper != tt.upper)) {
+			t.Errorf("%s: (%g, %g] %v, want (%g, %g] %v", tt.name, lower, upper, ok, tt.lower, tt.upper, tt.ok)
+		}
+	}
+	// Why not the interpolated quantile: 10 fsyncs at 0.9 ms and 90 at
+	// 1.1 ms have a sample median of 1.1 ms, but histogram_quantile puts it
+	// at 1.5 ms, above; the lower edge of its bucket, 1 ms, is below.
+	cum := map[float64]float64{0.001: 10, 0.002: 100, inf: 100}
+	if q := HistogramQuantile(0.5, cum); !(q > 0.0011) {
+		t.Fatalf("interpolated median %g: the example no longer shows interpolation above the sample median", q)
+	}
+	if lower, _, ok := RankBucket(50, cum); !ok || lower > 0.0011 || lower != 0.001 {
+		t.Errorf("lower edge %g %v, want 1 ms, below the sample median 1.1 ms", lower, ok)
+	}
+}
+
 const sample = `# HELP etcd_server_has_leader x
 # TYPE etcd_server_has_leader gauge
 etcd_server_has_leader 1

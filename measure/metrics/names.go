@@ -4,12 +4,15 @@ package metrics
 type Name string
 
 // The metrics etcdlab reads. etcd 3.4, 3.5 and 3.6 expose every one of them
-// under the same name (etcd_server_slow_apply_total is the youngest, from
-// 3.4), so no version needs a name of its own. Histograms are in seconds.
+// under the same name (etcd_server_slow_apply_total and
+// etcd_server_is_leader are the youngest, from 3.4), so no version needs a
+// name of its own. Histograms are in seconds.
 const (
 	// HasLeader is 1 while the member knows a leader; that a scrape has it
 	// tells an etcd member from another Prometheus exporter.
 	HasLeader Name = "etcd_server_has_leader"
+	// IsLeader is 1 while the member is the leader (etcd 3.4 and later).
+	IsLeader Name = "etcd_server_is_leader"
 	// WALFsyncDuration is the histogram of WAL fsync latency.
 	WALFsyncDuration Name = "etcd_disk_wal_fsync_duration_seconds"
 	// BackendCommitDuration is the histogram of bbolt commit latency.

@@ -1,5 +1,6 @@
 // Package table writes text tables in the boxed style of
-// `etcdctl -w table`, which SREs already read and grep.
+// `etcdctl -w table`, which SREs already read and grep. Its functions are
+// pure and safe for concurrent use.
 package table
 
 import (
@@ -10,7 +11,20 @@ import (
 )
 
 // Write renders headers and rows to w. Rows shorter than headers are padded.
+// Cells are never wrapped: a line is as wide as its widest cells.
 func Write(w io.Writer, headers []string, rows [][]string) error {
+	return WriteWrapped(w, headers, rows, 0)
+}
+
+// WriteWrapped renders like Write, but keeps every line within width
+// columns (counted in runes) when it can: cells too wide for their column
+// continue on the next lines of the same row, wrapped at spaces, so nothing
+// is cut. Columns keep their natural width when the table fits; otherwise
+// the widest column gives way first, down to its longest word, then (only
+// if that is not enough) down to its header, breaking words. Headers are
+// never wrapped, so a table whose headers alone are wider than width stays
+// wider. A width of 0 or less means no limit (Write).
+func WriteWrapped(w io.Writer, headers []string, rows [][]string, width int) error {
 	widths := make([]int, len(headers))
 	for i, h := range headers {
 		widths[i] = utf8.RuneCountInString(h)
@@ -22,6 +36,9 @@ func Write(w io.Writer, headers []string, rows [][]string) error {
 			}
 		}
 	}
+	if width > 0 {
+		shrink(widths, headers, rows, width-(3*len(headers)+1))
+	}
 	var b strings.Builder
 	sep := func() {
 		b.WriteByte('+')
@@ -32,15 +49,30 @@ func Write(w io.Writer, headers []string, rows [][]string) error {
 		b.WriteByte('\n')
 	}
 	line := func(cells []string) {
-		b.WriteByte('|')
+		wrapped := make([][]string, len(widths))
+		height := 1
 		for i, n := range widths {
 			c := ""
 			if i < len(cells) {
 				c = cells[i]
 			}
-			fmt.Fprintf(&b, " %s%s |", c, strings.Repeat(" ", n-utf8.RuneCountInString(c)))
+			wrapped[i] = []string{c}
+			if utf8.RuneCountInString(c) > n {
+				wrapped[i] = Wrap(c, n)
+			}
+			height = max(height, len(wrapped[i]))
 		}
-		b.WriteByte('\n')
+		for l := range height {
+			b.WriteByte('|')
+			for i, n := range widths {
+				c := ""
+				if l < len(wrapped[i]) {
+					c = wrapped[i][l]
+				}
+				fmt.Fprintf(&b, " %s%s |", c, strings.Repeat(" ", n-utf8.RuneCountInString(c)))
+			}
+			b.WriteByte('\n')
+		}
 	}
 	sep()
 	line(headers)
