@@ -34,6 +34,7 @@ type Document struct {
 	Bench         *BenchConfig `json:"bench,omitempty"`
 	Disk          *Disk        `json:"disk,omitempty"`
 	Check         *Check       `json:"check,omitempty"`
+	Experiment    *Experiment  `json:"experiment,omitempty"`
 	// Runs holds one entry per measurement: per sweep point and iteration.
 	Runs []Run `json:"runs"`
 	// Summaries aggregate the iterations of each sweep point.
@@ -140,6 +141,9 @@ type Run struct {
 	// to the first success after it (at the canary's resolution). nil when
 	// there were none or Canary is nil.
 	ClusterUnavailability *Unavailability `json:"cluster_unavailability,omitempty"`
+	// Server is what the members' metrics said during the run; nil when
+	// they were not scraped.
+	Server *Server `json:"server,omitempty"`
 }
 
 // Canary is how a run measured the cluster's availability apart from the
@@ -345,7 +349,7 @@ func ReadFile(path string) (*Document, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
-	if doc.Kind != KindBench && doc.Kind != KindDisk && doc.Kind != KindCheck {
+	if doc.Kind != KindBench && doc.Kind != KindDisk && doc.Kind != KindCheck && doc.Kind != KindExperiment {
 		return nil, fmt.Errorf("%s: unknown result kind %q", path, doc.Kind)
 	}
 	return doc, nil

@@ -1,0 +1,124 @@
+package result
+
+import "time"
+
+// KindExperiment is the kind of `etcdlab experiment run` documents: one
+// document for the whole experiment, its cells' runs in Experiment.Cells.
+const KindExperiment = "experiment"
+
+// Experiment is one run of an experiment file: a matrix of cluster setups
+// and workloads, each combination a cell measured on its own cluster
+// (unless the file lets cells share one).
+type Experiment struct {
+	// Name is the built-in's name or the file's base name; Title and
+	// Source say what it reproduces (a field report).
+	Name    string `json:"name"`
+	Title   string `json:"title,omitempty"`
+	Source  string `json:"source,omitempty"`
+	Profile string `json:"profile,omitempty"` // "quick" or "full" for built-ins
+	// Spec is the experiment file as run (YAML), so the result says
+	// exactly what was measured and can be run again.
+	Spec  string `json:"spec"`
+	Cells []Cell `json:"cells"`
+	// Published are the figures the source reported, to show beside
+	// ours.
+	Published []Published `json:"published,omitempty"`
+	// Bottleneck is the statement for the whole sweep.
+	Bottleneck *Bottleneck `json:"bottleneck,omitempty"`
+	// Partial says why not every cell ran ("interrupted"); "" when the
+	// experiment completed (failed cells included).
+	Partial string `json:"partial,omitempty"`
+}
+
+// Cell states.
+const (
+	CellOK          = "ok"
+	CellFailed      = "failed"      // its cluster or workload failed; Error says why
+	CellInterrupted = "interrupted" // Ctrl-C during the cell; its runs so far are kept
+	CellPending     = "pending"     // not run yet (a partial result; --resume runs it)
+)
+
+// Cell is one point of the matrix.
+type Cell struct {
+	// ID is unique in the experiment and stable across --resume
+	// ("tmpfs/put/clients=1000").
+	ID string `json:"id"`
+	// Setup and Workload name the matrix entries the cell combines;
+	// Params are its coordinates for charts and tables (setup, workload,
+	// and every swept value: "clients": "1000").
+	Setup    string            `json:"setup"`
+	Workload string            `json:"workload"`
+	Params   map[string]string `json:"params,omitempty"`
+	Status   string            `json:"status"`
+	Error    string            `json:"error,omitempty"`
+	Start    time.Time         `json:"start"`
+	End      time.Time         `json:"end"`
+	// Environment is where the cell ran (members, data dir, filesystem,
+	// etcd version, emulated links).
+	Environment Environment `json:"environment"`
+	// Bench is the bench command line's configuration; Runs its runs
+	// (iterations, sweeps), each with its server series; Summaries
+	// aggregate the iterations.
+	Bench     *BenchConfig `json:"bench,omitempty"`
+	Runs      []Run        `json:"runs,omitempty"`
+	Summaries []Summary    `json:"summaries,omitempty"`
+	// Disk and Check are set for cells whose workload is the disk job or a
+	// check.
+	Disk     *Disk     `json:"disk,omitempty"`
+	Check    *Check    `json:"check,omitempty"`
+	Verdicts []Verdict `json:"verdicts,omitempty"`
+	// Faults are the fault timeline's events as they happened.
+	Faults []FaultEvent `json:"faults,omitempty"`
+	// Bottleneck says what limited the cell, with the figures.
+	Bottleneck *Bottleneck `json:"bottleneck,omitempty"`
+	// Overhead is the time the cell spent around its measurement.
+	Overhead CellOverhead `json:"overhead"`
+	Notes    []string     `json:"notes,omitempty"`
+}
+
+// FaultEvent is one step of a fault timeline, as it happened.
+type FaultEvent struct {
+	// AtSeconds is the planned offset from the start of the measured run;
+	// Time when it was applied.
+	AtSeconds float64   `json:"at_seconds"`
+	Time      time.Time `json:"time"`
+	Action    string    `json:"action"` // kill, pause, resume, restart, partition, heal, link
+	Target    string    `json:"target"` // a member, "leader", or "m1->m2"
+	Detail    string    `json:"detail,omitempty"`
+	// NewLeaderSeconds is the election time after a kill, pause or
+	// partition of the leader (0: none watched or none happened).
+	NewLeaderSeconds float64 `json:"new_leader_seconds,omitempty"`
+	Error            string  `json:"error,omitempty"`
+}
+
+// CellOverhead is what a cell cost besides its measurement, in seconds.
+type CellOverhead struct {
+	ClusterStartSeconds float64 `json:"cluster_start_seconds,omitempty"` // to every member healthy with a leader
+	TeardownSeconds     float64 `json:"teardown_seconds,omitempty"`
+	CleanupSeconds      float64 `json:"cleanup_seconds,omitempty"` // keys deleted on a live cluster
+}
+
+// Published is a figure the source article reported, to show beside ours.
+type Published struct {
+	// Cell matches the cells it compares with: a cell ID, or a set of
+	// params that must all match ("setup": "multicloud-0").
+	Match  map[string]string `json:"match"`
+	Metric string            `json:"metric"` // throughput_rps, p50_seconds, p99_seconds, ...
+	Value  float64           `json:"value"`
+	// Note says what differs between the article's setup and ours
+	// (hardware, distance, emulated or real).
+	Note string `json:"note,omitempty"`
+}
+
+// Bottleneck names the resource that limited throughput, with the figures
+// that show it.
+type Bottleneck struct {
+	// Resource is one of: member-cpu, client-cpu, disk, network, quota,
+	// fault, none (nothing saturated: the load was below capacity),
+	// unknown (not enough was measured).
+	Resource  string `json:"resource"`
+	Statement string `json:"statement"`
+	// Figures are the numbers behind it, by name ("member_cpu_cores":
+	// 1.9, "cores": 2, "wal_fsync_p99_seconds": 0.0004).
+	Figures map[string]float64 `json:"figures,omitempty"`
+}
