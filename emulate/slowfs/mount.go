@@ -34,6 +34,15 @@ type Options struct {
 	// Run, if set, runs f on the OS thread whose mount namespace is to
 	// hold the mount, and returns f's error: the mount and unmount system
 	// calls run through it. Nil runs them on the caller's thread.
+	//
+	// A mount in another namespace than the process's skips go-fuse's
+	// poll check (WaitMount, which opens a file in the mount), so that no
+	// thread of this process ever waits on its own mount: one that does
+	// keeps a kill -9 from finishing. The thread must then not open files
+	// in the mount with package os (other processes do that): on Linux the
+	// Go runtime registers every opened file with its poller, and for a
+	// FUSE file the kernel asks the server, this process, a question while
+	// the poller is held, a deadlock. Raw system calls are safe.
 	Run func(f func() error) error
 }
 
@@ -72,9 +81,10 @@ func available(euid int, dev string) error {
 // with every mount in it, once the thread and the last of those processes
 // have exited, however they exit: nothing is left for anyone to clean up.
 //
-// The caller must have locked its goroutine to the thread
-// (runtime.LockOSThread) and must never unlock it, so the thread exits
-// with the goroutine. Needs root (CAP_SYS_ADMIN).
+// The caller must have locked its goroutine to a thread other than the
+// main one and must never unlock it, so the thread exits with the
+// goroutine: proc.GoLocked makes such a goroutine. Needs root
+// (CAP_SYS_ADMIN).
 func EnterPrivateNamespace() error {
 	// Implies CLONE_FS: the thread stops sharing its root and working
 	// directory with the process's other threads, which Linux allows in a
@@ -127,12 +137,12 @@ func MountDir(o Options) (*Mount, error) {
 			return err
 		}
 		go server.Serve()
-		// WaitMount opens a file in the mount, so that the kernel's first
-		// poll request is answered before this process could poll a file
-		// of its own mount (a deadlock). In a private namespace only this
-		// thread sees the mount, and it opens nothing there; skipping it
-		// means no thread of this process ever waits on its own mount,
-		// which would keep a kill -9 from finishing.
+		// WaitMount opens a file in the mount (with poll(2)), so that the
+		// kernel's first poll request is answered before this process
+		// could poll a file of its own mount (a deadlock). In a private
+		// namespace only this thread sees the mount and it opens nothing
+		// there (see Options.Run); skipping it means no thread of this
+		// process ever waits on its own mount.
 		if !private {
 			if err := server.WaitMount(); err != nil {
 				_ = server.Unmount()
@@ -247,12 +257,12 @@ func (n *slowNode) Fsync(ctx context.Context, f fs.FileHandle, flags uint32) sys
 // (EnterPrivateNamespace, as lab/cluster does) never need it: they go with
 // their namespace. It cleans up after callers that mount without one, and
 // after etcdlab versions that mounted slow disks in the host's namespace.
-// A FUSE server killed while a request was pending never finishes dying, and any
-// access to its mount blocks forever, so a stale mount is never touched:
-// the caller says (alive) whether the etcdlab owning a mount point still
-// runs; dead ones have their FUSE connection aborted through the kernel's
-// control file system (/sys/fs/fuse/connections, mounted if needed) and are
-// lazily unmounted. It returns the mount points it removed.
+// A FUSE server killed while a request was pending never finishes dying,
+// and any access to its mount blocks forever, so a stale mount is never
+// touched: the caller says (alive) whether the etcdlab owning a mount point
+// still runs; dead ones have their FUSE connection aborted through the
+// kernel's control file system (/sys/fs/fuse/connections, mounted if
+// needed) and are lazily unmounted. It returns the mount points it removed.
 func CleanStale(dir string, alive func(mountpoint string) bool) []string {
 	f, err := os.Open("/proc/self/mountinfo")
 	if err != nil {
