@@ -22,11 +22,28 @@ const subtype = "etcdlab-slowfs"
 // Options say what to mount where.
 type Options struct {
 	// Backing is the real directory; Mountpoint shows it with slow syncs.
+	// They may be the same directory (or one inside the other) only when
+	// Run mounts in a private mount namespace (EnterPrivateNamespace):
+	// there the mount covers the directory, while the server, working in
+	// this process's own namespace, sees the real files beneath it.
 	Backing, Mountpoint string
 	Delay               *Delay
 	// Only, if set, limits the delay to files whose path (relative to the
 	// mount) it accepts, such as etcd's WAL.
 	Only func(path string) bool
+	// Run, if set, runs f on the OS thread whose mount namespace is to
+	// hold the mount, and returns f's error: the mount and unmount system
+	// calls run through it. Nil runs them on the caller's thread.
+	//
+	// A mount in another namespace than the process's skips go-fuse's
+	// poll check (WaitMount, which opens a file in the mount), so that no
+	// thread of this process ever waits on its own mount: one that does
+	// keeps a kill -9 from finishing. The thread must then not open files
+	// in the mount with package os (other processes do that): on Linux the
+	// Go runtime registers every opened file with its poller, and for a
+	// FUSE file the kernel asks the server, this process, a question while
+	// the poller is held, a deadlock. Raw system calls are safe.
+	Run func(f func() error) error
 }
 
 // WALOnly accepts etcd's WAL files.
@@ -35,6 +52,7 @@ func WALOnly(p string) bool { return strings.Contains(p, "member/wal/") }
 // Mount is a mounted slow file system. Unmount it when done.
 type Mount struct {
 	opts   Options
+	run    func(func() error) error
 	server *fuse.Server
 }
 
@@ -54,7 +72,33 @@ func available(euid int, dev string) error {
 	return nil
 }
 
-// Mount mounts o.Backing at o.Mountpoint.
+// EnterPrivateNamespace moves the calling OS thread into a new mount
+// namespace of its own. Mounts made from the thread afterwards exist only
+// there: none propagates back to the namespace the process runs in (the
+// thread's copy of every mount is made a slave, `mount --make-rslave /`,
+// so the host's later mounts and unmounts still reach it). Processes forked
+// from the thread are born in the namespace, and the kernel removes it,
+// with every mount in it, once the thread and the last of those processes
+// have exited, however they exit: nothing is left for anyone to clean up.
+//
+// The caller must have locked its goroutine to a thread other than the
+// main one and must never unlock it, so the thread exits with the
+// goroutine: proc.GoLocked makes such a goroutine. Needs root
+// (CAP_SYS_ADMIN).
+func EnterPrivateNamespace() error {
+	// Implies CLONE_FS: the thread stops sharing its root and working
+	// directory with the process's other threads, which Linux allows in a
+	// multi-threaded process.
+	if err := syscall.Unshare(syscall.CLONE_NEWNS); err != nil {
+		return fmt.Errorf("create a private mount namespace: %v", err)
+	}
+	if err := syscall.Mount("", "/", "", syscall.MS_REC|syscall.MS_SLAVE, ""); err != nil {
+		return fmt.Errorf("private mount namespace: make its mounts slaves: %v", err)
+	}
+	return nil
+}
+
+// MountDir mounts o.Backing at o.Mountpoint, through o.Run if it is set.
 func MountDir(o Options) (*Mount, error) {
 	if err := Available(); err != nil {
 		return nil, err
@@ -63,20 +107,54 @@ func MountDir(o Options) (*Mount, error) {
 	if err := syscall.Stat(o.Backing, &st); err != nil {
 		return nil, fmt.Errorf("slow disk: %s: %v", o.Backing, err)
 	}
-	m := &Mount{opts: o}
+	m := &Mount{opts: o, run: o.Run}
+	if m.run == nil {
+		m.run = func(f func() error) error { return f() }
+	}
 	root := &fs.LoopbackRoot{Path: o.Backing, Dev: st.Dev}
 	// Children are wrapped by the root's WrapChild (NodeWrapChilder), so
 	// every node of the tree is a slowNode.
 	root.RootNode = &slowNode{LoopbackNode: &fs.LoopbackNode{RootData: root}, m: m}
 	sec := time.Second
-	server, err := fs.Mount(o.Mountpoint, root.RootNode, &fs.Options{
+	opts := &fs.Options{
 		AttrTimeout: &sec, EntryTimeout: &sec,
 		MountOptions: fuse.MountOptions{DirectMountStrict: true, FsName: o.Backing, Name: subtype, MaxBackground: 64, Debug: os.Getenv("ETCDLAB_FUSE_DEBUG") != ""},
+	}
+	err := m.run(func() error {
+		private, err := privateNamespace()
+		if err != nil {
+			return err
+		}
+		if !private && overlap(o.Backing, o.Mountpoint) {
+			return fmt.Errorf("it would cover its backing dir %s; that needs a private mount namespace", o.Backing)
+		}
+		// What fs.Mount does, on this thread: go-fuse's direct mount calls
+		// mount(2) and answers the kernel's INIT request in NewServer.
+		// Serve runs on other threads, in the process's own namespace,
+		// where Backing holds the real files.
+		server, err := fuse.NewServer(fs.NewNodeFS(root.RootNode, opts), o.Mountpoint, &opts.MountOptions)
+		if err != nil {
+			return err
+		}
+		go server.Serve()
+		// WaitMount opens a file in the mount (with poll(2)), so that the
+		// kernel's first poll request is answered before this process
+		// could poll a file of its own mount (a deadlock). In a private
+		// namespace only this thread sees the mount and it opens nothing
+		// there (see Options.Run); skipping it means no thread of this
+		// process ever waits on its own mount.
+		if !private {
+			if err := server.WaitMount(); err != nil {
+				_ = server.Unmount()
+				return err
+			}
+		}
+		m.server = server
+		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("slow disk: mount %s: %v", o.Mountpoint, err)
 	}
-	m.server = server
 	// go-fuse's direct mount (v2.12.1) leaves /dev/fuse inheritable. A
 	// member holding it would keep the connection alive after etcdlab is
 	// killed, and a member whose fsync the dead server had already read
@@ -89,14 +167,39 @@ func MountDir(o Options) (*Mount, error) {
 	return m, nil
 }
 
-// Unmount unmounts, lazily if the mount is busy.
-func (m *Mount) Unmount() error {
-	if err := m.server.Unmount(); err != nil {
-		if err2 := syscall.Unmount(m.opts.Mountpoint, syscall.MNT_DETACH); err2 != nil {
-			return fmt.Errorf("unmount %s: %v", m.opts.Mountpoint, err)
-		}
+// privateNamespace says whether the calling thread's mount namespace is
+// not the process's: the main thread's, where go-fuse's server threads
+// work (Go makes every unlocked thread from a thread in that state).
+func privateNamespace() (bool, error) {
+	here, err := os.Readlink("/proc/thread-self/ns/mnt")
+	if err != nil {
+		return false, err
 	}
-	return nil
+	process, err := os.Readlink("/proc/self/ns/mnt")
+	if err != nil {
+		return false, err
+	}
+	return here != process, nil
+}
+
+// overlap says whether a mount at mountpoint would cover backing or part
+// of it: the server's loopback operations would then come back to it
+// through its own mount, unless the mount is in another namespace.
+func overlap(backing, mountpoint string) bool {
+	b, mp := filepath.Clean(backing)+"/", filepath.Clean(mountpoint)+"/"
+	return strings.HasPrefix(b, mp) || strings.HasPrefix(mp, b)
+}
+
+// Unmount unmounts (through Options.Run), lazily if the mount is busy.
+func (m *Mount) Unmount() error {
+	return m.run(func() error {
+		if err := m.server.Unmount(); err != nil {
+			if err2 := syscall.Unmount(m.opts.Mountpoint, syscall.MNT_DETACH); err2 != nil {
+				return fmt.Errorf("unmount %s: %v", m.opts.Mountpoint, err)
+			}
+		}
+		return nil
+	})
 }
 
 // slowNode is a loopback node whose fsync and fdatasync first wait. go-fuse
@@ -149,13 +252,17 @@ func (n *slowNode) Fsync(ctx context.Context, f fs.FileHandle, flags uint32) sys
 	return fs.ToErrno(syscall.Fsync(fd))
 }
 
-// CleanStale removes slowfs mounts under dir whose server is gone. A FUSE
-// server killed while a request was pending never finishes dying, and any
-// access to its mount blocks forever, so a stale mount is never touched:
-// the caller says (alive) whether the etcdlab owning a mount point still
-// runs; dead ones have their FUSE connection aborted through the kernel's
-// control file system (/sys/fs/fuse/connections, mounted if needed) and are
-// lazily unmounted. It returns the mount points it removed.
+// CleanStale removes slowfs mounts under dir whose server is gone, in this
+// process's mount namespace. Mounts made in a private namespace
+// (EnterPrivateNamespace, as lab/cluster does) never need it: they go with
+// their namespace. It cleans up after callers that mount without one, and
+// after etcdlab versions that mounted slow disks in the host's namespace.
+// A FUSE server killed while a request was pending never finishes dying,
+// and any access to its mount blocks forever, so a stale mount is never
+// touched: the caller says (alive) whether the etcdlab owning a mount point
+// still runs; dead ones have their FUSE connection aborted through the
+// kernel's control file system (/sys/fs/fuse/connections, mounted if
+// needed) and are lazily unmounted. It returns the mount points it removed.
 func CleanStale(dir string, alive func(mountpoint string) bool) []string {
 	f, err := os.Open("/proc/self/mountinfo")
 	if err != nil {
@@ -196,9 +303,18 @@ func abortConnection(id string) {
 	_ = os.WriteFile(abort, []byte("1"), 0o200)
 }
 
-// MountsUnder lists the mount points of slowfs mounts under dir.
-func MountsUnder(dir string) []string {
-	b, err := os.ReadFile("/proc/self/mountinfo")
+// MountsUnder lists the mount points of slowfs mounts under dir in this
+// process's mount namespace (its main thread's).
+func MountsUnder(dir string) []string { return mountsIn("/proc/self/mountinfo", dir) }
+
+// MountsOf lists the mount points of slowfs mounts under dir that process
+// pid sees: the mounts of its mount namespace.
+func MountsOf(pid int, dir string) []string {
+	return mountsIn(fmt.Sprintf("/proc/%d/mountinfo", pid), dir)
+}
+
+func mountsIn(mountinfo, dir string) []string {
+	b, err := os.ReadFile(mountinfo)
 	if err != nil {
 		return nil
 	}
@@ -206,8 +322,8 @@ func MountsUnder(dir string) []string {
 	for _, l := range strings.Split(string(b), "\n") {
 		pre, post, ok := strings.Cut(l, " - ")
 		a, f := strings.Fields(pre), strings.Fields(post)
-		if ok && len(a) >= 5 && len(f) >= 1 && f[0] == "fuse."+subtype && strings.HasPrefix(a[4], strings.TrimSuffix(dir, "/")+"/") {
-			out = append(out, a[4])
+		if ok && len(a) >= 5 && len(f) >= 1 && f[0] == "fuse."+subtype && strings.HasPrefix(a[4]+"/", strings.TrimSuffix(dir, "/")+"/") {
+			out = append(out, strings.ReplaceAll(a[4], `\040`, " "))
 		}
 	}
 	return out

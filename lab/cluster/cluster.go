@@ -80,10 +80,6 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	if opts.slowDisk() && d.layout != nil {
-		_, _ = d.release(nil)
-		return nil, invalid.Errorf("data dir %s holds a kept cluster; {FsyncDelay} needs a new data dir", d.root)
-	}
 	c := &Cluster{opts: opts, dir: d}
 	c.ctl, _ = proc.Self()
 	if err := c.plan(); err != nil {
@@ -95,10 +91,8 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 			c.abort()
 			return nil, err
 		}
-		c.sp = newSpawner(c.net.ns.Enter) // members are born in the namespace
-	} else {
-		c.sp = newSpawner(nil)
 	}
+	c.sp = newSpawner(c.enterNamespaces()...)
 	for attempt := 1; ; attempt++ {
 		err := c.launch(ctx)
 		if err == nil {
@@ -155,6 +149,28 @@ func (c *Cluster) plan() error {
 	return err
 }
 
+// enterNamespaces says what the spawning thread enters before it starts
+// members, which are born where it is: the emulated network's namespace,
+// and for slow disks a private mount namespace, where the slow file
+// systems are mounted. Only that thread and the members see those mounts,
+// and the kernel drops them with the namespace when etcdlab and its
+// members are gone, even after a kill -9.
+func (c *Cluster) enterNamespaces() []func() error {
+	var enter []func() error
+	if c.net != nil {
+		enter = append(enter, func() error {
+			if err := c.net.ns.Enter(); err != nil {
+				return fmt.Errorf("enter the emulated network: %w", err)
+			}
+			return nil
+		})
+	}
+	if c.opts.slowDisk() {
+		enter = append(enter, slowfs.EnterPrivateNamespace)
+	}
+	return enter
+}
+
 // launch writes configurations, starts every member and waits for health.
 func (c *Cluster) launch(ctx context.Context) error {
 	o := c.opts
@@ -190,23 +206,21 @@ func (c *Cluster) launch(ctx context.Context) error {
 		if err := c.mountSlow(n, dir); err != nil {
 			return fmt.Errorf("member %s: %w", n, err)
 		}
-		// The member's log and configuration live beside its data, not on
-		// a slow-disk mount: only etcd's data I/O goes through FUSE, and
-		// this process never touches a mount it serves (a FUSE server
-		// blocked on its own mount cannot finish dying when killed).
-		side := c.sideDir(n, dir)
+		// The member's log and configuration live in its dir. On a slow
+		// disk the member reaches them through the mount; this process, in
+		// its own mount namespace, reads and writes the real files.
 		c.cfgs[i] = member.Config{
 			Name: n, DataDir: dir,
 			ClientURL: url(scheme, c.ports[i].Client), PeerURL: peerURLs[i], MetricsURL: url("http", c.ports[i].Metrics),
 			InitialCluster: initial, ClusterToken: c.token, TLS: memberTLS[n], Tuning: o.Tuning,
-			LogFile: filepath.Join(side, "etcd.log"),
+			LogFile: filepath.Join(dir, "etcd.log"),
 		}
 		if c.net != nil {
 			cfg := &c.cfgs[i]
 			cfg.ListenClientURL, cfg.ListenPeerURL, cfg.ListenMetricsURL, _ = memberURLs(scheme, i)
 			cfg.FeatureGates = memberLocalAddrs
 		}
-		if err := c.cfgs[i].WriteFile(filepath.Join(side, "member.yaml")); err != nil {
+		if err := c.cfgs[i].WriteFile(filepath.Join(dir, "member.yaml")); err != nil {
 			return fmt.Errorf("member %s: write config: %w", n, unwrapPath(err))
 		}
 	}
@@ -264,18 +278,17 @@ func (c *Cluster) stopAll(grace time.Duration) {
 	wg.Wait()
 }
 
-// mountSlow mounts the slow file system over a member's dir, its data kept
-// in dir.disk beside it.
+// mountSlow mounts the slow file system over a member's dir, from the
+// spawning thread, in its private mount namespace: there the mount covers
+// dir, while the FUSE server, working in this process's namespace, passes
+// every operation on to the real dir beneath it. Anyone outside sees the
+// member's real files in dir, and no mount.
 func (c *Cluster) mountSlow(name, dir string) error {
 	delay := c.opts.fsyncDelay(name)
 	if delay == nil {
 		return nil
 	}
-	backing := dir + ".disk"
-	if err := os.MkdirAll(backing, 0o700); err != nil {
-		return unwrapPath(err)
-	}
-	o := slowfs.Options{Backing: backing, Mountpoint: dir, Delay: delay}
+	o := slowfs.Options{Backing: dir, Mountpoint: dir, Delay: delay, Run: c.sp.do}
 	if c.opts.FsyncWALOnly {
 		o.Only = slowfs.WALOnly
 	}
@@ -289,16 +302,8 @@ func (c *Cluster) mountSlow(name, dir string) error {
 	return nil
 }
 
-// sideDir is where a member's log and configuration go: its data dir, or
-// the backing dir when the data dir is a slow-disk mount.
-func (c *Cluster) sideDir(name, dir string) string {
-	if c.opts.fsyncDelay(name) != nil {
-		return dir + ".disk"
-	}
-	return dir
-}
-
-// unmountAll removes the slow file systems; call after the members stopped.
+// unmountAll removes the slow file systems; call after the members stopped
+// and before the spawner is closed (the unmounts run on its thread).
 func (c *Cluster) unmountAll() {
 	c.mu.Lock()
 	ms := c.mounts

@@ -170,7 +170,6 @@ func (d *dataDir) resetMembers(names []string) {
 	}
 	for _, n := range names {
 		os.RemoveAll(d.memberDir(n))
-		os.RemoveAll(d.memberDir(n) + ".disk")
 	}
 }
 
@@ -190,6 +189,9 @@ func (d *dataDir) release(names []string) (kept string, err error) {
 	}
 	var errs []error
 	for _, n := range names {
+		// <member>.disk held a slowed member's data in etcdlab versions
+		// that mounted slow disks in the host's namespace; a killed run of
+		// one may have left it.
 		errs = append(errs, os.RemoveAll(d.memberDir(n)), os.RemoveAll(d.memberDir(n)+".disk"))
 	}
 	errs = append(errs, os.RemoveAll(d.tlsDir()), rmIfExists(filepath.Join(d.root, layoutFile)), rmIfExists(filepath.Join(d.root, ownerFile)))

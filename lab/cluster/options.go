@@ -57,7 +57,8 @@ type Options struct {
 	Tuning member.Tuning
 	// FsyncDelay, if set, mounts a slow file system (FUSE, root only) over
 	// every member's data dir that adds this delay to each fsync and
-	// fdatasync; FsyncWALOnly limits it to the WAL.
+	// fdatasync; FsyncWALOnly limits it to the WAL. The mounts exist only
+	// in a mount namespace of the members' and end with it.
 	FsyncDelay   *slowfs.Delay
 	FsyncWALOnly bool
 	// MemberFsyncDelay overrides FsyncDelay for the members it names.

@@ -1,10 +1,10 @@
 package cluster
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
-	"runtime"
 	"sync"
 	"syscall"
 	"time"
@@ -16,53 +16,75 @@ import (
 // spawner starts member processes from one OS thread that stays alive for
 // the cluster's lifetime. Linux delivers a child's parent-death signal when
 // the thread that forked it exits, not the process; forking from a thread
-// that never exits makes the signal mean what it says.
+// that never exits makes the signal mean what it says. The thread may first
+// enter namespaces (the emulated network's, a private mount namespace for
+// slow disks), so children are born in them; work that must happen in
+// those namespaces (mounting a slow disk) runs on it too. Its methods are
+// safe for concurrent use and run one request at a time.
 type spawner struct {
-	reqs chan spawnReq
+	reqs chan func(entered error)
+	quit chan struct{}
 	once sync.Once
 }
 
-type spawnReq struct {
-	cmd  *exec.Cmd
-	done chan error
-}
-
-// newSpawner starts the spawning thread; enter, if set, runs on it first
-// (to move it into a network namespace, so children are born there).
-func newSpawner(enter func() error) *spawner {
-	s := &spawner{reqs: make(chan spawnReq)}
-	go func() {
-		runtime.LockOSThread() // never unlocked: the thread dies with the goroutine
+// newSpawner starts the spawning thread; enter, in order, runs on it first.
+// If one fails, every request fails with its error.
+func newSpawner(enter ...func() error) *spawner {
+	s := &spawner{reqs: make(chan func(error)), quit: make(chan struct{})}
+	// A thread of its own, never the main one and never unlocked: it and its
+	// namespaces end with the goroutine.
+	proc.GoLocked(func() {
 		var err error
-		if enter != nil {
-			err = enter()
-		}
-		for r := range s.reqs {
-			if err != nil {
-				r.done <- fmt.Errorf("enter the emulated network: %w", err)
-				continue
+		for _, f := range enter {
+			if err = f(); err != nil {
+				break
 			}
-			// The member inherits only what cmd names: not what a library
-			// opened with syscall.Open (go-fuse does), nor what etcdlab's
-			// own parent passed down.
-			if err := proc.CloseOnExec(nil); err != nil {
-				r.done <- err
-				continue
-			}
-			r.done <- r.cmd.Start()
 		}
-	}()
+		for {
+			select {
+			case r := <-s.reqs:
+				r(err)
+			case <-s.quit:
+				return
+			}
+		}
+	})
 	return s
 }
 
-func (s *spawner) start(cmd *exec.Cmd) error {
+// do runs f on the spawning thread and returns its error.
+func (s *spawner) do(f func() error) error {
 	done := make(chan error, 1)
-	s.reqs <- spawnReq{cmd: cmd, done: done}
+	select {
+	case s.reqs <- func(entered error) {
+		if entered != nil {
+			done <- entered
+			return
+		}
+		done <- f()
+	}:
+	case <-s.quit:
+		return errors.New("the cluster's spawning thread has ended")
+	}
 	return <-done
 }
 
-// close ends the spawner. Call it only once no child it started is alive.
-func (s *spawner) close() { s.once.Do(func() { close(s.reqs) }) }
+// start starts cmd from the spawning thread.
+func (s *spawner) start(cmd *exec.Cmd) error {
+	return s.do(func() error {
+		// The member inherits only what cmd names: not what a library
+		// opened with syscall.Open (go-fuse does), nor what etcdlab's own
+		// parent passed down.
+		if err := proc.CloseOnExec(nil); err != nil {
+			return err
+		}
+		return cmd.Start()
+	})
+}
+
+// close ends the spawner. Call it only once no child it started is alive
+// and nothing it mounted is still mounted.
+func (s *spawner) close() { s.once.Do(func() { close(s.quit) }) }
 
 // process is one running member process. Its fields are set before the
 // process starts, except those guarded by mu.
