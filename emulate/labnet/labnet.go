@@ -18,9 +18,9 @@ import (
 	"net"
 	"net/netip"
 	"os"
-	"runtime"
 	"sync"
 
+	"github.com/etcdlab/etcdlab/internal/proc"
 	"github.com/vishvananda/netlink"
 	"github.com/vishvananda/netns"
 )
@@ -58,18 +58,18 @@ func New(n int) (*Net, error) {
 	}
 	nt := &Net{n: n, reqs: make(chan func()), close: make(chan struct{})}
 	ready := make(chan error, 1)
-	go nt.thread(ready)
+	proc.GoLocked(func() { nt.thread(ready) })
 	if err := <-ready; err != nil {
 		return nil, err
 	}
 	return nt, nil
 }
 
-// thread creates the namespace on a locked OS thread and then serves work
-// in it. The thread is never unlocked: it exits with the goroutine, so no
-// other goroutine ever runs in the namespace by accident.
+// thread creates the namespace on its locked OS thread (proc.GoLocked: not
+// the main thread, never unlocked) and then serves work in it. The thread
+// exits with the goroutine, so no other goroutine ever runs in the
+// namespace by accident.
 func (nt *Net) thread(ready chan<- error) {
-	runtime.LockOSThread()
 	ns, err := netns.New() // creates it and moves this thread into it
 	if err != nil {
 		ready <- fmt.Errorf("create network namespace: %w", err)
