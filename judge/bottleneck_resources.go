@@ -99,8 +99,8 @@ func (j *judgement) diskCandidate() (candidate, bool) {
 
 func (j *judgement) sayDisk() string {
 	m := j.m
-	s := fmt.Sprintf("The disk limited throughput: %s the WAL fsynced %s times a second at p50 %s, in fsync about %s of the run",
-		j.at, count(m.WALFsyncsPerSecond), secs(m.WALFsyncP50), ratio(m.WALBusy))
+	s := fmt.Sprintf("The disk limited throughput: %s the WAL fsynced %s times a second at p50 %s, %s",
+		j.at, count(m.WALFsyncsPerSecond), secs(m.WALFsyncP50), inFsync(m.WALBusy))
 	if j.diskIOPS > 0 {
 		s += fmt.Sprintf(", %s of the %s fdatasyncs a second the disk job measured", ratio(m.WALFsyncsPerSecond/j.diskIOPS), count(j.diskIOPS))
 	}
@@ -198,7 +198,7 @@ func (j *judgement) walClause() string {
 	if m.WALFsyncP99 == 0 {
 		return "no WAL fsync observed"
 	}
-	s := fmt.Sprintf("WAL fsync p99 %s, in fsync about %s of the run", secs(m.WALFsyncP99), ratio(m.WALBusy))
+	s := fmt.Sprintf("WAL fsync p99 %s, %s", secs(m.WALFsyncP99), inFsync(m.WALBusy))
 	if m.WALFsyncP99Slowest > 2*m.WALFsyncP99 {
 		s += fmt.Sprintf(" (slowest member's p99 %s)", secs(m.WALFsyncP99Slowest))
 	}
@@ -258,3 +258,12 @@ func secs(s float64) string {
 }
 
 func bytesIEC(v float64) string { return humanize.IBytes(uint64(v)) }
+
+// inFsync says what share of the run the WAL spent in fsync (an estimate:
+// Measures.WALBusy).
+func inFsync(busy float64) string {
+	if busy > 0 && busy < 0.005 {
+		return "in fsync under 1% of the run"
+	}
+	return "in fsync about " + ratio(busy) + " of the run"
+}

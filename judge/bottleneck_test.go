@@ -278,7 +278,7 @@ func TestSweepBottleneck(t *testing.T) {
 		"tmpfs: none at 100 clients, unknown at 1,000 clients, member-cpu at 10,000 clients; at most 7,400 req/s (10,000 clients).",
 		"slow: none at 100 clients, disk from 1,000 to 10,000 clients; at most 2,600 req/s (10,000 clients).",
 		"Highest throughput against tmpfs (7,400 req/s): slow 2,600 req/s (-64.9%).",
-		"The disk limited slow at 1,000 clients, slow at 10,000 clients.",
+		"The disk limited slow from 1,000 to 10,000 clients.",
 		"1 cell could not be judged",
 	} {
 		if !strings.Contains(b.Statement, w) {

@@ -39,9 +39,7 @@ var loadParams = []string{"clients", "rate", "conns"} //nolint:gochecknoglobals 
 func SweepOf(exp *result.Experiment) Sweep {
 	values := map[string]map[string]bool{}
 	numeric := map[string]bool{}
-	workloads := map[string]bool{}
 	for _, c := range exp.Cells {
-		workloads[c.Workload] = true
 		for k, v := range c.Params {
 			if k == "setup" || k == "workload" {
 				continue
@@ -83,6 +81,13 @@ func SweepOf(exp *result.Experiment) Sweep {
 		}
 	}
 	sort.Strings(varying)
+	// The workload names a line only when the lined-up cells have several.
+	workloads := map[string]bool{}
+	for _, c := range exp.Cells {
+		if _, ok := c.Params[s.Param]; ok || s.Param == "" {
+			workloads[c.Workload] = true
+		}
+	}
 	byName := map[string]int{}
 	for i, c := range exp.Cells {
 		x := 0.0
@@ -159,8 +164,8 @@ func SweepBottleneck(doc *result.Document, o Options) *result.Bottleneck {
 	}
 	var lines []lineLimit
 	figs := map[string]float64{}
-	unknowns, diskCells, ran := 0, 0, 0
-	var diskNames []string
+	unknowns, ran := 0, 0
+	var diskSpans []string
 	for _, l := range sw.Lines {
 		ll := lineLimit{name: l.Name}
 		prev, from, to := "", "", ""
@@ -183,9 +188,6 @@ func SweepBottleneck(doc *result.Document, o Options) *result.Bottleneck {
 			switch b.Resource {
 			case ResourceUnknown:
 				unknowns++
-			case ResourceDisk:
-				diskCells++
-				diskNames = append(diskNames, l.Name+" "+strings.TrimSpace(span(xLabel(l.X[k]), xLabel(l.X[k]), sw.Param)))
 			}
 			x := xLabel(l.X[k])
 			if b.Resource != prev {
@@ -199,6 +201,11 @@ func SweepBottleneck(doc *result.Document, o Options) *result.Bottleneck {
 			}
 		}
 		flush()
+		for _, p := range ll.parts {
+			if rest, ok := strings.CutPrefix(p, ResourceDisk); ok {
+				diskSpans = append(diskSpans, strings.TrimSpace(l.Name+rest))
+			}
+		}
 		if len(ll.parts) > 0 {
 			figs["max_throughput_rps/"+ll.name] = ll.best
 			lines = append(lines, ll)
@@ -237,8 +244,8 @@ func SweepBottleneck(doc *result.Document, o Options) *result.Bottleneck {
 		fmt.Fprintf(&b, " Highest throughput against %s (%s req/s): %s.", lines[0].name, count(lines[0].best), strings.Join(parts, ", "))
 	}
 	switch {
-	case diskCells > 0:
-		fmt.Fprintf(&b, " The disk limited %s.", strings.Join(diskNames, ", "))
+	case len(diskSpans) > 0:
+		fmt.Fprintf(&b, " The disk limited %s.", strings.Join(diskSpans, "; "))
 	case unknowns == 0:
 		b.WriteString(" The disk limited no cell.")
 	}
