@@ -38,6 +38,8 @@ type expModel struct {
 	// were left out.
 	PanelNote string
 	pubs      []result.Published
+	// machine is the document's environment, for cells that record none.
+	machine result.Environment
 }
 
 // expCell is one cell and its aggregated figures.
@@ -55,7 +57,7 @@ type publishedRow struct {
 // newExpModel computes the model of an experiment document.
 func newExpModel(doc *result.Document) expModel {
 	e := doc.Experiment
-	m := expModel{Name: e.Name, Title: e.Title, Source: e.Source, Profile: e.Profile, Partial: e.Partial, Sweep: judge.SweepOf(e), pubs: e.Published}
+	m := expModel{Name: e.Name, Title: e.Title, Source: e.Source, Profile: e.Profile, Partial: e.Partial, Sweep: judge.SweepOf(e), pubs: e.Published, machine: doc.Environment}
 	for i := range e.Cells {
 		c := &e.Cells[i]
 		ec := expCell{Cell: c, M: judge.Measure(c), Bottleneck: c.Bottleneck}

@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"strconv"
 	"strings"
 	"testing"
@@ -213,5 +214,60 @@ func TestCompareExperimentsText(t *testing.T) {
 	golden(t, "experiment_compare.txt", out.Bytes())
 	if !strings.Contains(out.String(), "not compared: 3-members/all: only in the base") || !strings.Contains(out.String(), "| 3-members/leader | throughput   |") {
 		t.Error(out.String())
+	}
+}
+
+// TestPanelSelection: with more cells than maxPanelCells, panels are drawn
+// for the cells with faults and each setup's highest load, and the report
+// says so.
+func TestPanelSelection(t *testing.T) {
+	t.Parallel()
+	doc := storageSweep()
+	e := doc.Experiment
+	for _, clients := range []string{"200", "500"} {
+		c := e.Cells[0]
+		c.ID, c.Params = "tmpfs/put/clients="+clients, map[string]string{"clients": clients, "conns": "50"}
+		e.Cells = append(e.Cells, c)
+	}
+	m := newExpModel(doc)
+	var got []string
+	for _, f := range m.Figures {
+		if strings.HasSuffix(f.ID, "-health") {
+			got = append(got, f.ID)
+		}
+	}
+	// Cell 1 had the fault; 2 and 6 are the setups' highest loads.
+	if strings.Join(got, " ") != "exp-cell1-health exp-cell2-health exp-cell6-health" {
+		t.Errorf("panels for %v", got)
+	}
+	if !strings.Contains(m.PanelNote, "drawn for 3 of the 8 cells measured") {
+		t.Errorf("note %q", m.PanelNote)
+	}
+}
+
+// TestThin: long series keep at most maxPanelPoints points, and a dip (or
+// a spike) survives.
+func TestThin(t *testing.T) {
+	t.Parallel()
+	var xs, ys []float64
+	for i := 0; i < 1800; i++ {
+		xs, ys = append(xs, float64(i)), append(ys, 3)
+	}
+	ys[1001] = 0
+	tx, ty := thin(xs, ys, math.Min)
+	if len(ty) > maxPanelPoints || len(tx) != len(ty) || tx[0] != 0 {
+		t.Fatalf("%d points", len(ty))
+	}
+	dips := 0
+	for _, y := range ty {
+		if y == 0 {
+			dips++
+		}
+	}
+	if dips != 1 {
+		t.Errorf("%d dips after thinning", dips)
+	}
+	if x, y := thin(xs[:10], ys[:10], math.Max); len(x) != 10 || len(y) != 10 {
+		t.Error("a short series was thinned")
 	}
 }

@@ -164,10 +164,14 @@ func (m expModel) sharedCores() (float64, bool) {
 		if !c.ran() {
 			continue
 		}
-		if !c.Cell.Environment.LocalCluster || c.Cell.Environment.CPUs == 0 || (cores != 0 && cores != c.Cell.Environment.CPUs) {
+		env := c.Cell.Environment
+		if env.CPUs == 0 {
+			env = m.machine // as judge reads it
+		}
+		if !env.LocalCluster || env.CPUs == 0 || (cores != 0 && cores != env.CPUs) {
 			return 0, false
 		}
-		cores = c.Cell.Environment.CPUs
+		cores = env.CPUs
 	}
 	return float64(cores), cores > 0
 }
