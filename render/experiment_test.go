@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/etcdlab/etcdlab/result"
@@ -269,5 +270,49 @@ func TestThin(t *testing.T) {
 	}
 	if x, y := thin(xs[:10], ys[:10], math.Max); len(x) != 10 || len(y) != 10 {
 		t.Error("a short series was thinned")
+	}
+}
+
+// TestExperimentEdgeCases: experiments with nothing measured, or measured
+// without server metrics or start times, render in every format without
+// charts of nothing; a document without its experiment is an error.
+func TestExperimentEdgeCases(t *testing.T) {
+	t.Parallel()
+	noServer := storageSweep()
+	for i := range noServer.Experiment.Cells {
+		c := &noServer.Experiment.Cells[i]
+		for k := range c.Runs {
+			c.Runs[k].Server, c.Runs[k].Start = nil, time.Time{}
+		}
+	}
+	pending := &result.Document{SchemaVersion: result.SchemaVersion, Kind: result.KindExperiment, Environment: machine(),
+		Experiment: &result.Experiment{Name: "x", Cells: []result.Cell{{ID: "a", Setup: "a", Status: result.CellPending}}, Partial: "interrupted"}}
+	empty := &result.Document{SchemaVersion: result.SchemaVersion, Kind: result.KindExperiment, Experiment: &result.Experiment{Name: "empty"}}
+	for name, doc := range map[string]*result.Document{"no server": noServer, "pending": pending, "empty": empty} {
+		var b bytes.Buffer
+		if err := ExperimentText(&b, doc, TerminalOptions{}); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if err := Markdown(&b, []result.Named{named(name, doc)}); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if err := HTML(&b, []result.Named{named(name, doc)}); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for _, f := range newExpModel(doc).Figures {
+			if len(f.Series) == 0 {
+				t.Errorf("%s: chart %s has no series", name, f.ID)
+			}
+			if name == "no server" && (f.ID == "exp-cpu" || strings.HasSuffix(f.ID, "-health")) {
+				t.Errorf("%s: chart %s drawn without server metrics", name, f.ID)
+			}
+		}
+	}
+	if !strings.Contains(newExpModel(noServer).Cells[2].Bottleneck.Statement, "the members' metrics were not scraped") {
+		t.Errorf("%+v", newExpModel(noServer).Cells[2].Bottleneck)
+	}
+	bad := &result.Document{SchemaVersion: result.SchemaVersion, Kind: result.KindExperiment}
+	if err := HTML(&bytes.Buffer{}, []result.Named{named("bad", bad)}); err == nil {
+		t.Error("an experiment document without its experiment rendered")
 	}
 }

@@ -92,8 +92,12 @@ func panelRun(c *result.Cell) *result.Run {
 func panels(k int, c *result.Cell) []figData {
 	r := panelRun(c)
 	start := r.Start
-	if start.IsZero() && len(r.TimeSeries) > 0 {
+	switch {
+	case !start.IsZero():
+	case len(r.TimeSeries) > 0:
 		start = time.Unix(r.TimeSeries[0].UnixSecond, 0)
+	case r.Server != nil && len(r.Server.Members) > 0 && len(r.Server.Members[0].Points) > 0:
+		start = time.UnixMilli(r.Server.Members[0].Points[0].UnixMillis).Add(-time.Duration(r.Server.IntervalSeconds * float64(time.Second)))
 	}
 	id := fmt.Sprintf("exp-cell%d-", k)
 	name := c.ID
