@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"html/template"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -71,13 +72,25 @@ func TestHTMLInBrowser(t *testing.T) {
 		}
 	})
 	cases := []struct {
-		name string
-		docs []result.Named
+		name     string
+		docs     []result.Named
+		sections []string // headings the page must have
+		charts   []string // chart IDs it must draw
 	}{
-		{"sweep", []result.Named{named("sweep.json", sweepFixture(t, 1))}},
-		{"disk", []result.Named{named("disk.json", diskFixture())}},
-		{"comparison", []result.Named{named("m5.json", sweepFixture(t, 1)), named("m6g.json", sweepFixture(t, 0.8))}},
-		{"check", []result.Named{named("check", checkFixture(t))}},
+		{"sweep", []result.Named{named("sweep.json", sweepFixture(t, 1))}, nil, nil},
+		{"disk", []result.Named{named("disk.json", diskFixture())}, nil, nil},
+		{"comparison", []result.Named{named("m5.json", sweepFixture(t, 1)), named("m6g.json", sweepFixture(t, 0.8))}, nil, nil},
+		{"check", []result.Named{named("check", checkFixture(t))},
+			[]string{"Disk probe", "Load levels", "Server metrics over the check", "Latency floor", "Thresholds", "fdatasync latency percentiles"}, nil},
+		{"experiment-storage", []result.Named{named("storage.json", storageSweep())},
+			[]string{"Bottlenecks", "Cells", "The article's figures beside ours", "slowdisk against tmpfs (setup)", "Warnings"},
+			[]string{"d0-exp-throughput", "d0-exp-p99", "d0-exp-cpu", "d0-exp-disk", "d0-exp-fsync", "d0-exp-cell1-health", "d0-exp-cell1-requests"}},
+		{"experiment-multicloud", []result.Named{named("multicloud.json", multicloud())},
+			[]string{"Bottlenecks", "The article's figures beside ours"},
+			[]string{"d0-exp-throughput", "d0-exp-p50", "d0-exp-distribution", "d0-exp-cell3-rtt", "d0-exp-cell3-slow-applies", "d0-exp-cell0-health"}},
+		{"experiment-comparison", []result.Named{named("m5.json", leaderVsAll(1)), named("m6g.json", leaderVsAll(1.12))},
+			[]string{"all against leader (workload)", "m6g.json against m5.json"},
+			[]string{"d0-exp-throughput", "d1-exp-throughput", "cmp-exp-throughput", "cmp-exp-p99"}},
 	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.DisableGPU,
 		chromedp.Flag("disable-quic", true), chromedp.Flag("no-first-run", true), chromedp.Flag("disable-component-update", true),
@@ -93,11 +106,9 @@ func TestHTMLInBrowser(t *testing.T) {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
 		html := b.String()
-		if tc.name == "check" {
-			for _, section := range []string{"Disk probe", "Load levels", "Server metrics over the check", "Latency floor", "Thresholds", "fdatasync latency percentiles"} {
-				if !strings.Contains(html, section) {
-					t.Errorf("check report has no %q section", section)
-				}
+		for _, section := range tc.sections {
+			if !strings.Contains(html, ">"+template.HTMLEscapeString(section)) {
+				t.Errorf("%s report has no %q section", tc.name, section)
 			}
 		}
 		if strings.Contains(html, "<script") || strings.Contains(html, "http://") && !strings.Contains(html, "http://www.w3.org") {
@@ -118,9 +129,16 @@ func TestHTMLInBrowser(t *testing.T) {
 		if len(figs) < 2 {
 			t.Errorf("%s: only %d charts", tc.name, len(figs))
 		}
+		drawn := map[string]bool{}
 		for _, f := range figs {
+			drawn[f.ID] = true
 			if f.Series < 1 || f.Colours < f.Series {
 				t.Errorf("%s: chart %s drew %d of its %d series (%d paths)", tc.name, f.ID, f.Colours, f.Series, f.Paths)
+			}
+		}
+		for _, id := range tc.charts {
+			if !drawn[id] {
+				t.Errorf("%s: no chart %s", tc.name, id)
 			}
 		}
 	}

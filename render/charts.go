@@ -166,6 +166,7 @@ func barChart(id, title, y string, categories []string, groups []string, values 
 		}
 	}
 	p.NominalX(categories...)
+	p.Y.Max *= 1.2 // room for the legend
 	svg, err := render(p)
 	return Chart{ID: id, Title: title, SVG: svg, Series: len(groups)}, err
 }

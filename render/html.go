@@ -37,6 +37,14 @@ type docView struct {
 	Notes, Warnings     []string
 	Tables              []namedTable
 	Charts              []Chart
+	// Bottlenecks are an experiment's statements: the whole sweep's, then
+	// each cell's.
+	Bottlenecks []statement
+}
+
+// statement is one bottleneck statement in a report.
+type statement struct {
+	Title, Resource, Text string
 }
 
 type namedTable struct {
@@ -71,7 +79,7 @@ func HTML(w io.Writer, docs []result.Named) error {
 	if len(docs) > 1 {
 		if cs, err := compare.Compare(docs[0], docs[1:]...); err == nil {
 			p.Comparisons = cs
-			if p.Charts, err = comparisonCharts(docs); err != nil {
+			if p.Charts, err = comparisonCharts(docs, cs); err != nil {
 				return err
 			}
 		}
@@ -129,6 +137,11 @@ func view(d result.Named, prefix string) (docView, error) {
 			v.Notes = append(v.Notes, "suite: "+dk.Suite)
 		}
 		v.Charts, err = diskFigures(doc, prefix)
+	case result.KindExperiment:
+		if doc.Experiment == nil {
+			return v, fmt.Errorf("an experiment result without its experiment")
+		}
+		err = experimentView(&v, newExpModel(doc), prefix)
 	}
 	return v, err
 }
@@ -189,7 +202,7 @@ func jobsTableData(d *result.Disk) Table {
 }
 
 // comparisonCharts puts the documents' headline figures side by side.
-func comparisonCharts(docs []result.Named) ([]Chart, error) {
+func comparisonCharts(docs []result.Named, cs []compare.Comparison) ([]Chart, error) {
 	names := make([]string, len(docs))
 	for i := range docs {
 		names[i] = strconv.Itoa(i + 1)
@@ -219,6 +232,8 @@ func comparisonCharts(docs []result.Named) ([]Chart, error) {
 		}
 		c.Table = t
 		charts = append(charts, c)
+	case result.KindExperiment:
+		return experimentComparisonCharts(docs, cs)
 	case result.KindDisk:
 		iops := make([]float64, len(docs))
 		p99 := make([]float64, len(docs))

@@ -37,6 +37,13 @@ func Markdown(w io.Writer, docs []result.Named) error {
 				b.WriteString("\n")
 			}
 		}
+		if len(v.Bottlenecks) > 0 {
+			b.WriteString("### Bottlenecks\n\n")
+			for _, s := range v.Bottlenecks {
+				fmt.Fprintf(&b, "- **%s** (%s): %s\n", s.Title, s.Resource, s.Text)
+			}
+			b.WriteString("\n")
+		}
 		for _, t := range v.Tables {
 			fmt.Fprintf(&b, "### %s\n\n", t.Title)
 			mdTable(&b, t.Table)
@@ -123,6 +130,12 @@ func CompareMarkdown(cs []compare.Comparison) string {
 	for _, c := range cs {
 		fmt.Fprintf(&b, "## %s against %s\n\n", c.Other, c.Base)
 		mdTable(&b, compareTable(c))
+		for _, u := range c.Unmatched {
+			fmt.Fprintf(&b, "- not compared: %s\n", u)
+		}
+		if len(c.Unmatched) > 0 {
+			b.WriteString("\n")
+		}
 	}
 	return b.String()
 }
@@ -134,6 +147,9 @@ func CompareText(w io.Writer, cs []compare.Comparison) error {
 		fmt.Fprintf(&b, "%s against %s (%s):\n", c.Other, c.Base, c.Kind)
 		t := compareTable(c)
 		writeTable(&b, t)
+		for _, u := range c.Unmatched {
+			fmt.Fprintf(&b, "not compared: %s\n", u)
+		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -115,7 +115,9 @@ type Published struct {
 type Bottleneck struct {
 	// Resource is one of: member-cpu, client-cpu, disk, network, quota,
 	// fault, none (nothing saturated: the load was below capacity),
-	// unknown (not enough was measured).
+	// unknown (not enough was measured); for a whole sweep also mixed (its
+	// setups were limited by different resources). Package judge has the
+	// rules (docs/experiment-reports.md).
 	Resource  string `json:"resource"`
 	Statement string `json:"statement"`
 	// Figures are the numbers behind it, by name ("member_cpu_cores":

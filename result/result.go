@@ -144,6 +144,10 @@ type Run struct {
 	// Server is what the members' metrics said during the run; nil when
 	// they were not scraped.
 	Server *Server `json:"server,omitempty"`
+	// LoadCPUCores is the CPU the load generator (the etcdlab process that
+	// sent the requests) used over the run, in cores: its CPU seconds over
+	// the run's seconds. 0 when it was not measured.
+	LoadCPUCores float64 `json:"load_cpu_cores,omitempty"`
 }
 
 // Canary is how a run measured the cluster's availability apart from the

@@ -34,11 +34,14 @@ func (a *app) reportCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "report FILE...",
 		Short: "Render result files as one self-contained HTML page or as Markdown",
-		Long: `Renders one or more result documents (etcdlab bench/disk -o json): an HTML
-page with inline SVG charts (no script, nothing fetched when viewed; prints
-well) or Markdown tables for issues and pull requests. Several results of
-one kind are also compared, the first as the base. The format follows the
--o file's extension (.html or .md); -o - writes Markdown to stdout.`,
+		Long: `Renders one or more result documents (etcdlab bench/disk/check -o json, or an
+experiment's result): an HTML page with inline SVG charts (no script,
+nothing fetched when viewed; prints well) or Markdown tables for issues and
+pull requests. Experiments get their bottleneck statements, the article's
+figures beside ours, curves against the swept parameter or bars per setup,
+and panels over time per cell. Several results of one kind are also
+compared, the first as the base. The format follows the -o file's extension
+(.html or .md); -o - writes Markdown to stdout.`,
 		Example: "  etcdlab report run.json -o report.html\n  etcdlab report m5.json m6g.json -o comparison.md",
 		RunE: func(c *cobra.Command, args []string) error {
 			docs, err := readDocs(args)
@@ -89,7 +92,9 @@ func (a *app) compareCmd() *cobra.Command {
 in percent, better or worse in the right direction (throughput up, latency
 down), and, when both ran several iterations, whether the difference is
 larger than the run-to-run spread (more than twice the standard error of
-the difference). Results of different kinds cannot be compared.`,
+the difference). Experiment results are compared cell by cell, matched by
+cell ID; cells that only one ran are listed as not compared. Results of
+different kinds cannot be compared.`,
 		Example: "  etcdlab compare m5.json m6g.json\n  etcdlab compare hdd.json ssd.json -o markdown",
 		RunE: func(c *cobra.Command, args []string) error {
 			if output != "text" && output != "markdown" && output != "json" {

@@ -74,3 +74,47 @@ func TestReportAndCompareCLI(t *testing.T) {
 		t.Fatalf("markdown to stdout: %q", md)
 	}
 }
+
+// TestExperimentReportAndCompareCLI: two machines' results of the same
+// experiment compare cell by cell, and an experiment result renders its
+// own report section.
+func TestExperimentReportAndCompareCLI(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	exp := func(name string, scale float64, cells ...string) string {
+		doc := &result.Document{SchemaVersion: result.SchemaVersion, Kind: result.KindExperiment, Environment: result.Environment{CPUs: 2, LocalCluster: true},
+			Experiment: &result.Experiment{Name: "leader-vs-all"}}
+		for _, id := range cells {
+			c := result.Cell{ID: id, Setup: "3-members", Workload: id, Status: result.CellOK, Params: map[string]string{"clients": "1000"}}
+			for it := 1; it <= 3; it++ {
+				c.Runs = append(c.Runs, result.Run{Name: id, Conns: 100, Clients: 1000, Iteration: it, Stats: result.Stats{Requests: 1000, DurationSeconds: 1,
+					ThroughputRPS: 1000 * scale * (1 + 0.01*float64(it)), Latency: result.Latency{P50: 0.01 / scale, P99: 0.02 / scale, Mean: 0.011 / scale}}})
+			}
+			doc.Experiment.Cells = append(doc.Experiment.Cells, c)
+		}
+		p := filepath.Join(dir, name)
+		f, err := os.Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if err := result.Write(f, doc); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	a, b := exp("m5.json", 1, "leader", "all"), exp("m6g.json", 1.2, "leader")
+	code, out, stderr := runCLI(context.Background(), "compare", a, b)
+	if code != 0 || !strings.Contains(out, "m6g.json against m5.json (experiment)") || !strings.Contains(out, "| leader | throughput") ||
+		!strings.Contains(out, "+20.0%") || !strings.Contains(out, "not compared: all: only in the base") {
+		t.Fatalf("compare: %d %s %s", code, out, stderr)
+	}
+	html := filepath.Join(dir, "exp.html")
+	if code, _, stderr := runCLI(context.Background(), "report", a, "-o", html); code != 0 {
+		t.Fatalf("report: %s", stderr)
+	}
+	page, err := os.ReadFile(html)
+	if err != nil || !strings.Contains(string(page), "<h3>Bottlenecks</h3>") || !strings.Contains(string(page), `id="d0-exp-throughput"`) {
+		t.Fatalf("experiment report: %v", err)
+	}
+}

@@ -2,6 +2,7 @@
 // values, the change in percent, whether it is better or worse (throughput
 // up is better, latency down is better) and, when both sides ran several
 // iterations, whether the difference is larger than the run-to-run spread.
+// Experiments are compared cell by cell, matched by cell ID.
 package compare
 
 import (
@@ -34,6 +35,9 @@ type Comparison struct {
 	Other string `json:"other"`
 	Kind  string `json:"kind"`
 	Rows  []Row  `json:"rows"`
+	// Unmatched says what could not be compared and why (experiments:
+	// cells only one side has, or that did not run on both).
+	Unmatched []string `json:"unmatched,omitempty"`
 }
 
 // Compare compares base with each of others. Documents of different kinds
@@ -53,6 +57,8 @@ func Compare(base result.Named, others ...result.Named) ([]Comparison, error) {
 			c.Rows = benchRows(base.Doc, o.Doc)
 		case result.KindDisk:
 			c.Rows = diskRows(base.Doc, o.Doc)
+		case result.KindExperiment:
+			c.Rows, c.Unmatched = experimentRows(base.Doc, o.Doc)
 		}
 		if len(c.Rows) == 0 {
 			return nil, fmt.Errorf("%s and %s have no measurement in common", base.Name, o.Name)
@@ -60,6 +66,14 @@ func Compare(base result.Named, others ...result.Named) ([]Comparison, error) {
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+// Change compares two means with their spread across n1 and n2
+// iterations, as every row of a comparison does; higherBetter says which
+// direction is good. Reports use it for tables of their own (one
+// experiment's two setups).
+func Change(point, metric, unit string, base, other result.MeanSD, n1, n2 int, higherBetter bool) Row {
+	return row(point, metric, unit, base, other, n1, n2, higherBetter)
 }
 
 // row builds a row; higherBetter says which direction is good.

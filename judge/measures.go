@@ -1,0 +1,289 @@
+package judge
+
+import (
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/etcdlab/etcdlab/result"
+)
+
+// Measures are one experiment cell's figures, aggregated over its measured
+// runs (its iterations): the numbers its bottleneck statement and its
+// report rows are made of. Client-side figures come from the cell's
+// summary (mean and sample standard deviation across iterations). Server
+// figures are taken per run, then averaged over the runs that have server
+// series: sums over the members (CPU, disk and network bytes), or the
+// figure of the member a commit waits for (fsync, round trip; see
+// quorumValue). Counts of trouble (leader changes, unavailability, failed
+// requests) are summed over the runs. Measures are plain values.
+type Measures struct {
+	// Runs are the measured runs summarised; Iterations the summary's.
+	Runs       int `json:"runs"`
+	Iterations int `json:"iterations"`
+	// Clients and Conns are the load of the point summarised; Rate the
+	// offered rate of an open-loop run (0: closed loop).
+	Clients int     `json:"clients"`
+	Conns   int     `json:"conns"`
+	Rate    float64 `json:"rate,omitempty"`
+	// Throughput and latencies (seconds) across iterations.
+	Throughput result.MeanSD `json:"throughput_rps"`
+	P50        result.MeanSD `json:"p50_seconds"`
+	P99        result.MeanSD `json:"p99_seconds"`
+	// RunSeconds is the measured runs' duration, summed; Requests and
+	// Errors their successful and failed requests.
+	RunSeconds float64 `json:"run_seconds"`
+	Requests   int64   `json:"requests"`
+	Errors     int64   `json:"errors"`
+
+	// ServerRuns counts the runs with server series; the server figures
+	// below are 0 when it is 0.
+	ServerRuns int `json:"server_runs"`
+	// Members is the number of members in the series.
+	Members int `json:"members,omitempty"`
+	// MemberCPUCores is the members' mean CPU summed (cores);
+	// MemberCPUMax the busiest member's mean.
+	MemberCPUCores float64 `json:"member_cpu_cores,omitempty"`
+	MemberCPUMax   float64 `json:"member_cpu_max_cores,omitempty"`
+	// LoadCPUCores is the load generator's CPU (cores), averaged over the
+	// LoadCPURuns runs that measured it.
+	LoadCPUCores float64 `json:"load_cpu_cores,omitempty"`
+	LoadCPURuns  int     `json:"load_cpu_runs,omitempty"`
+	// WAL fsync figures of the member a commit waits for; Slowest is the
+	// slowest member's p99.
+	WALFsyncP50        float64 `json:"wal_fsync_p50_seconds,omitempty"`
+	WALFsyncP99        float64 `json:"wal_fsync_p99_seconds,omitempty"`
+	WALFsyncP99Slowest float64 `json:"wal_fsync_p99_slowest_seconds,omitempty"`
+	WALFsyncsPerSecond float64 `json:"wal_fsyncs_per_second,omitempty"`
+	// WALBusy estimates the share of the run that member spent in WAL
+	// fsync: fsyncs × p50 / run seconds. The p50 stands in for the mean,
+	// which the summary does not keep; for the usual right-skewed fsync
+	// distribution it underestimates.
+	WALBusy          float64 `json:"wal_busy,omitempty"`
+	BackendCommitP99 float64 `json:"backend_commit_p99_seconds,omitempty"`
+	PeerRTTP99       float64 `json:"peer_rtt_p99_seconds,omitempty"`
+	// Disk and network bytes per second, summed over the members (disk
+	// only for members etcdlab started).
+	DiskWriteBytesPerSecond float64 `json:"disk_write_bytes_per_second,omitempty"`
+	NetBytesPerSecond       float64 `json:"net_bytes_per_second,omitempty"`
+	DBSizeBytes             float64 `json:"db_size_bytes,omitempty"` // largest member, at the end
+	// Trouble, summed over runs: leader changes (as the member that saw
+	// most), seconds a majority of members had no leader, slow applies
+	// (all members), cluster unavailability (canaries) and the clients'.
+	LeaderChanges             float64 `json:"leader_changes,omitempty"`
+	SecondsWithoutLeader      float64 `json:"seconds_without_leader,omitempty"`
+	SlowApplies               float64 `json:"slow_applies,omitempty"`
+	ClusterUnavailableSeconds float64 `json:"cluster_unavailable_seconds,omitempty"`
+	ClientUnavailableSeconds  float64 `json:"client_unavailable_seconds,omitempty"`
+	// QuotaErrors are requests refused because the backend quota was
+	// exceeded ("database space exceeded").
+	QuotaErrors int64 `json:"quota_errors,omitempty"`
+}
+
+// Measure aggregates a cell's measured runs. A cell whose bench line swept
+// several points itself is summarised at its last point.
+func Measure(c *result.Cell) Measures {
+	var m Measures
+	runs := c.Runs
+	var sum *result.Summary
+	if n := len(c.Summaries); n > 0 {
+		sum = &c.Summaries[n-1]
+		if n > 1 {
+			runs = nil
+			for _, r := range c.Runs {
+				if r.Conns == sum.Conns && r.Clients == sum.Clients {
+					runs = append(runs, r)
+				}
+			}
+		}
+	}
+	if c.Bench != nil {
+		m.Rate = c.Bench.Rate
+	}
+	var tput, p50, p99 []float64
+	var server serverSums
+	for i := range runs {
+		r := &runs[i]
+		if r.Requests == 0 && errorCount(r.Stats) == 0 {
+			continue
+		}
+		m.Runs++
+		m.Clients, m.Conns = max(m.Clients, r.Clients), max(m.Conns, r.Conns)
+		secs := runSeconds(r)
+		m.RunSeconds += secs
+		m.Requests += r.Requests
+		m.Errors += errorCount(r.Stats)
+		tput, p50, p99 = append(tput, r.ThroughputRPS), append(p50, r.Latency.P50), append(p99, r.Latency.P99)
+		if r.ClusterUnavailability != nil {
+			m.ClusterUnavailableSeconds += r.ClusterUnavailability.TotalSeconds
+		}
+		if r.ClientUnavailability != nil {
+			m.ClientUnavailableSeconds += r.ClientUnavailability.TotalSeconds
+		}
+		for msg, n := range r.ErrorMessages {
+			if strings.Contains(strings.ToLower(msg), "space exceeded") {
+				m.QuotaErrors += n
+			}
+		}
+		if r.LoadCPUCores > 0 {
+			m.LoadCPUCores += r.LoadCPUCores
+			m.LoadCPURuns++
+		}
+		if r.Server != nil && len(r.Server.Members) > 0 {
+			server.add(&m, r.Server, secs)
+		}
+	}
+	if m.LoadCPURuns > 0 {
+		m.LoadCPUCores /= float64(m.LoadCPURuns)
+	}
+	server.mean(&m)
+	if sum != nil && sum.Iterations > 0 {
+		m.Iterations = sum.Iterations
+		m.Throughput, m.P50, m.P99 = sum.ThroughputRPS, sum.P50, sum.P99
+		m.Clients, m.Conns = sum.Clients, sum.Conns
+	} else if m.Runs > 0 {
+		m.Iterations = m.Runs
+		m.Throughput, m.P50, m.P99 = meanSD(tput), meanSD(p50), meanSD(p99)
+	}
+	return m
+}
+
+// serverSums accumulates per-run server figures for their mean.
+type serverSums struct {
+	n                                                                  int
+	cpu, cpuMax, p50, p99, slowest, rate, busy, commit, rtt, disk, net float64
+}
+
+func (s *serverSums) add(m *Measures, srv *result.Server, secs float64) {
+	s.n++
+	n := len(srv.Members)
+	m.Members = max(m.Members, n)
+	var p50s, p99s, rates, busy, commits, rtts, nolead []float64
+	var cpu, cpuMax, disk, net, leaderChanges float64
+	for _, mb := range srv.Members {
+		x := mb.Summary
+		cpu += x.CPUCoresMean
+		cpuMax = math.Max(cpuMax, x.CPUCoresMean)
+		disk += x.DiskWriteBytes
+		net += x.NetReceiveBytes + x.NetSendBytes
+		leaderChanges = math.Max(leaderChanges, x.LeaderChanges)
+		m.SlowApplies += x.SlowApplies
+		m.DBSizeBytes = math.Max(m.DBSizeBytes, x.DBSizeBytes)
+		nolead = append(nolead, x.SecondsWithoutLead)
+		if x.WALFsyncP99 > 0 {
+			p50s, p99s = append(p50s, x.WALFsyncP50), append(p99s, x.WALFsyncP99)
+			if secs > 0 {
+				rates = append(rates, x.WALFsyncs/secs)
+				busy = append(busy, x.WALFsyncs*x.WALFsyncP50/secs)
+			}
+		}
+		if x.BackendCommitP99 > 0 {
+			commits = append(commits, x.BackendCommitP99)
+		}
+		if x.PeerRTTP99 > 0 {
+			rtts = append(rtts, x.PeerRTTP99)
+		}
+	}
+	m.LeaderChanges += leaderChanges
+	m.SecondsWithoutLeader += majorityValue(nolead, n)
+	s.cpu += cpu
+	s.cpuMax += cpuMax
+	s.p50 += quorumValue(p50s, n)
+	s.p99 += quorumValue(p99s, n)
+	s.slowest += maxOf(p99s)
+	s.rate += quorumValue(rates, n)
+	s.busy += quorumValue(busy, n)
+	s.commit += quorumValue(commits, n)
+	s.rtt += quorumValue(rtts, n)
+	if secs > 0 {
+		s.disk += disk / secs
+		s.net += net / secs
+	}
+}
+
+func (s *serverSums) mean(m *Measures) {
+	m.ServerRuns = s.n
+	if s.n == 0 {
+		return
+	}
+	d := float64(s.n)
+	m.MemberCPUCores, m.MemberCPUMax = s.cpu/d, s.cpuMax/d
+	m.WALFsyncP50, m.WALFsyncP99, m.WALFsyncP99Slowest = s.p50/d, s.p99/d, s.slowest/d
+	m.WALFsyncsPerSecond, m.WALBusy = s.rate/d, s.busy/d
+	m.BackendCommitP99, m.PeerRTTP99 = s.commit/d, s.rtt/d
+	m.DiskWriteBytesPerSecond, m.NetBytesPerSecond = s.disk/d, s.net/d
+}
+
+// quorumValue is the figure of the member a commit waits for: of n
+// members, a write commits once a majority (n/2+1) has it, so the
+// majority's slowest member, the (n/2+1)-th smallest value, sets the pace
+// (with 3 members, the second fastest). Members that observed nothing are
+// left out of vals; with fewer values than a majority, the largest is
+// used. 0 when vals is empty.
+func quorumValue(vals []float64, n int) float64 {
+	if len(vals) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), vals...)
+	sort.Float64s(s)
+	return s[min(n/2, len(s)-1)]
+}
+
+// majorityValue is the most that a majority of n members all reached: the
+// (n/2+1)-th largest value (with fewer values, the smallest). Seconds
+// without a leader count for the cluster only when a majority lacked one.
+func majorityValue(vals []float64, n int) float64 {
+	if len(vals) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), vals...)
+	sort.Sort(sort.Reverse(sort.Float64Slice(s)))
+	return s[min(n/2, len(s)-1)]
+}
+
+func maxOf(vals []float64) float64 {
+	m := 0.0
+	for _, v := range vals {
+		m = math.Max(m, v)
+	}
+	return m
+}
+
+// runSeconds is a run's measured duration.
+func runSeconds(r *result.Run) float64 {
+	if r.DurationSeconds > 0 {
+		return r.DurationSeconds
+	}
+	if !r.Start.IsZero() && r.End.After(r.Start) {
+		return r.End.Sub(r.Start).Seconds()
+	}
+	return 0
+}
+
+func errorCount(s result.Stats) int64 {
+	var n int64
+	for _, v := range s.Errors {
+		n += v
+	}
+	return n
+}
+
+// meanSD is the mean and sample standard deviation of xs.
+func meanSD(xs []float64) result.MeanSD {
+	if len(xs) == 0 {
+		return result.MeanSD{}
+	}
+	var sum float64
+	for _, x := range xs {
+		sum += x
+	}
+	m := sum / float64(len(xs))
+	if len(xs) == 1 {
+		return result.MeanSD{Mean: m}
+	}
+	var ss float64
+	for _, x := range xs {
+		ss += (x - m) * (x - m)
+	}
+	return result.MeanSD{Mean: m, Stddev: math.Sqrt(ss / float64(len(xs)-1))}
+}

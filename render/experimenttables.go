@@ -1,0 +1,363 @@
+package render
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/dustin/go-humanize"
+	"github.com/etcdlab/etcdlab/internal/units"
+	"github.com/etcdlab/etcdlab/result"
+	"github.com/etcdlab/etcdlab/result/compare"
+)
+
+// publishedRows sets each of the article's figures beside ours, one row
+// per cell it matches (a figure that matches none says so).
+func publishedRows(e *result.Experiment, cells []expCell) []publishedRow {
+	var rows []publishedRow
+	for _, p := range e.Published {
+		article := metricValue(p.Metric, p.Value)
+		matched := false
+		for _, c := range cells {
+			if !matches(p.Match, c.Cell) {
+				continue
+			}
+			matched = true
+			ours := "not measured by etcdlab"
+			if v, ok := ourValue(c, p.Metric); ok {
+				ours = metricValue(p.Metric, roundRate(p.Metric, v))
+				if p.Value != 0 {
+					ours += " (" + pctChange((v-p.Value)/p.Value*100) + ")"
+				}
+			} else if !c.ran() {
+				ours = "did not run (" + c.Cell.Status + ")"
+			}
+			rows = append(rows, publishedRow{Cell: c.Cell.ID, Metric: metricName(p.Metric), Published: article, Ours: ours, Note: p.Note})
+		}
+		if !matched {
+			rows = append(rows, publishedRow{Cell: matchLabel(p.Match), Metric: metricName(p.Metric), Published: article, Ours: "no cell matches", Note: p.Note})
+		}
+	}
+	return rows
+}
+
+// matches reports whether a published figure's Match selects c: "cell"
+// (or "id") is the cell's ID, "setup" and "workload" its matrix entries,
+// any other key one of its params.
+func matches(match map[string]string, c *result.Cell) bool {
+	if len(match) == 0 {
+		return false
+	}
+	for k, v := range match {
+		var got string
+		switch k {
+		case "cell", "id":
+			got = c.ID
+		case "setup":
+			got = c.Setup
+		case "workload":
+			got = c.Workload
+		default:
+			got = c.Params[k]
+		}
+		if got != v {
+			return false
+		}
+	}
+	return true
+}
+
+func matchLabel(match map[string]string) string {
+	keys := make([]string, 0, len(match))
+	for k := range match {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, k+"="+match[k])
+	}
+	return strings.Join(parts, " ")
+}
+
+// latencyFields are the published latency metrics a run's Latency has.
+func latencyField(metric string, l result.Latency) (float64, bool) {
+	switch metric {
+	case "min_seconds":
+		return l.Min, true
+	case "mean_seconds":
+		return l.Mean, true
+	case "max_seconds":
+		return l.Max, true
+	case "p10_seconds":
+		return l.P10, true
+	case "p25_seconds":
+		return l.P25, true
+	case "p75_seconds":
+		return l.P75, true
+	case "p90_seconds":
+		return l.P90, true
+	case "p95_seconds":
+		return l.P95, true
+	case "p999_seconds", "p99.9_seconds":
+		return l.P999, true
+	}
+	return 0, false
+}
+
+// ourValue is a cell's figure for a published metric: the summary's mean
+// for throughput, p50 and p99, the mean over its measured runs for other
+// latencies and the total time.
+func ourValue(c expCell, metric string) (float64, bool) {
+	if !c.ran() {
+		return 0, false
+	}
+	switch metric {
+	case "throughput_rps":
+		return c.M.Throughput.Mean, true
+	case "p50_seconds":
+		return c.M.P50.Mean, true
+	case "p99_seconds":
+		return c.M.P99.Mean, true
+	case "total_seconds":
+		return c.M.RunSeconds / float64(c.M.Runs), true
+	}
+	var sum float64
+	n := 0
+	for _, r := range c.Cell.Runs {
+		if v, ok := latencyField(metric, r.Latency); ok && r.Requests > 0 {
+			sum += v
+			n++
+		}
+	}
+	if n == 0 {
+		return 0, false
+	}
+	return sum / float64(n), true
+}
+
+// metricName names a published metric for people.
+func metricName(metric string) string {
+	switch metric {
+	case "throughput_rps":
+		return "throughput"
+	case "total_seconds":
+		return "total time"
+	case "mean_seconds":
+		return "latency mean"
+	}
+	if p, ok := strings.CutSuffix(metric, "_seconds"); ok {
+		if p == "p999" {
+			p = "p99.9"
+		}
+		return "latency " + p
+	}
+	return metric
+}
+
+// roundRate rounds our rates as reports show them (round1); published
+// figures keep the article's precision.
+func roundRate(metric string, v float64) float64 {
+	if strings.HasSuffix(metric, "_rps") {
+		return round1(v)
+	}
+	return v
+}
+
+// pctChange renders a change in percent: one decimal below 10%.
+func pctChange(p float64) string {
+	if p > -10 && p < 10 {
+		return fmt.Sprintf("%+.1f%%", p)
+	}
+	return fmt.Sprintf("%+.0f%%", p)
+}
+
+// metricValue renders a value in its metric's unit.
+func metricValue(metric string, v float64) string {
+	switch {
+	case strings.HasSuffix(metric, "_rps"):
+		return humanize.Commaf(v) + " req/s"
+	case strings.HasSuffix(metric, "_seconds"):
+		return units.Seconds(v)
+	}
+	return fmt.Sprintf("%g", v)
+}
+
+// gainTable compares an experiment's two setups (or, with one setup, its
+// two workloads) pair by pair: cells alike in everything else, each side's
+// mean ± spread across iterations, the change and whether it exceeds the
+// spread (result/compare's rule).
+type gainTable struct {
+	Dim, A, B string
+	Rows      []gainRow
+}
+
+type gainRow struct {
+	compare.Row
+	A, B string // mean ± stddev
+}
+
+func gains(cells []expCell) *gainTable {
+	dims := map[string][]string{}
+	seen := map[string]bool{}
+	for _, c := range cells {
+		if !c.ran() {
+			continue
+		}
+		for dim, v := range map[string]string{"setup": c.Cell.Setup, "workload": c.Cell.Workload} {
+			if !seen[dim+"\x00"+v] {
+				seen[dim+"\x00"+v] = true
+				dims[dim] = append(dims[dim], v)
+			}
+		}
+	}
+	dim := ""
+	switch {
+	case len(dims["setup"]) == 2:
+		dim = "setup"
+	case len(dims["workload"]) == 2:
+		dim = "workload"
+	default:
+		return nil
+	}
+	g := &gainTable{Dim: dim, A: dims[dim][0], B: dims[dim][1]}
+	varying := varyingParams(cells)
+	// The other matrix entry names a pair only when it varies.
+	varying["setup"], varying["workload"] = len(dims["setup"]) > 1, len(dims["workload"]) > 1
+	side := func(c *result.Cell) string {
+		if dim == "setup" {
+			return c.Setup
+		}
+		return c.Workload
+	}
+	for _, a := range cells {
+		if !a.ran() || side(a.Cell) != g.A {
+			continue
+		}
+		for _, b := range cells {
+			if !b.ran() || side(b.Cell) != g.B || pairKey(a.Cell, dim, varying) != pairKey(b.Cell, dim, varying) {
+				continue
+			}
+			point := pairKey(a.Cell, dim, varying)
+			if point == "" {
+				point = "-"
+			}
+			for _, mt := range []struct {
+				name, unit string
+				a, b       result.MeanSD
+				higher     bool
+			}{
+				{"throughput", "req/s", a.M.Throughput, b.M.Throughput, true},
+				{"latency p50", "s", a.M.P50, b.M.P50, false},
+				{"latency p99", "s", a.M.P99, b.M.P99, false},
+			} {
+				r := compare.Change(point, mt.name, mt.unit, mt.a, mt.b, a.M.Iterations, b.M.Iterations, mt.higher)
+				g.Rows = append(g.Rows, gainRow{Row: r, A: spread(mt.unit, mt.a, a.M.Iterations), B: spread(mt.unit, mt.b, b.M.Iterations)})
+			}
+			break
+		}
+	}
+	if len(g.Rows) == 0 {
+		return nil
+	}
+	return g
+}
+
+// varyingParams are the params whose value differs between the cells
+// that ran (a param all share tells the pairs nothing).
+func varyingParams(cells []expCell) map[string]bool {
+	vals := map[string]map[string]bool{}
+	for _, c := range cells {
+		if !c.ran() {
+			continue
+		}
+		for k, v := range c.Cell.Params {
+			if vals[k] == nil {
+				vals[k] = map[string]bool{}
+			}
+			vals[k][v] = true
+		}
+	}
+	out := map[string]bool{}
+	for k, vs := range vals {
+		out[k] = len(vs) > 1
+	}
+	return out
+}
+
+// pairKey is what two cells must share to be compared across dim: the
+// other matrix entry and every param but dim, as far as they vary
+// (varying["setup"] and varying["workload"] say whether the matrix
+// entries do). "" when nothing varies but dim.
+func pairKey(c *result.Cell, dim string, varying map[string]bool) string {
+	var parts []string
+	if dim == "setup" && varying["workload"] {
+		parts = append(parts, c.Workload)
+	}
+	if dim == "workload" && varying["setup"] {
+		parts = append(parts, c.Setup)
+	}
+	keys := make([]string, 0, len(c.Params))
+	for k := range c.Params {
+		if k != "setup" && k != "workload" && varying[k] {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		parts = append(parts, k+"="+c.Params[k])
+	}
+	return strings.Join(parts, " ")
+}
+
+// spread renders a mean with its sample standard deviation.
+func spread(unit string, m result.MeanSD, n int) string {
+	v := func(x float64) string {
+		if unit == "s" {
+			return zeroOr(x)
+		}
+		return humanize.Commaf(round1(x))
+	}
+	if n > 1 {
+		return v(m.Mean) + " ± " + v(m.Stddev)
+	}
+	return v(m.Mean)
+}
+
+func (g *gainTable) table() Table {
+	t := Table{Header: []string{"point", "metric", g.A, g.B, "change", "", "beyond spread"}}
+	for _, r := range g.Rows {
+		t.Rows = append(t.Rows, []string{r.Point, r.Metric, r.A, r.B, fmt.Sprintf("%+.1f%%", r.ChangePct), betterWord(r.Better), sigWord(r.Significant)})
+	}
+	return t
+}
+
+func (g *gainTable) title() string {
+	return fmt.Sprintf("%s against %s (%s), mean ± sample stddev across iterations", g.B, g.A, g.Dim)
+}
+
+// diskTable lists the disk jobs of the experiment's disk cells.
+func (m expModel) diskTable() (Table, bool) {
+	t := Table{Header: []string{"cell", "job", "IOPS", "sync p50", "sync p99", "sync p99.9"}}
+	for _, c := range m.Cells {
+		if c.Cell.Disk == nil {
+			continue
+		}
+		for _, j := range c.Cell.Disk.Jobs {
+			t.Rows = append(t.Rows, []string{c.Cell.ID, j.Name, fmt.Sprintf("%.0f", j.IOPS), secOrDash(j.SyncLatency.At(50)), secOrDash(j.SyncLatency.At(99)), secOrDash(j.SyncLatency.At(99.9))})
+		}
+	}
+	return t, len(t.Rows) > 0
+}
+
+// verdictsTable lists the verdicts of every cell that has some (disk
+// jobs, checks).
+func (m expModel) verdictsTable() (Table, bool) {
+	t := Table{Header: []string{"cell", "verdict", "measured", "value", "threshold", "source"}}
+	for _, c := range m.Cells {
+		for _, v := range c.Cell.Verdicts {
+			t.Rows = append(t.Rows, []string{c.Cell.ID, v.Status, v.What, v.Display, v.Threshold, v.Source})
+		}
+	}
+	return t, len(t.Rows) > 0
+}

@@ -1,0 +1,139 @@
+package compare
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/etcdlab/etcdlab/result"
+)
+
+// experimentRows compares two experiment results cell by cell, matched by
+// cell ID, in the base's order: the same experiment run on two machines
+// gives one row per cell and metric (the Graviton article's % tables).
+// Cells only one side has, or that did not run on both, are listed in the
+// second result with why.
+func experimentRows(a, b *result.Document) ([]Row, []string) {
+	if a.Experiment == nil || b.Experiment == nil {
+		return nil, nil
+	}
+	other := map[string]*result.Cell{}
+	for i := range b.Experiment.Cells {
+		c := &b.Experiment.Cells[i]
+		other[c.ID] = c
+	}
+	var rows []Row
+	var unmatched []string
+	seen := map[string]bool{}
+	for i := range a.Experiment.Cells {
+		ca := &a.Experiment.Cells[i]
+		seen[ca.ID] = true
+		cb, ok := other[ca.ID]
+		switch {
+		case !ok:
+			unmatched = append(unmatched, ca.ID+": only in the base")
+			continue
+		case !ran(ca):
+			unmatched = append(unmatched, ca.ID+": "+ca.Status+" in the base")
+			continue
+		case !ran(cb):
+			unmatched = append(unmatched, ca.ID+": "+cb.Status+" in the other")
+			continue
+		}
+		rs := cellRows(ca, cb)
+		if len(rs) == 0 {
+			unmatched = append(unmatched, ca.ID+": no measurement in common")
+		}
+		rows = append(rows, rs...)
+	}
+	for i := range b.Experiment.Cells {
+		if id := b.Experiment.Cells[i].ID; !seen[id] {
+			unmatched = append(unmatched, id+": only in the other")
+		}
+	}
+	return rows, unmatched
+}
+
+// ran reports whether a cell has measurements (an interrupted cell keeps
+// the runs it finished).
+func ran(c *result.Cell) bool {
+	return (c.Status == result.CellOK || c.Status == result.CellInterrupted) && (len(c.Runs) > 0 || c.Disk != nil)
+}
+
+// cellRows compares two cells' bench points, or their disk jobs. A cell
+// with one point is named by its ID alone; one that swept points itself
+// names each point after it.
+func cellRows(a, b *result.Cell) []Row {
+	if len(a.Runs) == 0 && a.Disk != nil && b.Disk != nil {
+		rows := diskRows(&result.Document{Disk: a.Disk}, &result.Document{Disk: b.Disk})
+		for i := range rows {
+			rows[i].Point = a.ID + " " + rows[i].Point
+		}
+		return rows
+	}
+	da := &result.Document{Summaries: cellPoints(a)}
+	db := &result.Document{Summaries: cellPoints(b)}
+	single := len(Points(da)) == 1
+	rows := benchRows(da, db)
+	for i := range rows {
+		if single {
+			rows[i].Point = a.ID
+		} else {
+			rows[i].Point = a.ID + " " + rows[i].Point
+		}
+	}
+	return rows
+}
+
+// cellPoints are a cell's sweep points: its summaries, or, for a cell
+// written without them, its measured runs grouped by conns and clients
+// (iterations of one point), with mean and sample standard deviation.
+func cellPoints(c *result.Cell) []result.Summary {
+	if len(c.Summaries) > 0 {
+		return c.Summaries
+	}
+	type key struct{ conns, clients int }
+	var order []key
+	groups := map[key][]result.Run{}
+	for _, r := range c.Runs {
+		if r.Requests == 0 {
+			continue
+		}
+		k := key{r.Conns, r.Clients}
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], r)
+	}
+	out := make([]result.Summary, 0, len(order))
+	for _, k := range order {
+		rs := groups[k]
+		of := func(f func(r result.Run) float64) result.MeanSD {
+			xs := make([]float64, len(rs))
+			for i, r := range rs {
+				xs[i] = f(r)
+			}
+			return meanSD(xs)
+		}
+		out = append(out, result.Summary{Name: fmt.Sprintf("conns=%d clients=%d", k.conns, k.clients), Conns: k.conns, Clients: k.clients, Iterations: len(rs),
+			ThroughputRPS: of(func(r result.Run) float64 { return r.ThroughputRPS }), P50: of(func(r result.Run) float64 { return r.Latency.P50 }),
+			P99: of(func(r result.Run) float64 { return r.Latency.P99 }), Mean: of(func(r result.Run) float64 { return r.Latency.Mean })})
+	}
+	return out
+}
+
+// meanSD is the mean and sample standard deviation of xs (0 for one value).
+func meanSD(xs []float64) result.MeanSD {
+	var sum float64
+	for _, x := range xs {
+		sum += x
+	}
+	m := sum / float64(len(xs))
+	if len(xs) < 2 {
+		return result.MeanSD{Mean: m}
+	}
+	var ss float64
+	for _, x := range xs {
+		ss += (x - m) * (x - m)
+	}
+	return result.MeanSD{Mean: m, Stddev: math.Sqrt(ss / float64(len(xs)-1))}
+}
