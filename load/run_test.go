@@ -2,6 +2,7 @@ package load
 
 import (
 	"context"
+	"runtime"
 	"testing"
 	"time"
 
@@ -83,6 +84,11 @@ func TestClosedLoopPutsEveryKey(t *testing.T) {
 		}
 		if n := countKeys(t, c, prefix); n != 500 {
 			t.Fatalf("%s: server holds %d keys, want 500", tr, n)
+		}
+		// The load generator's CPU: something, and no more than the
+		// machine has.
+		if r.LoadCPUCores <= 0 || r.LoadCPUCores > float64(runtime.NumCPU())+0.5 {
+			t.Fatalf("%s: load CPU %.3f cores", tr, r.LoadCPUCores)
 		}
 	}
 }
