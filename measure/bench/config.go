@@ -89,6 +89,12 @@ type Config struct {
 	// LocalBaseDir is where that cluster's data goes ("" = ./.etcdlab).
 	LocalBaseDir string
 
+	// MetricsURLs are the members' metrics endpoints, scraped every
+	// ScrapeInterval during each measured run; empty means the local
+	// cluster's, or the client endpoints (etcd serves /metrics there).
+	MetricsURLs    []string
+	ScrapeInterval time.Duration
+
 	// Log receives one-line notes for a person (stderr).
 	Log io.Writer
 	// Progress, if set, is called periodically with requests done and
@@ -117,6 +123,11 @@ func parseWarmup(s string) (warmup, error) {
 
 // writes reports whether the command writes keys.
 func (c *Config) writes() bool { return c.Command != CmdRange && c.Command != CmdLeaseKeepalive }
+
+// Validate checks the configuration as Run would, without running
+// anything or changing c. Its errors are invalid-input errors (package
+// invalid) that name the fields of Config.
+func (c Config) Validate() error { return c.validate() }
 
 // validate checks the configuration and fills in defaults. Its errors are
 // invalid-input errors (package invalid) that name the fields of Config.
@@ -178,6 +189,9 @@ func (c *Config) validate() error {
 				return invalid.Errorf("{"+f.field+"} must be at least 1, not %d", f.n)
 			}
 		}
+	}
+	if c.ScrapeInterval < 0 {
+		return invalid.Errorf("{ScrapeInterval} must not be negative, not %s", c.ScrapeInterval)
 	}
 	if c.Engine != "" && c.Engine != EngineWire && c.Engine != EngineGRPC {
 		return invalid.Errorf("{Engine} must be wire or grpc, not %q", c.Engine)
