@@ -276,7 +276,7 @@ func TestBenchConfigFromFlags(t *testing.T) {
 // name is rendered as a flag of some bench subcommand.
 func TestBenchParamNames(t *testing.T) {
 	t.Parallel()
-	notFlags := map[string]bool{"Command": true, "Args": true, "Conn": true, "LocalBaseDir": true, "Log": true, "Progress": true}
+	notFlags := map[string]bool{"Command": true, "Args": true, "Conn": true, "LocalBaseDir": true, "Log": true, "Progress": true, "Cluster": true, "RunStarted": true}
 	b := (&app{stdout: io.Discard, stderr: io.Discard}).newBench()
 	typ := reflect.TypeFor[bench.Config]()
 	for i := range typ.NumField() {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/etcdlab/etcdlab/invalid"
+	"github.com/etcdlab/etcdlab/lab/cluster"
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
 	"github.com/etcdlab/etcdlab/load"
 	"github.com/etcdlab/etcdlab/load/safety"
@@ -88,6 +89,11 @@ type Config struct {
 	PinEndpoints bool
 	// LocalBaseDir is where that cluster's data goes ("" = ./.etcdlab).
 	LocalBaseDir string
+	// Cluster, if set, is a local cluster the caller started and stops:
+	// the run goes to it (Conn's endpoints and TLS files are ignored; its
+	// DialTimeout applies), as to a cluster etcdlab started for the run
+	// (no safety rules: it is the caller's to throw away).
+	Cluster *cluster.Cluster
 
 	// MetricsURLs are the members' metrics endpoints, scraped every
 	// ScrapeInterval during each measured run; empty means the local
@@ -100,6 +106,10 @@ type Config struct {
 	// Progress, if set, is called periodically with requests done and
 	// expected (0 when the run is bounded by time).
 	Progress func(label string, done, total int64)
+	// RunStarted, if set, is called with a measured run's name just
+	// before it starts (not before a warm-up), on the goroutine that runs
+	// it; it must not block.
+	RunStarted func(run string)
 }
 
 // warmup is a parsed --warmup.

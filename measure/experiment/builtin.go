@@ -41,7 +41,11 @@ func Builtin(name string) ([]byte, bool) {
 // path, and parses it. Errors are invalid-input errors, one line.
 func Load(nameOrPath string) (*Spec, error) {
 	if b, ok := Builtin(nameOrPath); ok {
-		return Parse(nameOrPath+".yaml", b)
+		s, err := Parse(nameOrPath+".yaml", b)
+		if s != nil {
+			s.builtin = true
+		}
+		return s, err
 	}
 	b, err := os.ReadFile(nameOrPath)
 	if err != nil {

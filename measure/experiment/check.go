@@ -153,6 +153,11 @@ func (s *Spec) checkWorkload(i int) error {
 	}
 	switch {
 	case w.Disk != nil:
+		for j, st := range s.Setups {
+			if st.Live() {
+				return s.errorf([]any{"workloads", i, "disk"}, "the disk job runs on a local setup's storage; setup %q (setups[%d]) is a live cluster", st.Name, j)
+			}
+		}
 		if _, err := diskOptions(w.Disk, "."); err != nil {
 			return s.errorf([]any{"workloads", i, "disk"}, "%s", errText(err, yamlDiskName))
 		}
@@ -228,6 +233,9 @@ func (s *Spec) checkFaults() error {
 		action, target := f.Action()
 		if f.For > 0 && (action == "resume" || action == "restart" || action == "heal") {
 			return s.errorf([]any{"faults", i, "for"}, "for undoes a kill, pause or partition; %s is already an undo", action)
+		}
+		if target == "follower" && (action == "resume" || action == "restart" || action == "heal") {
+			return s.errorf([]any{"faults", i, action}, "%s follower: name the member (m1, m2, ...), or give the fault that broke it a for", action)
 		}
 		if target == "leader" || target == "follower" {
 			continue

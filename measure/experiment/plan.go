@@ -73,6 +73,7 @@ func (s *Spec) Plan(profile string) (*Plan, error) {
 	p := &Plan{Spec: s, Profile: profile}
 	for si := range s.Setups {
 		st := &s.Setups[si]
+		first := true
 		for wi := range s.Workloads {
 			w := &s.Workloads[wi]
 			for _, combo := range combinations(sweep, placeholders(w.Bench)) {
@@ -102,6 +103,10 @@ func (s *Spec) Plan(profile string) (*Plan, error) {
 					}
 				}
 				c.Estimate = s.estimate(&c)
+				if st.Reuse && !first && !st.Live() {
+					c.Estimate -= CellOverhead // the setup's cluster is already up
+				}
+				first = false
 				p.Cells = append(p.Cells, c)
 			}
 		}
@@ -203,6 +208,9 @@ func (s *Spec) Describe(st *Setup) string {
 		return err.Error()
 	}
 	parts := []string{fmt.Sprintf("%d members", o.Members)}
+	if o.Members == 1 {
+		parts[0] = "1 member"
+	}
 	if st.Topology != "" {
 		parts = append(parts, "topology "+st.Topology)
 	}

@@ -108,10 +108,19 @@ func (s *Spec) clusterOptions(st *Setup, env setupEnv) (cluster.Options, error) 
 // topologyPath finds a topology file relative to the experiment file; a
 // preset name is returned as it is.
 func (s *Spec) topologyPath(t string) string {
-	if !strings.ContainsAny(t, "/.") || filepath.IsAbs(t) || s.file == "" {
+	if !strings.ContainsAny(t, "/.") {
 		return t
 	}
-	return filepath.Join(filepath.Dir(s.file), t)
+	return s.relPath(t)
+}
+
+// relPath resolves a path in the file relative to the file's directory
+// (a built-in's are taken as they are).
+func (s *Spec) relPath(p string) string {
+	if p == "" || filepath.IsAbs(p) || s.file == "" || s.builtin {
+		return p
+	}
+	return filepath.Join(filepath.Dir(s.file), p)
 }
 
 // partitions reports whether the timeline partitions a member, which

@@ -40,9 +40,10 @@ type Spec struct {
 	// machine); without a profile the file runs as written ("full").
 	Profiles map[string]Profile `yaml:"profiles"`
 
-	file string // where it was read from, for errors
-	text []byte
-	tree *node
+	file    string // where it was read from, for errors
+	builtin bool
+	text    []byte
+	tree    *node
 }
 
 // Setup is one cluster setup: a local cluster etcdlab starts for each
