@@ -76,13 +76,20 @@ func cellFigures(c *result.Cell) string {
 		}
 		return s + ", " + result.Overall(c.Verdicts)
 	case c.Check != nil:
-		var bad []string
+		bad := map[string][]string{}
 		for _, v := range c.Verdicts {
 			if v.Status == result.Fail || v.Status == result.Warn {
-				bad = append(bad, v.Status+" "+v.What)
+				what, _, _ := strings.Cut(v.What, " (")
+				bad[v.Status] = append(bad[v.Status], what)
 			}
 		}
-		return strings.TrimSuffix(result.Overall(c.Verdicts)+": "+strings.Join(bad, "; "), ": ")
+		s := result.Overall(c.Verdicts)
+		for _, st := range []string{result.Fail, result.Warn} {
+			if len(bad[st]) > 0 {
+				s += fmt.Sprintf("; %s: %s", st, strings.Join(bad[st], ", "))
+			}
+		}
+		return s
 	case len(c.Summaries) > 0:
 		var parts []string
 		for _, s := range c.Summaries {
@@ -93,12 +100,40 @@ func cellFigures(c *result.Cell) string {
 			}
 			parts = append(parts, p)
 		}
-		return strings.Join(parts, "; ")
+		return strings.Join(parts, "; ") + errorsText(c.Runs)
 	case len(c.Runs) > 0:
 		r := c.Runs[0]
-		return fmt.Sprintf("%s req/s, p50 %s, p99 %s", units.Count(r.ThroughputRPS), units.Seconds(r.Latency.P50), units.Seconds(r.Latency.P99))
+		return fmt.Sprintf("%s req/s, p50 %s, p99 %s", units.Count(r.ThroughputRPS), units.Seconds(r.Latency.P50), units.Seconds(r.Latency.P99)) + errorsText(c.Runs)
 	}
 	return ""
+}
+
+// errorsText says how many requests of the runs failed, and the commonest
+// reason: ", 242390 errors (etcdserver: too many requests)".
+func errorsText(runs []result.Run) string {
+	var n int64
+	reasons := map[string]int64{}
+	for _, r := range runs {
+		for _, v := range r.Errors {
+			n += v
+		}
+		for m, v := range r.ErrorMessages {
+			reasons[m] += v
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	top, most := "", int64(0)
+	for m, v := range reasons {
+		if v > most || (v == most && m < top) {
+			top, most = m, v
+		}
+	}
+	if top == "" {
+		return fmt.Sprintf(", %d errors", n)
+	}
+	return fmt.Sprintf(", %d errors (most: %s)", n, top)
 }
 
 func faultSummary(fs []result.FaultEvent) string {

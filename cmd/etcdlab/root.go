@@ -61,6 +61,9 @@ against etcd's published thresholds.`,
   etcdlab bench --conns=100 --clients=1000 put --val-size=256 --total=100000 -o json > run.json
   etcdlab report run.json -o report.html
 
+  # a field report's whole experiment: setups × workloads × sweeps, one result
+  etcdlab experiment run storage-sweep --quick
+
   # a real 3-member etcd cluster on this machine, until Ctrl-C
   etcdlab cluster up
 

@@ -82,6 +82,9 @@ func (e *IncompleteError) Error() string {
 // *IncompleteError. Bad options (a Resume of another file) are
 // invalid-input errors, and nothing runs.
 func Run(ctx context.Context, o Options) (*result.Document, error) {
+	if o.Plan == nil {
+		return nil, invalid.Errorf("{Plan} is required")
+	}
 	if o.Log == nil {
 		o.Log = io.Discard
 	}
