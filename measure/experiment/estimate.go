@@ -15,12 +15,13 @@ import (
 // shown (docs/experiments.md, "Estimated time"):
 const (
 	// CellOverhead is a fresh cluster's start (every member healthy, a
-	// leader) plus its teardown, for a 3-member cluster on this project's
-	// 2-core test machine (docs/benchmarks.md).
+	// leader) plus its teardown: the median over the built-ins' quick
+	// cells on this project's 2-core machine was 1.3 to 4.4 s per
+	// experiment, 3.0 s for storage-sweep's (docs/experiments.md).
 	CellOverhead = 3 * time.Second
 	// baseLatency is a put's latency on loopback without emulated delays,
 	// and maxThroughput the most a closed loop reaches there (bench, 1,000
-	// clients: about 8,000 to 11,000 req/s; docs/benchmarks.md).
+	// clients: about 7,000 to 11,000 req/s; docs/benchmarks.md).
 	baseLatency   = 2 * time.Millisecond
 	maxThroughput = 8000.0
 	// diskSyncTime is one fdatasync of the disk job on an unemulated
