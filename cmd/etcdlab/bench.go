@@ -1,94 +1,23 @@
 package main
 
 import (
-	"time"
-
-	"github.com/etcdlab/etcdlab/lab/etcdclient"
 	"github.com/etcdlab/etcdlab/measure/bench"
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 )
 
-// benchOptions are the flags of `etcdlab bench` itself, which every
-// subcommand inherits: etcd benchmark's global flags and etcdlab's own. One
-// value belongs to one command tree; it is written by flag parsing and read
-// by the subcommand that runs, on one goroutine.
-type benchOptions struct {
-	conn             etcdclient.Config
-	conns, clients   []int
-	targetLeader     bool
-	precise, sample  bool
-	autoSyncInterval time.Duration
-	duration         time.Duration
-	warmup           string
-	iterations       int
-	requestTimeout   time.Duration
-	prefix           string
-	keep, compact    bool
-	members          int
-	output           string
-	quiet            bool
-	cpuProfile       string
-	engine           string
-	canaryInterval   time.Duration
-	pinEndpoints     bool
-}
-
-// register binds the options to bench's persistent flags, with their
-// defaults: etcd benchmark v3.6's where it has the flag (tools/benchmark/cmd/
-// root.go), except --dial-timeout (2s, not 0: a stuck cluster must give an
-// error, not a hang) and --endpoints (none: start a local cluster).
-func (o *benchOptions) register(pf *pflag.FlagSet) {
-	addConnFlags(pf, &o.conn)
-	pf.IntSliceVar(&o.conns, "conns", []int{1}, "total number of gRPC connections (a list sweeps: 1,10,100)")
-	pf.IntSliceVar(&o.clients, "clients", []int{1}, "total number of concurrent clients (a list sweeps: 100,1000,10000)")
-	pf.BoolVar(&o.targetLeader, "target-leader", false, "send all load to the leader")
-	pf.BoolVar(&o.precise, "precise", false, "use full floating point precision")
-	pf.BoolVar(&o.sample, "sample", false, "add per-second samples to the report")
-	pf.DurationVar(&o.autoSyncInterval, "auto-sync-interval", 0, "accepted for compatibility; etcdlab does not re-sync endpoints")
-	pf.DurationVar(&o.duration, "duration", 0, "run for this long instead of --total requests (with --total: whichever comes first)")
-	pf.StringVar(&o.warmup, "warmup", "", "warm up first, excluded from results: a request count (1000) or a duration (10s)")
-	pf.IntVar(&o.iterations, "iterations", 1, "measure this many times and report each and mean ± stddev")
-	pf.DurationVar(&o.requestTimeout, "request-timeout", 10*time.Second, "deadline of each request; a slower one is an error")
-	pf.StringVar(&o.prefix, "prefix", "", "key prefix for everything written (default /etcdlab/bench/<run-id>/)")
-	pf.BoolVar(&o.keep, "keep", false, "keep the keys written (the prefix is printed)")
-	pf.BoolVar(&o.compact, "compact", false, "compact the cluster after deleting the keys written")
-	pf.IntVar(&o.members, "members", 3, "size of the local cluster started when --endpoints is not given")
-	pf.StringVarP(&o.output, "output", "o", "text", "output: text (etcd benchmark's layout), json or csv")
-	pf.BoolVar(&o.quiet, "quiet", false, "no progress bar")
-	pf.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of etcdlab itself to this file")
-	_ = pf.MarkHidden("cpuprofile")
-	pf.StringVar(&o.engine, "engine", bench.EngineWire, "load engine: wire (etcdlab's asynchronous transport) or grpc (gRPC-go, a goroutine per client)")
-	_ = pf.MarkHidden("engine")
-	pf.DurationVar(&o.canaryInterval, "canary-interval", 100*time.Millisecond,
-		"measure the cluster's unavailability apart from the clients: one request of the workload's kind to each member this often (0: off)")
-	pf.BoolVar(&o.pinEndpoints, "pin-endpoints", false,
-		"keep each connection on its endpoint while its member is down, as etcd benchmark v3.6 (default: its requests fail over to live members)")
-}
-
-// benchWorkload is one bench subcommand's own options.
-type benchWorkload interface {
-	// register binds the options to the subcommand's flags, with etcd
-	// benchmark v3.6's defaults unless etcdlab deliberately differs.
-	register(fl *pflag.FlagSet)
-	// apply copies the options into cfg.
-	apply(cfg *bench.Config)
-}
-
-// benchCommand is `etcdlab bench`: its own options, which every subcommand
-// inherits, and each subcommand's workload options, one struct per
-// subcommand so that no subcommand's defaults leak into another's.
+// benchCommand is `etcdlab bench`: the cobra commands over bench's
+// command-line options (bench.Flags, shared with experiment files, so that
+// both parse a line the same way).
 type benchCommand struct {
-	opts      benchOptions
-	workloads map[string]benchWorkload // by subcommand name, which is bench's command
-	cmd       *cobra.Command
+	flags *bench.Flags
+	cmd   *cobra.Command
 }
 
 func (a *app) benchCmd() *cobra.Command { return a.newBench().cmd }
 
 // newBench builds `etcdlab bench` and its subcommands.
 func (a *app) newBench() *benchCommand {
-	b := &benchCommand{workloads: map[string]benchWorkload{}}
+	b := &benchCommand{flags: bench.NewFlags()}
 	b.cmd = &cobra.Command{
 		Use:   "bench",
 		Short: "Load etcd with etcd benchmark's command lines, measured honestly",
@@ -129,63 +58,35 @@ What differs, on purpose:
 		RunE: helpRun,
 		// bench.Config fields whose flags are not their kebab-case names,
 		// for invalid-input errors (see flagNamer).
-		Annotations: map[string]string{
-			"param:LocalMembers": "--members",
-			"param:PrevKV":       "--prevkv",
-			"param:CheckHashKV":  "--check-hashkv",
-			"param:Canary":       "--canary-interval",
-		},
+		Annotations: map[string]string{},
+	}
+	for field, flag := range bench.FlagNames() {
+		b.cmd.Annotations["param:"+field] = flag
 	}
 	pf := b.cmd.PersistentFlags()
 	pf.SortFlags = false
-	b.opts.register(pf)
-	for _, s := range []struct {
-		command, use, short string
-		args                cobra.PositionalArgs
-		w                   benchWorkload
-	}{
-		{bench.CmdPut, "put", "Benchmark put", noArgs, &putOptions{}},
-		{bench.CmdRange, "range key [end-range]", "Benchmark range", cobra.RangeArgs(0, 2), &rangeOptions{}},
-		{bench.CmdTxnPut, "txn-put", "Benchmark txn-put", noArgs, &txnPutOptions{}},
-		{bench.CmdTxnMixed, "txn-mixed key [end-range]", "Benchmark a mixed load of txn-put & txn-range", cobra.RangeArgs(0, 2), &txnMixedOptions{}},
-		{bench.CmdLeaseKeepalive, "lease-keepalive", "Benchmark lease keepalive", noArgs, &leaseOptions{}},
-		{bench.CmdWatchLatency, "watch-latency", "Benchmark watch latency", noArgs, &watchLatencyOptions{}},
-	} {
+	b.flags.RegisterGlobal(pf)
+	for _, s := range bench.Subcommands() {
+		args := cobra.RangeArgs(s.MinArgs, s.MaxArgs)
+		if s.MaxArgs == 0 {
+			args = noArgs
+		}
 		c := &cobra.Command{
-			Use: s.use, Short: s.short, Args: s.args,
+			Use: s.Use, Short: s.Short, Args: args,
 			RunE: func(c *cobra.Command, argv []string) error {
-				return a.runBench(c, &b.opts, b.config(c, argv))
+				cl := b.commandLine(c, argv)
+				return a.runBench(c, cl.Output, cl.Config)
 			},
 		}
 		c.Flags().SortFlags = false
-		s.w.register(c.Flags())
-		b.workloads[s.command] = s.w
+		b.flags.RegisterSubcommand(s.Name, c.Flags())
 		b.cmd.AddCommand(c)
 	}
 	return b
 }
 
-// config builds the bench.Config that subcommand c's parsed command line
-// asks for, from bench's options and c's own; nothing runs. args are c's
-// positional arguments.
-func (b *benchCommand) config(c *cobra.Command, args []string) bench.Config {
-	o := &b.opts
-	cfg := bench.Config{
-		Command: c.Name(), Conn: o.conn, TargetLeader: o.targetLeader, Conns: o.conns, Clients: o.clients,
-		Duration: o.duration, RequestTimeout: o.requestTimeout, Warmup: o.warmup, Iterations: o.iterations,
-		Prefix: o.prefix, Keep: o.keep, Compact: o.compact, LocalMembers: o.members, Engine: o.engine,
-		Canary: o.canaryInterval, PinEndpoints: o.pinEndpoints,
-		Consistency: "l", // bench checks it for every command; only range and txn-mixed have the flag
-	}
-	if len(args) > 0 {
-		cfg.Args = args
-	}
-	b.workloads[c.Name()].apply(&cfg)
-	if c.Flags().Changed("duration") && !c.Flags().Changed("total") {
-		cfg.Total = 0 // --duration alone bounds the run by time
-	}
-	if cfg.Conn.DialTimeout <= 0 {
-		cfg.Conn.DialTimeout = etcdclient.DefaultDialTimeout
-	}
-	return cfg
+// commandLine is what subcommand c's parsed command line asks for; args
+// are c's positional arguments. Nothing runs.
+func (b *benchCommand) commandLine(c *cobra.Command, args []string) bench.CommandLine {
+	return b.flags.CommandLine(c.Name(), args, c.Flags().Changed)
 }

@@ -33,7 +33,7 @@ func parseBench(t *testing.T, args ...string) (*cobra.Command, bench.Config) {
 	if err := c.ValidateArgs(c.Flags().Args()); err != nil {
 		t.Fatalf("%q: %v", args, err)
 	}
-	return c, b.config(c, c.Flags().Args())
+	return c, b.commandLine(c, c.Flags().Args()).Config
 }
 
 // TestBenchDefaults pins every bench subcommand's flag defaults, and the
@@ -102,6 +102,8 @@ func TestBenchDefaults(t *testing.T) {
 		"engine":          bench.EngineWire,
 		"canary-interval": "100ms", // docs/bench.md: cluster unavailability apart from the clients
 		"pin-endpoints":   "false", // docs/bench.md: failover is etcd client v3.7's model
+		"metrics-urls":    "[]",    // the members' metrics, scraped during the run (issue 14)
+		"scrape-interval": "1s",
 	}
 
 	// The bench.Config each subcommand builds from those defaults.
@@ -115,6 +117,7 @@ func TestBenchDefaults(t *testing.T) {
 		Engine:         bench.EngineWire,
 		Consistency:    "l",
 		Canary:         100 * time.Millisecond,
+		ScrapeInterval: time.Second,
 	}
 	with := func(f func(*bench.Config)) bench.Config {
 		c := base
@@ -273,7 +276,7 @@ func TestBenchConfigFromFlags(t *testing.T) {
 // name is rendered as a flag of some bench subcommand.
 func TestBenchParamNames(t *testing.T) {
 	t.Parallel()
-	notFlags := map[string]bool{"Command": true, "Args": true, "Conn": true, "LocalBaseDir": true, "Log": true, "Progress": true}
+	notFlags := map[string]bool{"Command": true, "Args": true, "Conn": true, "LocalBaseDir": true, "Log": true, "Progress": true, "Cluster": true, "RunStarted": true}
 	b := (&app{stdout: io.Discard, stderr: io.Discard}).newBench()
 	typ := reflect.TypeFor[bench.Config]()
 	for i := range typ.NumField() {
@@ -317,5 +320,42 @@ func TestBenchPutDefaultsRecorded(t *testing.T) {
 	}
 	if w := doc.Bench.Workload; w.KeySize != 8 || w.ValSize != 8 {
 		t.Fatalf("recorded key_size %d, val_size %d; etcd benchmark's defaults are 8 and 8", w.KeySize, w.ValSize)
+	}
+}
+
+// TestParseArgsSameAsCLI: bench.ParseArgs, which experiment files use,
+// builds the same Config and output options from a line as the CLI's
+// cobra commands, so a line means one thing wherever it is written.
+func TestParseArgsSameAsCLI(t *testing.T) {
+	t.Parallel()
+	for _, line := range [][]string{
+		{"put"}, {"range", "/k"}, {"txn-put"}, {"txn-mixed"}, {"lease-keepalive"}, {"watch-latency"},
+		{"--clients", "2,4", "--conns=3", "put", "--val-size", "16", "--key-space-size=5"},
+		{"--duration", "10s", "put"},
+		{"--duration", "10s", "put", "--total", "5"},
+		{"--dial-timeout", "0", "put"},
+		{"range", "a", "b", "--consistency", "s", "--limit", "7", "--count-only"},
+		{"txn-mixed", "--rw-ratio", "3", "--end-key", "z"},
+		{"watch-latency", "--put-total", "50", "--prevkv"},
+		{"--members", "1", "--prefix", "/p/", "--keep", "lease-keepalive", "--total", "9"},
+		{"--endpoints=127.0.0.1:2379", "--target-leader", "--conns=1", "--clients=1", "put", "--key-size=8", "--sequential-keys",
+			"--total=10000", "--val-size=256", "--cacert", "ca.crt", "--cert", "peer.crt", "--key", "peer.key"},
+		{"-o", "json", "--precise", "--warmup=1000", "--iterations=3", "put", "--metrics-urls", "http://a/metrics", "--scrape-interval=2s"},
+	} {
+		c, want := parseBench(t, line...)
+		got, err := bench.ParseArgs(line)
+		if err != nil {
+			t.Errorf("%q: %v", line, err)
+			continue
+		}
+		for _, f := range diffFields(got.Config, want) {
+			t.Errorf("%q: bench.Config.%s", line, f)
+		}
+		b := (&app{stdout: io.Discard, stderr: io.Discard}).newBench()
+		sub, rest, _ := b.cmd.Find(line)
+		_ = sub.ParseFlags(rest)
+		if wantOut := b.commandLine(sub, sub.Flags().Args()).Output; got.Output != wantOut {
+			t.Errorf("%q: output %+v, the CLI's %+v (%s)", line, got.Output, wantOut, c.Name())
+		}
 	}
 }

@@ -14,13 +14,13 @@ import (
 )
 
 // runBench runs the benchmark cfg describes and writes its result as o asks.
-func (a *app) runBench(c *cobra.Command, o *benchOptions, cfg bench.Config) error {
-	if o.output != "text" && o.output != "json" && o.output != "csv" {
-		return exitcode.Usagef("-o must be text, json or csv, not %q", o.output)
+func (a *app) runBench(c *cobra.Command, o bench.Output, cfg bench.Config) error {
+	if o.Format != "text" && o.Format != "json" && o.Format != "csv" {
+		return exitcode.Usagef("-o must be text, json or csv, not %q", o.Format)
 	}
 	cfg.Log = a.stderr
-	if o.cpuProfile != "" {
-		pf, err := os.Create(o.cpuProfile)
+	if o.CPUProfile != "" {
+		pf, err := os.Create(o.CPUProfile)
 		if err != nil {
 			return exitcode.Failuref("--cpuprofile: %v", err)
 		}
@@ -30,7 +30,7 @@ func (a *app) runBench(c *cobra.Command, o *benchOptions, cfg bench.Config) erro
 		}
 		defer pprof.StopCPUProfile()
 	}
-	if !o.quiet && isTerminal(a.stderr) {
+	if !o.Quiet && isTerminal(a.stderr) {
 		cfg.Progress = progressBar(a.stderr)
 	}
 	doc, err := bench.Run(c.Context(), cfg)
@@ -54,14 +54,14 @@ func (a *app) runBench(c *cobra.Command, o *benchOptions, cfg bench.Config) erro
 	return nil
 }
 
-func (a *app) writeBench(doc *result.Document, o *benchOptions) error {
-	switch o.output {
+func (a *app) writeBench(doc *result.Document, o bench.Output) error {
+	switch o.Format {
 	case "json":
 		return result.Write(a.stdout, doc)
 	case "csv":
 		return render.BenchCSV(a.stdout, doc)
 	}
-	return render.BenchText(a.stdout, doc, render.TextOptions{Precise: o.precise, Sample: o.sample})
+	return render.BenchText(a.stdout, doc, render.TextOptions{Precise: o.Precise, Sample: o.Sample})
 }
 
 func isTerminal(w any) bool {

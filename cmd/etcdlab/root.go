@@ -61,6 +61,9 @@ against etcd's published thresholds.`,
   etcdlab bench --conns=100 --clients=1000 put --val-size=256 --total=100000 -o json > run.json
   etcdlab report run.json -o report.html
 
+  # a field report's whole experiment: setups × workloads × sweeps, one result
+  etcdlab experiment run storage-sweep --quick
+
   # a real 3-member etcd cluster on this machine, until Ctrl-C
   etcdlab cluster up
 
@@ -81,7 +84,7 @@ against etcd's published thresholds.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return exitcode.Usagef("%v (see '%s --help')", err, c.CommandPath())
 	})
-	root.AddCommand(a.checkCmd(), a.clusterCmd(), a.benchCmd(), a.diskCmd(), a.reportCmd(), a.compareCmd(), a.memberCmd())
+	root.AddCommand(a.checkCmd(), a.clusterCmd(), a.benchCmd(), a.experimentCmd(), a.diskCmd(), a.reportCmd(), a.compareCmd(), a.memberCmd())
 	return root
 }
 

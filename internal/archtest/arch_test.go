@@ -33,7 +33,10 @@ func rules() []rule {
 		{pkgs: []string{"load", "load/*"}, allow: append([]string{"load/*", "lab/etcdclient", "result", "invalid"}, leaves...)},
 		{pkgs: []string{"result/*"}, allow: append([]string{"result"}, leaves...)},
 		{pkgs: []string{"judge", "judge/*"}, allow: append([]string{"judge/*", "result", "invalid"}, leaves...)},
-		// measure/bench is etcd benchmark's command: the CLI's, nobody's building block.
+		// measure/bench is etcd benchmark's command: the CLI's and the
+		// experiment runner's (which runs bench command lines), nobody
+		// else's building block.
+		{pkgs: []string{"measure/experiment"}, allow: append([]string{"lab/*", "emulate/*", "load", "load/*", "measure/bench", "measure/check", "measure/disk", "measure/envinfo", "measure/metrics", "judge", "result", "invalid"}, leaves...)},
 		{pkgs: []string{"measure/bench"}, allow: append([]string{"lab/*", "emulate/*", "load", "load/*", "measure/envinfo", "measure/metrics", "judge", "result", "invalid"}, leaves...)},
 		{pkgs: []string{"measure/*"}, allow: append([]string{"lab/*", "emulate/*", "load", "load/*", "measure/check", "measure/disk", "measure/envinfo", "measure/metrics", "judge", "result", "invalid"}, leaves...)},
 		{pkgs: []string{"render", "render/*"}, allow: append([]string{"render/*", "result", "result/*", "judge"}, leaves...)},
@@ -149,6 +152,8 @@ func TestRulesCatch(t *testing.T) {
 		ok       bool
 	}{
 		{"measure/check", "measure/bench", false},
+		{"measure/experiment", "measure/bench", true},
+		{"measure/experiment", "render", false},
 		{"measure/disk", "render", false},
 		{"render", "result/compare", true},
 		{"render", "measure/check", false},

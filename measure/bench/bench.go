@@ -102,6 +102,9 @@ func (cfg *Config) runAll(ctx context.Context, t *target, wl load.Workload, doc 
 	for _, conns := range cfg.Conns {
 		if cfg.Command == CmdWatchLatency {
 			for it := 1; it <= cfg.Iterations && ctx.Err() == nil; it++ {
+				if cfg.RunStarted != nil {
+					cfg.RunStarted(runName(cfg, conns, 0, it))
+				}
 				run, err := load.RunWatchLatency(ctx, t.conn, t.endpoints, conns, cfg.watchSpec())
 				if err != nil {
 					return runFailure(err)
@@ -150,6 +153,9 @@ func (cfg *Config) runPoint(ctx context.Context, sess *load.Session, conns int, 
 			spec.Total, spec.Duration, spec.FirstSeq = cfg.Total, cfg.Duration, *seq
 			name := runName(cfg, conns, clients, it)
 			spec.Progress = cfg.progress(name, cfg.Total)
+			if cfg.RunStarted != nil {
+				cfg.RunStarted(name)
+			}
 			run, err := sess.Run(ctx, spec)
 			if err != nil {
 				return runFailure(err)

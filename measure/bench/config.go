@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/etcdlab/etcdlab/invalid"
+	"github.com/etcdlab/etcdlab/lab/cluster"
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
 	"github.com/etcdlab/etcdlab/load"
 	"github.com/etcdlab/etcdlab/load/safety"
@@ -88,12 +89,27 @@ type Config struct {
 	PinEndpoints bool
 	// LocalBaseDir is where that cluster's data goes ("" = ./.etcdlab).
 	LocalBaseDir string
+	// Cluster, if set, is a local cluster the caller started and stops:
+	// the run goes to it (Conn's endpoints and TLS files are ignored; its
+	// DialTimeout applies), as to a cluster etcdlab started for the run
+	// (no safety rules: it is the caller's to throw away).
+	Cluster *cluster.Cluster
+
+	// MetricsURLs are the members' metrics endpoints, scraped every
+	// ScrapeInterval during each measured run; empty means the local
+	// cluster's, or the client endpoints (etcd serves /metrics there).
+	MetricsURLs    []string
+	ScrapeInterval time.Duration
 
 	// Log receives one-line notes for a person (stderr).
 	Log io.Writer
 	// Progress, if set, is called periodically with requests done and
 	// expected (0 when the run is bounded by time).
 	Progress func(label string, done, total int64)
+	// RunStarted, if set, is called with a measured run's name just
+	// before it starts (not before a warm-up), on the goroutine that runs
+	// it; it must not block.
+	RunStarted func(run string)
 }
 
 // warmup is a parsed --warmup.
@@ -117,6 +133,11 @@ func parseWarmup(s string) (warmup, error) {
 
 // writes reports whether the command writes keys.
 func (c *Config) writes() bool { return c.Command != CmdRange && c.Command != CmdLeaseKeepalive }
+
+// Validate checks the configuration as Run would, without running
+// anything or changing c. Its errors are invalid-input errors (package
+// invalid) that name the fields of Config.
+func (c Config) Validate() error { return c.validate() }
 
 // validate checks the configuration and fills in defaults. Its errors are
 // invalid-input errors (package invalid) that name the fields of Config.
@@ -178,6 +199,9 @@ func (c *Config) validate() error {
 				return invalid.Errorf("{"+f.field+"} must be at least 1, not %d", f.n)
 			}
 		}
+	}
+	if c.ScrapeInterval < 0 {
+		return invalid.Errorf("{ScrapeInterval} must not be negative, not %s", c.ScrapeInterval)
 	}
 	if c.Engine != "" && c.Engine != EngineWire && c.Engine != EngineGRPC {
 		return invalid.Errorf("{Engine} must be wire or grpc, not %q", c.Engine)

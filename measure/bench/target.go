@@ -20,13 +20,14 @@ type target struct {
 	endpoints []string // where load goes (the leader's with --target-leader)
 	cli       *clientv3.Client
 	local     *cluster.Cluster // nil for a cluster etcdlab did not start
+	ownLocal  bool             // local was started for this run: stop it at close
 }
 
 func (t *target) close() {
 	if t.cli != nil {
 		t.cli.Close()
 	}
-	if t.local != nil {
+	if t.local != nil && t.ownLocal {
 		_ = t.local.Stop()
 	}
 }
@@ -35,12 +36,19 @@ func (t *target) close() {
 // endpoints were given, and fills in the environment.
 func connect(ctx context.Context, cfg *Config, env *result.Environment) (*target, error) {
 	t := &target{conn: cfg.Conn}
-	if len(cfg.Conn.Endpoints) == 0 {
+	switch {
+	case cfg.Cluster != nil:
+		c := cfg.Cluster
+		t.local, t.conn = c, c.Client()
+		t.conn.DialTimeout = cfg.Conn.DialTimeout
+		cfg.Conn = t.conn // the result names its endpoints and TLS
+		env.LocalCluster, env.DataDir, env.Filesystem = true, c.DataDir(), envinfo.Filesystem(c.DataDir())
+	case len(cfg.Conn.Endpoints) == 0:
 		c, err := cluster.Start(ctx, cluster.Options{Members: cfg.LocalMembers, BaseDir: cfg.LocalBaseDir, Log: cfg.Log})
 		if err != nil {
 			return nil, fmt.Errorf("start a local cluster: %w", err)
 		}
-		t.local, t.conn = c, c.Client()
+		t.local, t.ownLocal, t.conn = c, true, c.Client()
 		t.conn.DialTimeout = cfg.Conn.DialTimeout
 		env.LocalCluster, env.DataDir, env.Filesystem = true, c.DataDir(), envinfo.Filesystem(c.DataDir())
 		fmt.Fprintf(cfg.Log, "no --endpoints: started a local %d-member cluster in %s (removed when the run ends)\n", cfg.LocalMembers, c.DataDir())

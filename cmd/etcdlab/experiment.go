@@ -1,0 +1,306 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/etcdlab/etcdlab/internal/exitcode"
+	"github.com/etcdlab/etcdlab/measure/experiment"
+	"github.com/etcdlab/etcdlab/result"
+	"github.com/spf13/cobra"
+)
+
+func (a *app) experimentCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "experiment",
+		Short: "Run a whole experiment: cluster setups × workloads × sweeps, one result",
+		Long: `An experiment file declares a matrix: cluster setups (members, storage,
+emulated network, tuning, TLS, or a live cluster), workloads (any bench command
+line as etcd benchmark takes it, the disk job, a check), sweeps of values
+substituted into the lines, warm-up and iterations, an optional fault
+timeline, and the figures the source article published. Each cell runs on a
+fresh cluster; one result holds them all. The built-in experiments reproduce
+the five field reports; see 'etcdlab experiment list' and docs/experiments.md.`,
+		Args: groupArgs,
+		RunE: helpRun,
+	}
+	c.AddCommand(a.experimentRunCmd(), a.experimentListCmd())
+	return c
+}
+
+// experimentRunOptions are the flags of `etcdlab experiment run`.
+type experimentRunOptions struct {
+	quick       bool
+	profile     string
+	out         string
+	dataDir     string
+	resume      string
+	retryFailed bool
+	dryRun      bool
+	output      string
+	quiet       bool
+}
+
+func (a *app) experimentRunCmd() *cobra.Command {
+	var o experimentRunOptions
+	c := &cobra.Command{
+		Use:   "run NAME|FILE",
+		Short: "Run a built-in experiment or an experiment file",
+		Long: `Runs every cell of the experiment in order, each on a fresh local cluster
+(unless its setup says reuse), and writes result.json and summary.txt into
+--out after every cell, so that a killed run loses at most one cell.
+
+A cell that fails (a cluster that does not start, a workload error) is recorded
+with its reason and the others still run; the exit code is then 1. Ctrl-C
+finishes the current cell's cleanup (its cluster stopped, keys written to a
+live cluster deleted), marks it interrupted and the rest pending, writes the
+partial result and exits 1; --resume DIR continues it (the file must not have
+changed). --dry-run prints the cells, their command lines and an estimated
+time, and runs nothing.`,
+		Example: `  etcdlab experiment list
+  etcdlab experiment run storage-sweep --quick
+  etcdlab experiment run leader-vs-all --dry-run
+  etcdlab experiment run my-experiment.yaml --out results/
+  etcdlab experiment run --resume etcdlab-experiment-storage-sweep-20260101-120000`,
+		Args:        cobra.MaximumNArgs(1),
+		Annotations: map[string]string{},
+		RunE: func(c *cobra.Command, args []string) error {
+			return a.runExperiment(c, args, o)
+		},
+	}
+	fl := c.Flags()
+	fl.SortFlags = false
+	fl.BoolVar(&o.quick, "quick", false, "the quick profile: sizes for a small machine (the same as --profile quick)")
+	fl.StringVar(&o.profile, "profile", "", "run under this profile of the file (default full: the file as written)")
+	fl.StringVar(&o.out, "out", "", "directory for result.json and summary.txt (default ./etcdlab-experiment-<name>-<time>; with --resume, its directory)")
+	fl.StringVar(&o.dataDir, "data-dir", "", "where 'disk' and 'slow:' storage put the clusters (default ./.etcdlab, this directory's disk)")
+	fl.StringVar(&o.resume, "resume", "", "continue the partial result in this directory (or result file): run its pending, interrupted (and with --retry-failed, failed) cells")
+	fl.BoolVar(&o.retryFailed, "retry-failed", false, "with --resume, run the failed cells again too")
+	fl.BoolVar(&o.dryRun, "dry-run", false, "print the plan (cells, setups, command lines) and its estimated time; run nothing")
+	fl.StringVarP(&o.output, "output", "o", "text", "stdout at the end: text (a summary of the cells) or json (the result)")
+	fl.BoolVar(&o.quiet, "quiet", false, "no progress line")
+	return c
+}
+
+// runExperiment is `etcdlab experiment run`.
+func (a *app) runExperiment(c *cobra.Command, args []string, o experimentRunOptions) error {
+	if o.output != "text" && o.output != "json" {
+		return exitcode.Usagef("-o must be text or json, not %q", o.output)
+	}
+	if o.quick {
+		if o.profile != "" && o.profile != "quick" {
+			return exitcode.Usagef("--quick is --profile quick; not with --profile %s", o.profile)
+		}
+		o.profile = "quick"
+	}
+	if o.retryFailed && o.resume == "" {
+		return exitcode.Usagef("--retry-failed needs --resume")
+	}
+	var old *result.Document
+	if o.resume != "" {
+		var err error
+		if old, err = readResume(o.resume); err != nil {
+			return err
+		}
+		if o.out == "" {
+			o.out = resumeDir(o.resume)
+		}
+	}
+	spec, err := loadSpec(args, old)
+	if err != nil {
+		return err
+	}
+	if old != nil && o.profile == "" {
+		o.profile = old.Experiment.Profile
+	}
+	plan, err := spec.Plan(o.profile)
+	if err != nil {
+		return err
+	}
+	if o.dryRun {
+		return experiment.WritePlan(a.stdout, plan)
+	}
+	if o.out == "" {
+		o.out = "etcdlab-experiment-" + spec.Name + "-" + time.Now().Format("20060102-150405")
+	}
+	if err := os.MkdirAll(o.out, 0o755); err != nil {
+		return exitcode.Failuref("--out %s: %v", o.out, err)
+	}
+	ro := experiment.Options{
+		Plan: plan, DataDir: o.dataDir, Resume: old, RetryFailed: o.retryFailed, Log: a.stderr,
+		Save: func(doc *result.Document) error { return saveExperiment(o.out, doc) },
+	}
+	if !o.quiet && isTerminal(a.stderr) {
+		ro.Progress = func(p experiment.Progress) {
+			fmt.Fprintf(a.stderr, "\r\033[K[cell %d/%d] %s · %s elapsed · about %s left", p.Cell, p.Cells, p.ID,
+				p.Elapsed.Round(time.Second), p.Remaining.Round(time.Second))
+		}
+	}
+	fmt.Fprintf(a.stderr, "experiment %s, profile %s: %d cells, estimated %s; writing %s\n", spec.Name, plan.Profile, len(plan.Cells),
+		plan.Estimate().Round(time.Second), o.out)
+	doc, runErr := experiment.Run(c.Context(), ro)
+	if ro.Progress != nil {
+		fmt.Fprint(a.stderr, "\r\033[K")
+	}
+	if doc == nil {
+		return runErr
+	}
+	if err := writeSummaryFile(o.out, doc); err != nil {
+		return err
+	}
+	if o.output == "json" {
+		err = result.Write(a.stdout, doc)
+	} else {
+		err = writeExperimentSummary(a.stdout, doc)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stderr, "wrote %s and %s\n", filepath.Join(o.out, "result.json"), filepath.Join(o.out, "summary.txt"))
+	return runErr
+}
+
+// loadSpec reads the experiment named on the command line, or the one
+// stored in the result being resumed; with both, they must be the same.
+func loadSpec(args []string, old *result.Document) (*experiment.Spec, error) {
+	if len(args) == 0 && old == nil {
+		return nil, exitcode.Usagef("name a built-in experiment (etcdlab experiment list) or an experiment file")
+	}
+	if len(args) == 0 {
+		file := old.Experiment.Name + ".yaml"
+		if _, ok := experiment.Builtin(old.Experiment.Name); ok {
+			return experiment.Load(old.Experiment.Name)
+		}
+		return experiment.Parse(file, []byte(old.Experiment.Spec))
+	}
+	return experiment.Load(args[0])
+}
+
+// readResume reads the result --resume names: a directory holding
+// result.json, or the file.
+func readResume(path string) (*result.Document, error) {
+	file := path
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		file = filepath.Join(path, "result.json")
+	}
+	doc, err := result.ReadFile(file)
+	if err != nil {
+		return nil, exitcode.Usagef("--resume: %v", err)
+	}
+	if doc.Experiment == nil {
+		return nil, exitcode.Usagef("--resume: %s is a %s result, not an experiment's", file, doc.Kind)
+	}
+	return doc, nil
+}
+
+// resumeDir is where a resumed result is written: where it was.
+func resumeDir(path string) string {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return path
+	}
+	return filepath.Dir(path)
+}
+
+// saveExperiment writes result.json atomically: a kill leaves the
+// previous version or the new one, never half of one.
+func saveExperiment(dir string, doc *result.Document) error {
+	tmp, err := os.CreateTemp(dir, ".result-*.json")
+	if err != nil {
+		return exitcode.Failuref("--out %s: %v", dir, err)
+	}
+	err = result.Write(tmp, doc)
+	if err == nil {
+		err = tmp.Chmod(0o644)
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), filepath.Join(dir, "result.json"))
+	}
+	if err != nil {
+		_ = os.Remove(tmp.Name())
+		return exitcode.Failuref("write %s: %v", filepath.Join(dir, "result.json"), err)
+	}
+	return nil
+}
+
+func writeSummaryFile(dir string, doc *result.Document) error {
+	f, err := os.Create(filepath.Join(dir, "summary.txt"))
+	if err != nil {
+		return exitcode.Failuref("--out %s: %v", dir, err)
+	}
+	err = writeExperimentSummary(f, doc)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return exitcode.Failuref("write %s: %v", f.Name(), err)
+	}
+	return nil
+}
+
+func (a *app) experimentListCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "list",
+		Short: "List the built-in experiments, with their sources and estimated times",
+		Args:  noArgs,
+		RunE: func(*cobra.Command, []string) error {
+			return writeExperimentList(a.stdout)
+		},
+	}
+}
+
+// writeExperimentList prints each built-in experiment: name, estimated
+// time for --quick and full, title and source.
+func writeExperimentList(w interface{ Write([]byte) (int, error) }) error {
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tQUICK\tFULL\tTITLE")
+	var sources []string
+	for _, name := range experiment.Builtins() {
+		s, err := experiment.Load(name)
+		if err != nil {
+			return err
+		}
+		est := map[string]string{}
+		for _, p := range s.ProfileNames() {
+			pl, err := s.Plan(p)
+			if err != nil {
+				return err
+			}
+			est[p] = "~" + roundMinutes(pl.Estimate())
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", name, or(est["quick"], "-"), est["full"], s.Title)
+		sources = append(sources, fmt.Sprintf("  %s: %s", name, s.Source))
+	}
+	_ = tw.Flush()
+	b.WriteString("\nsources:\n" + strings.Join(sources, "\n") + "\n")
+	b.WriteString("\nTimes are estimates for this kind of machine (docs/experiments.md); 'etcdlab experiment run NAME --dry-run' shows the cells.\n")
+	_, err := w.Write([]byte(b.String()))
+	return err
+}
+
+// roundMinutes writes a duration to the minute ("12m"), or seconds under
+// two minutes.
+func roundMinutes(d time.Duration) string {
+	if d < 2*time.Minute {
+		return d.Round(10 * time.Second).String()
+	}
+	m := d.Round(time.Minute)
+	if m >= time.Hour {
+		return strings.TrimSuffix(m.String(), "0s")
+	}
+	return fmt.Sprintf("%dm", int(m.Minutes()))
+}
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

@@ -1,0 +1,109 @@
+package experiment
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestBuiltins: every built-in experiment parses, names its source, plans
+// under every profile, and its quick profile is sized as issue 14 asks
+// (estimated: storage-sweep under 10 minutes, leader-vs-all under 5).
+func TestBuiltins(t *testing.T) {
+	t.Parallel()
+	want := []string{"disk-qualification", "hdd-diagnosis", "leader-vs-all", "multicloud", "storage-sweep"}
+	if got := Builtins(); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("built-ins %v, want %v", got, want)
+	}
+	quickUnder := map[string]time.Duration{"storage-sweep": 10 * time.Minute, "leader-vs-all": 5 * time.Minute, "multicloud": 5 * time.Minute}
+	for _, name := range want {
+		s, err := Load(name)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if s.Name != name || s.Title == "" || !strings.HasPrefix(s.Source, "field report 00") {
+			t.Errorf("%s: name %q, title %q, source %q", name, s.Name, s.Title, s.Source)
+		}
+		if names := s.ProfileNames(); strings.Join(names, ",") != "full,quick" {
+			t.Errorf("%s: profiles %v, want full and quick", name, names)
+		}
+		full, err := s.Plan("full")
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		quick, err := s.Plan("quick")
+		if err != nil {
+			t.Fatalf("%s quick: %v", name, err)
+		}
+		if quick.Estimate() > full.Estimate() {
+			t.Errorf("%s: quick (%s) is longer than full (%s)", name, quick.Estimate(), full.Estimate())
+		}
+		if limit, ok := quickUnder[name]; ok && quick.Estimate() > limit {
+			t.Errorf("%s --quick is estimated at %s, over %s", name, quick.Estimate(), limit)
+		}
+	}
+}
+
+// TestBuiltinParameters pins the articles' parameters the built-ins must
+// keep in their full profiles.
+func TestBuiltinParameters(t *testing.T) {
+	t.Parallel()
+	plan := func(name, profile string) *Plan {
+		s, err := Load(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := s.Plan(profile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	// 000: the article's command verbatim, over TLS, on the four presets.
+	mc := plan("multicloud", "full")
+	if len(mc.Cells) != 4 {
+		t.Fatalf("multicloud: %d cells", len(mc.Cells))
+	}
+	for i, c := range mc.Cells {
+		cfg := c.Bench.Config
+		if c.Setup.Topology != "multicloud-"+string(rune('0'+i)) || !c.Setup.TLS || !cfg.TargetLeader || cfg.Conns[0] != 1 || cfg.Clients[0] != 1 ||
+			cfg.KeySize != 8 || !cfg.SequentialKeys || cfg.Total != 10000 || cfg.ValSize != 256 {
+			t.Errorf("multicloud cell %s: %+v", c.ID, cfg)
+		}
+	}
+	pub := map[string]float64{}
+	for _, p := range mc.Published {
+		if p.Match["setup"] == "multicloud-0" {
+			pub[p.Metric] = p.Value
+		}
+	}
+	if pub["throughput_rps"] != 196.5 || pub["p50_seconds"] != 0.0049 || pub["p99_seconds"] != 0.0089 {
+		t.Errorf("multicloud published: %v", pub)
+	}
+	// 002: 100,000 keys, 100 conns, 1,000 clients, 20 + 20 iterations.
+	la := plan("leader-vs-all", "full")
+	if len(la.Cells) != 2 {
+		t.Fatalf("leader-vs-all: %d cells", len(la.Cells))
+	}
+	for _, c := range la.Cells {
+		cfg := c.Bench.Config
+		if cfg.Total != 100000 || cfg.KeySpaceSize != 100000 || cfg.Conns[0] != 100 || cfg.Clients[0] != 1000 || cfg.Iterations != 20 ||
+			cfg.Warmup != "2000000" || cfg.TargetLeader != (c.Workload.Name == "leader") {
+			t.Errorf("leader-vs-all cell %s: %+v", c.ID, cfg)
+		}
+	}
+	// 004: 100 to 50,000 clients at 50 connections on three storages.
+	ss := plan("storage-sweep", "full")
+	clients := map[int]bool{}
+	storages := map[string]bool{}
+	for _, c := range ss.Cells {
+		clients[c.Bench.Config.Clients[0]] = true
+		storages[c.Setup.Storage] = true
+		if c.Bench.Config.Conns[0] != 50 {
+			t.Errorf("storage-sweep cell %s: %d conns", c.ID, c.Bench.Config.Conns[0])
+		}
+	}
+	if !clients[100] || !clients[50000] || len(storages) != 3 {
+		t.Errorf("storage-sweep: clients %v, storages %v", clients, storages)
+	}
+}

@@ -1,0 +1,361 @@
+package experiment
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/etcdlab/etcdlab/invalid"
+)
+
+// nameRE is what experiment, setup and workload names may be: they end up
+// in cell IDs and directory names.
+var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_.-]*$`)
+
+// Metrics are the figures Published may name: the bench summary's
+// (throughput and latency percentiles across iterations), the disk job's
+// and the check's. docs/experiments.md lists them.
+func Metrics() []string {
+	return []string{
+		"throughput_rps", "total_seconds", "avg_seconds",
+		"p10_seconds", "p25_seconds", "p50_seconds", "p75_seconds", "p90_seconds", "p95_seconds", "p99_seconds", "p999_seconds",
+		"fsync_p99_seconds", "fsync_iops",
+		"wal_fsync_p99_seconds", "backend_commit_p99_seconds", "peer_rtt_p99_seconds",
+		"member_cpu_cores", "slow_applies",
+	}
+}
+
+// check validates everything that can be known before running: names,
+// setups (storage, topology, tuning), workloads, faults, published
+// figures, profiles, and every profile's plan (each cell's bench line
+// parsed with bench's parser).
+func (s *Spec) check() error {
+	if !nameRE.MatchString(s.Name) {
+		return s.errorf([]any{"name"}, "%q: use lower case letters, digits, dots, dashes and _", s.Name)
+	}
+	if len(s.Setups) == 0 {
+		return s.errorf([]any{"setups"}, "an experiment needs at least one setup")
+	}
+	if len(s.Workloads) == 0 {
+		return s.errorf([]any{"workloads"}, "an experiment needs at least one workload")
+	}
+	if err := s.checkNames(); err != nil {
+		return err
+	}
+	for i := range s.Setups {
+		if err := s.checkSetup(i); err != nil {
+			return err
+		}
+	}
+	for i := range s.Workloads {
+		if err := s.checkWorkload(i); err != nil {
+			return err
+		}
+	}
+	if err := s.checkSweep(); err != nil {
+		return err
+	}
+	if s.Iterations < 0 {
+		return s.errorf([]any{"iterations"}, "must be at least 1, not %d", s.Iterations)
+	}
+	if err := s.checkFaults(); err != nil {
+		return err
+	}
+	if err := s.checkPublished(); err != nil {
+		return err
+	}
+	for _, name := range s.ProfileNames() {
+		if err := s.checkProfile(name); err != nil {
+			return err
+		}
+		if _, err := s.Plan(name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Spec) checkNames() error {
+	seen := map[string]bool{}
+	for i, st := range s.Setups {
+		if !nameRE.MatchString(st.Name) {
+			return s.errorf([]any{"setups", i, "name"}, "%q: a setup needs a name of lower case letters, digits, dots, dashes and _", st.Name)
+		}
+		if seen[st.Name] {
+			return s.errorf([]any{"setups", i, "name"}, "a second setup named %q", st.Name)
+		}
+		seen[st.Name] = true
+	}
+	seen = map[string]bool{}
+	for i, w := range s.Workloads {
+		if !nameRE.MatchString(w.Name) {
+			return s.errorf([]any{"workloads", i, "name"}, "%q: a workload needs a name of lower case letters, digits, dots, dashes and _", w.Name)
+		}
+		if seen[w.Name] {
+			return s.errorf([]any{"workloads", i, "name"}, "a second workload named %q", w.Name)
+		}
+		seen[w.Name] = true
+	}
+	return nil
+}
+
+// checkSetup checks setup i: a live setup has only connection fields; a
+// local one builds valid cluster options.
+func (s *Spec) checkSetup(i int) error {
+	st := &s.Setups[i]
+	at := func(field string) []any { return []any{"setups", i, field} }
+	if st.Live() {
+		for _, f := range []struct {
+			name string
+			set  bool
+		}{{"members", st.Members != 0}, {"storage", st.Storage != ""}, {"topology", st.Topology != ""}, {"tls", st.TLS},
+			{"etcd", st.Etcd != Tuning{}}, {"reuse", st.Reuse}, {"port_base", st.PortBase != 0}} {
+			if f.set {
+				return s.errorf(at(f.name), "a live setup (endpoints) takes only connection fields (cacert, cert, key, user, password_file, metrics_urls)")
+			}
+		}
+		return nil
+	}
+	for _, f := range []struct {
+		name string
+		set  bool
+	}{{"cacert", st.CACert != ""}, {"cert", st.Cert != ""}, {"key", st.Key != ""}, {"user", st.User != ""},
+		{"password_file", st.PasswordFile != ""}, {"metrics_urls", len(st.MetricsURLs) > 0}, {"insecure_skip_tls_verify", st.InsecureSkipVerify}} {
+		if f.set {
+			return s.errorf(at(f.name), "connection fields are for live setups (endpoints); a local setup's cluster is etcdlab's")
+		}
+	}
+	_, err := s.clusterOptions(st, setupEnv{})
+	if err != nil {
+		var se *setupError
+		if asSetupError(err, &se) {
+			return s.errorf(at(se.field), "%s", se.msg)
+		}
+		return s.errorf([]any{"setups", i}, "%s", err.Error())
+	}
+	return nil
+}
+
+// checkWorkload checks that workload i is exactly one thing, and the disk
+// and check options.
+func (s *Spec) checkWorkload(i int) error {
+	w := &s.Workloads[i]
+	kinds := 0
+	for _, set := range []bool{w.Bench != "", w.Disk != nil, w.Check != nil} {
+		if set {
+			kinds++
+		}
+	}
+	if kinds != 1 {
+		return s.errorf([]any{"workloads", i}, "workload %q needs exactly one of bench, disk or check", w.Name)
+	}
+	switch {
+	case w.Disk != nil:
+		for j, st := range s.Setups {
+			if st.Live() {
+				return s.errorf([]any{"workloads", i, "disk"}, "the disk job runs on a local setup's storage; setup %q (setups[%d]) is a live cluster", st.Name, j)
+			}
+		}
+		if _, err := diskOptions(w.Disk, "."); err != nil {
+			return s.errorf([]any{"workloads", i, "disk"}, "%s", errText(err, yamlDiskName))
+		}
+	case w.Check != nil:
+		for _, l := range []struct{ field, v string }{{"load", w.Check.Load}, {"max_load", w.Check.MaxLoad}} {
+			if l.v != "" && !slices.Contains([]string{"s", "m", "l", "xl"}, l.v) {
+				return s.errorf([]any{"workloads", i, "check", l.field}, "load level must be s, m, l or xl, not %q", l.v)
+			}
+		}
+	default:
+		if _, err := splitLine(w.Bench); err != nil {
+			return s.errorf([]any{"workloads", i, "bench"}, "%v", err)
+		}
+		for _, name := range placeholders(w.Bench) {
+			if _, ok := s.Sweep.Lookup(name); !ok {
+				return s.errorf([]any{"workloads", i, "bench"}, "{%s} has no values: add %s to sweep", name, name)
+			}
+		}
+	}
+	return nil
+}
+
+// checkSweep refuses parameters no workload uses.
+func (s *Spec) checkSweep() error {
+	for _, p := range s.Sweep {
+		used := false
+		for _, w := range s.Workloads {
+			used = used || slices.Contains(placeholders(w.Bench), p.Name)
+		}
+		if !used {
+			return s.errorf([]any{"sweep", p.Name}, "no workload uses {%s}", p.Name)
+		}
+	}
+	return nil
+}
+
+// faultActions are a fault's actions, by field.
+func (f *Fault) actions() map[string]string {
+	m := map[string]string{}
+	for k, v := range map[string]string{"kill": f.Kill, "pause": f.Pause, "resume": f.Resume, "restart": f.Restart, "partition": f.Partition, "heal": f.Heal} {
+		if v != "" {
+			m[k] = v
+		}
+	}
+	return m
+}
+
+// Action returns the fault's action and target.
+func (f *Fault) Action() (action, target string) {
+	for k, v := range f.actions() {
+		return k, v
+	}
+	return "", ""
+}
+
+// checkFaults checks the timeline against every setup: faults need local
+// setups, and their targets must be members of each.
+func (s *Spec) checkFaults() error {
+	if len(s.Faults) == 0 {
+		return nil
+	}
+	for i, st := range s.Setups {
+		if st.Live() {
+			return s.errorf([]any{"faults"}, "faults need local setups: setup %q (setups[%d]) is a live cluster, which etcdlab does not break", st.Name, i)
+		}
+	}
+	for i := range s.Faults {
+		f := &s.Faults[i]
+		acts := f.actions()
+		if len(acts) != 1 {
+			return s.errorf([]any{"faults", i}, "a fault needs exactly one of kill, pause, resume, restart, partition or heal")
+		}
+		action, target := f.Action()
+		if f.For > 0 && (action == "resume" || action == "restart" || action == "heal") {
+			return s.errorf([]any{"faults", i, "for"}, "for undoes a kill, pause or partition; %s is already an undo", action)
+		}
+		if target == "follower" && (action == "resume" || action == "restart" || action == "heal") {
+			return s.errorf([]any{"faults", i, action}, "%s follower: name the member (m1, m2, ...), or give the fault that broke it a for", action)
+		}
+		if target == "leader" || target == "follower" {
+			continue
+		}
+		for _, st := range s.Setups {
+			o, _ := s.clusterOptions(&st, setupEnv{})
+			if n := o.Members; !isMember(target, n) {
+				return s.errorf([]any{"faults", i, action}, "%q is not a member of setup %q (m1 to m%d), leader or follower", target, st.Name, n)
+			}
+		}
+	}
+	return nil
+}
+
+func isMember(name string, n int) bool {
+	for i := 1; i <= n; i++ {
+		if name == fmt.Sprintf("m%d", i) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkPublished checks each figure's metric and that its match names
+// known params with values some cell has.
+func (s *Spec) checkPublished() error {
+	for i, p := range s.Published {
+		if !slices.Contains(Metrics(), p.Metric) {
+			return s.errorf([]any{"published", i, "metric"}, "unknown metric %q (one of %s)", p.Metric, strings.Join(Metrics(), ", "))
+		}
+		if len(p.Match) == 0 {
+			return s.errorf([]any{"published", i}, "a published figure needs match: the cells it compares with ({setup: NAME})")
+		}
+		keys := make([]string, 0, len(p.Match))
+		for k := range p.Match {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			v := p.Match[k]
+			var values []string
+			switch k {
+			case "setup":
+				for _, st := range s.Setups {
+					values = append(values, st.Name)
+				}
+			case "workload":
+				for _, w := range s.Workloads {
+					values = append(values, w.Name)
+				}
+			default:
+				vs, ok := s.Sweep.Lookup(k)
+				if !ok {
+					return s.errorf([]any{"published", i, "match", k}, "match on %q: cells have setup, workload and the sweep's parameters", k)
+				}
+				values = vs
+				for _, name := range s.ProfileNames() {
+					if pv, ok := s.Profiles[name].Sweep.Lookup(k); ok {
+						values = append(values, pv...)
+					}
+				}
+			}
+			if !slices.Contains(values, v) {
+				return s.errorf([]any{"published", i, "match", k}, "no cell has %s %q (%s)", k, v, strings.Join(values, ", "))
+			}
+		}
+	}
+	return nil
+}
+
+// ProfileNames lists the file's profiles, sorted; "full" (the file as
+// written) is always one.
+func (s *Spec) ProfileNames() []string {
+	names := []string{"full"}
+	for n := range s.Profiles {
+		if n != "full" {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+func (s *Spec) checkProfile(name string) error {
+	p, ok := s.Profiles[name]
+	if !ok {
+		return nil
+	}
+	if !nameRE.MatchString(name) {
+		return s.errorf([]any{"profiles", name}, "profile %q: use lower case letters, digits, dots, dashes and _", name)
+	}
+	for _, sp := range p.Sweep {
+		if _, ok := s.Sweep.Lookup(sp.Name); !ok {
+			return s.errorf([]any{"profiles", name, "sweep", sp.Name}, "%q is not swept by the file (sweep: %s)", sp.Name, strings.Join(s.sweepNames(), ", "))
+		}
+	}
+	if p.Iterations < 0 {
+		return s.errorf([]any{"profiles", name, "iterations"}, "must be at least 1, not %d", p.Iterations)
+	}
+	return nil
+}
+
+func (s *Spec) sweepNames() []string {
+	var out []string
+	for _, p := range s.Sweep {
+		out = append(out, p.Name)
+	}
+	return out
+}
+
+// yamlDiskName names measure/disk's option fields as the file does.
+func yamlDiskName(field string) string {
+	return map[string]string{"BlockSize": "bs", "Size": "size", "Runtime": "runtime", "Sync": "sync", "Profile": "profile"}[field]
+}
+
+// errText renders an error, naming options with name when it is an
+// invalid-input error.
+func errText(err error, name func(string) string) string {
+	if inv := invalid.As(err); inv != nil {
+		return strings.Replace(err.Error(), inv.Error(), inv.Text(name), 1)
+	}
+	return err.Error()
+}

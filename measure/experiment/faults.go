@@ -1,0 +1,322 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/etcdlab/etcdlab/lab/cluster"
+	"github.com/etcdlab/etcdlab/result"
+)
+
+// electionWait bounds the wait for a new leader after a fault on the
+// leader; electionGrace is how long finish still waits for elections in
+// progress when the run has ended.
+const (
+	electionWait  = 30 * time.Second
+	electionGrace = 5 * time.Second
+)
+
+// step is one timed action of a timeline: a fault, or the undo its For
+// asks for.
+type step struct {
+	at     time.Duration
+	action string
+	target string        // as written: a member, leader or follower
+	fault  int           // the fault's index
+	undo   bool          // the undo of fault's action, on the member it hit
+	after  time.Duration // an undo's For: at least this long after the fault was applied
+}
+
+// timeline applies a fault timeline to a cluster during one cell's
+// measured run. start may be called from any goroutine (bench's
+// RunStarted), more than once (only the first counts); finish is called
+// once, after the run, on the cell's goroutine.
+type timeline struct {
+	c     *cluster.Cluster
+	steps []step
+
+	once    sync.Once
+	started chan struct{} // closed by the first start
+	cancel  context.CancelFunc
+	done    chan struct{} // closed when the steps' goroutine returns
+
+	mu          sync.Mutex
+	events      []result.FaultEvent
+	elect       sync.WaitGroup // election watches
+	electCtx    context.Context
+	electCancel context.CancelFunc
+	leader      string // the member "leader" resolved to last
+	killed      map[string]bool
+	paused      map[string]bool
+	isolated    map[string]bool
+}
+
+func newTimeline(c *cluster.Cluster, faults []Fault) *timeline {
+	t := &timeline{c: c, started: make(chan struct{}), done: make(chan struct{}),
+		killed: map[string]bool{}, paused: map[string]bool{}, isolated: map[string]bool{}}
+	t.electCtx, t.electCancel = context.WithCancel(context.Background())
+	for i, f := range faults {
+		action, target := f.Action()
+		t.steps = append(t.steps, step{at: f.At.D(), action: action, target: target, fault: i})
+		if f.For > 0 {
+			undo := map[string]string{"kill": "restart", "pause": "resume", "partition": "heal"}[action]
+			t.steps = append(t.steps, step{at: f.At.D() + f.For.D(), action: undo, target: target, fault: i, undo: true, after: f.For.D()})
+		}
+	}
+	sort.SliceStable(t.steps, func(i, j int) bool { return t.steps[i].at < t.steps[j].at })
+	return t
+}
+
+// start begins the timeline now (the measured run's start).
+func (t *timeline) start(ctx context.Context) {
+	t.once.Do(func() {
+		ctx, t.cancel = context.WithCancel(ctx)
+		close(t.started)
+		go t.run(ctx, time.Now())
+	})
+}
+
+// run applies each step at its time until ctx ends.
+func (t *timeline) run(ctx context.Context, began time.Time) {
+	defer close(t.done)
+	hit := map[int]string{}        // fault index → the member it hit
+	applied := map[int]time.Time{} // fault index → when
+	for i, s := range t.steps {
+		when := began.Add(s.at)
+		if at, ok := applied[s.fault]; ok && s.undo && at.Add(s.after).After(when) {
+			when = at.Add(s.after) // resolving the target made the fault late
+		}
+		select {
+		case <-ctx.Done():
+			for _, s := range t.steps[i:] {
+				target := s.target
+				if m, ok := hit[s.fault]; ok && s.undo {
+					target = m
+				}
+				t.record(result.FaultEvent{AtSeconds: s.at.Seconds(), Action: s.action, Target: target, Error: "not applied: the run ended before"})
+			}
+			return
+		case <-time.After(time.Until(when)):
+		}
+		var name, detail string
+		var err error
+		if m, ok := hit[s.fault]; ok && s.undo {
+			name = m
+		} else {
+			name, detail, err = t.resolve(ctx, s.target, isUndo(s.action))
+		}
+		ev := result.FaultEvent{AtSeconds: s.at.Seconds(), Time: time.Now().UTC(), Action: s.action, Target: cmp(name, s.target), Detail: detail}
+		idx := t.record(ev)
+		if err == nil {
+			hit[s.fault] = name
+			applied[s.fault], err = t.apply(ctx, idx, s.action, name)
+		}
+		if err != nil {
+			t.update(idx, func(e *result.FaultEvent) { e.Error = oneLine(err) })
+		}
+	}
+}
+
+func isUndo(action string) bool { return action == "resume" || action == "restart" || action == "heal" }
+
+// resolve turns a target into a member name: "leader" is the leader now
+// (for an undo, the member an earlier leader step hit), "follower" a
+// member that is not the leader and not already faulted.
+func (t *timeline) resolve(ctx context.Context, target string, undo bool) (name, detail string, err error) {
+	if target != "leader" && target != "follower" {
+		return target, "", nil
+	}
+	t.mu.Lock()
+	prev := t.leader
+	t.mu.Unlock()
+	if undo && target == "leader" {
+		if prev == "" {
+			return "", "", fmt.Errorf("no earlier fault hit the leader")
+		}
+		return prev, "the member the last leader fault hit", nil
+	}
+	if undo {
+		return "", "", fmt.Errorf("%s follower: name the member (m1..)", "undo")
+	}
+	watch, err := t.watch()
+	if err != nil {
+		return "", "", err
+	}
+	defer watch.Close()
+	l, ok := watch.Current(ctx, time.Second)
+	if target == "leader" {
+		if !ok {
+			return "", "", fmt.Errorf("no member says it leads")
+		}
+		t.mu.Lock()
+		t.leader = l.Name
+		t.mu.Unlock()
+		return l.Name, "the leader", nil
+	}
+	for _, n := range t.c.Names() {
+		t.mu.Lock()
+		faulted := t.killed[n] || t.paused[n] || t.isolated[n]
+		t.mu.Unlock()
+		if n != l.Name && !faulted {
+			return n, "a follower", nil
+		}
+	}
+	return "", "", fmt.Errorf("no follower left to fault")
+}
+
+func (t *timeline) watch() (*cluster.LeaderWatch, error) {
+	cc := t.c.Client()
+	names := map[string]string{}
+	for i, ep := range cc.Endpoints {
+		names[ep] = t.c.Names()[i]
+	}
+	return cluster.NewLeaderWatch(cc, names)
+}
+
+// apply performs one action on member name, records when in event idx,
+// and returns it; after a kill, pause or partition of the leader it watches for the
+// new leader (in the background) and records how long the election took.
+func (t *timeline) apply(ctx context.Context, idx int, action, name string) (time.Time, error) {
+	var old cluster.Leader
+	var watch *cluster.LeaderWatch
+	// A one-member cluster elects nobody else: nothing to watch.
+	if (action == "kill" || action == "pause" || action == "partition") && len(t.c.Names()) > 1 {
+		if w, err := t.watch(); err == nil {
+			watch = w
+			if l, ok := w.Current(ctx, time.Second); ok && l.Name == name {
+				old = l
+			}
+		}
+	}
+	applied := time.Now()
+	t.update(idx, func(e *result.FaultEvent) { e.Time = applied.UTC() })
+	var err error
+	switch action {
+	case "kill":
+		err = t.c.Kill(name)
+	case "pause":
+		err = t.c.Pause(name)
+	case "resume":
+		err = t.c.Resume(name)
+	case "restart":
+		err = t.c.Restart(name)
+	case "partition", "heal":
+		for _, other := range t.c.Names() {
+			if other == name {
+				continue
+			}
+			if action == "partition" {
+				err = t.c.Partition(name, other)
+			} else {
+				err = t.c.Heal(name, other)
+			}
+			if err != nil {
+				break
+			}
+		}
+	}
+	if err == nil {
+		t.mu.Lock()
+		switch action {
+		case "kill":
+			t.killed[name] = true
+		case "restart":
+			delete(t.killed, name)
+		case "pause":
+			t.paused[name] = true
+		case "resume":
+			delete(t.paused, name)
+		case "partition":
+			t.isolated[name] = true
+		case "heal":
+			delete(t.isolated, name)
+		}
+		t.mu.Unlock()
+	}
+	if watch == nil {
+		return applied, err
+	}
+	if err != nil || old.Name == "" {
+		watch.Close()
+		return applied, err
+	}
+	t.elect.Add(1)
+	go func() {
+		defer t.elect.Done()
+		defer watch.Close()
+		wctx, cancel := context.WithTimeout(t.electCtx, electionWait)
+		defer cancel()
+		l, took, werr := watch.WaitChange(wctx, old, applied)
+		t.update(idx, func(e *result.FaultEvent) {
+			if werr != nil {
+				e.Detail += "; " + oneLine(werr)
+				return
+			}
+			e.NewLeaderSeconds = took.Seconds()
+			e.Detail += fmt.Sprintf("; %s leads after %.2fs", l.Name, took.Seconds())
+		})
+	}()
+	return applied, nil
+}
+
+// record appends an event and returns its index.
+func (t *timeline) record(ev result.FaultEvent) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.events = append(t.events, ev)
+	return len(t.events) - 1
+}
+
+// update changes event idx.
+func (t *timeline) update(idx int, f func(*result.FaultEvent)) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	f(&t.events[idx])
+}
+
+// finish stops the timeline (steps not reached are recorded as not
+// applied), waits for the election watches (at most electionGrace more;
+// an election still running then is recorded as not seen), and undoes what is still
+// broken: every member resumed, and when the cluster is reused, killed
+// members restarted and partitions healed. It returns the events.
+func (t *timeline) finish(reused bool) []result.FaultEvent {
+	select {
+	case <-t.started:
+		t.cancel()
+		<-t.done
+	default:
+		for _, s := range t.steps {
+			t.record(result.FaultEvent{AtSeconds: s.at.Seconds(), Action: s.action, Target: s.target, Error: "not applied: no measured run started"})
+		}
+	}
+	waited := make(chan struct{})
+	go func() { t.elect.Wait(); close(waited) }()
+	select {
+	case <-waited:
+	case <-time.After(electionGrace):
+		t.electCancel()
+		<-waited
+	}
+	t.electCancel()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for n := range t.paused {
+		_ = t.c.Resume(n)
+	}
+	if reused {
+		for n := range t.killed {
+			_ = t.c.Restart(n)
+		}
+		for n := range t.isolated {
+			for _, o := range t.c.Names() {
+				if o != n {
+					_ = t.c.Heal(n, o)
+				}
+			}
+		}
+	}
+	return t.events
+}

@@ -1,0 +1,235 @@
+package experiment
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/etcdlab/etcdlab/lab/topology"
+	"github.com/etcdlab/etcdlab/measure/bench"
+	"github.com/etcdlab/etcdlab/result"
+)
+
+// Plan is what an experiment runs under one profile: its cells, in the
+// order they run (setup by setup, then workload, then the sweep's values
+// with the first parameter outermost). A Plan is plain data.
+type Plan struct {
+	Spec    *Spec
+	Profile string
+	Cells   []Cell
+	// Published are the article's figures (result form).
+	Published []result.Published
+}
+
+// Cell is one planned cell of the matrix.
+type Cell struct {
+	// ID is "setup/workload" followed by "/name=value" for each swept
+	// parameter the workload uses.
+	ID       string
+	Setup    *Setup
+	Workload *Workload
+	// Params are the cell's coordinates: setup, workload and its swept
+	// values.
+	Params map[string]string
+	// Line is a bench workload's command line as run (placeholders
+	// substituted, the profile's and the file's overrides applied), and
+	// Bench its parse.
+	Line  []string
+	Bench bench.CommandLine
+	// Disk and Check are a disk or check workload's options under the
+	// profile.
+	Disk  *DiskJob
+	Check *CheckJob
+	// Estimate is how long the cell should take, its overhead included
+	// (see Estimate).
+	Estimate time.Duration
+}
+
+// Estimate is the plan's estimated time: the sum of its cells'.
+func (p *Plan) Estimate() time.Duration {
+	var d time.Duration
+	for _, c := range p.Cells {
+		d += c.Estimate
+	}
+	return d
+}
+
+// Plan expands the matrix under profile ("full" or "": the file as
+// written). Each bench cell's line is parsed with bench's parser; errors
+// are invalid-input errors with the file's line numbers.
+func (s *Spec) Plan(profile string) (*Plan, error) {
+	if profile == "" {
+		profile = "full"
+	}
+	prof, ok := s.Profiles[profile]
+	if !ok && profile != "full" {
+		return nil, s.errorf([]any{"profiles"}, "no profile %q (profiles: %s)", profile, strings.Join(s.ProfileNames(), ", "))
+	}
+	sweep := s.sweepFor(prof)
+	overrides := s.overridesFor(prof)
+	p := &Plan{Spec: s, Profile: profile}
+	for si := range s.Setups {
+		st := &s.Setups[si]
+		first := true
+		for wi := range s.Workloads {
+			w := &s.Workloads[wi]
+			for _, combo := range combinations(sweep, placeholders(w.Bench)) {
+				c := Cell{Setup: st, Workload: w, Params: map[string]string{"setup": st.Name, "workload": w.Name}}
+				id := []string{st.Name, w.Name}
+				for _, kv := range combo {
+					c.Params[kv[0]] = kv[1]
+					id = append(id, kv[0]+"="+kv[1])
+				}
+				c.ID = strings.Join(id, "/")
+				switch {
+				case w.Disk != nil:
+					j := *w.Disk
+					if prof.DiskRuntime > 0 && (j.Runtime == 0 || prof.DiskRuntime < j.Runtime) {
+						j.Runtime = prof.DiskRuntime
+					}
+					c.Disk = &j
+				case w.Check != nil:
+					j := *w.Check
+					if prof.LevelDuration > 0 {
+						j.LevelDuration = prof.LevelDuration
+					}
+					c.Check = &j
+				default:
+					if err := s.planBench(&c, wi, profile, overrides); err != nil {
+						return nil, err
+					}
+				}
+				c.Estimate = s.estimate(&c)
+				if st.Reuse && !first && !st.Live() {
+					c.Estimate -= CellOverhead // the setup's cluster is already up
+				}
+				first = false
+				p.Cells = append(p.Cells, c)
+			}
+		}
+	}
+	for _, pub := range s.Published {
+		p.Published = append(p.Published, result.Published{Match: maps.Clone(pub.Match), Metric: pub.Metric, Value: pub.Value, Note: pub.Note})
+	}
+	return p, nil
+}
+
+// planBench substitutes the cell's values into workload wi's line, applies
+// the overrides and parses it.
+func (s *Spec) planBench(c *Cell, wi int, profile string, overrides [][2]string) error {
+	at := []any{"workloads", wi, "bench"}
+	words, err := splitLine(substitute(c.Workload.Bench, c.Params))
+	if err != nil {
+		return s.errorf(at, "%v", err)
+	}
+	for _, o := range overrides {
+		if words, err = override(words, o[0], o[1]); err != nil {
+			return s.errorf(at, "cell %s (profile %s): %v", c.ID, profile, err)
+		}
+	}
+	cl, err := parseBench(words)
+	if err != nil {
+		return s.errorf(at, "cell %s (profile %s): %v", c.ID, profile, err)
+	}
+	c.Line, c.Bench = words, cl
+	return nil
+}
+
+// sweepFor is the file's sweep with the profile's values in place.
+func (s *Spec) sweepFor(p Profile) Sweep {
+	out := make(Sweep, len(s.Sweep))
+	for i, sp := range s.Sweep {
+		out[i] = sp
+		if v, ok := p.Sweep.Lookup(sp.Name); ok {
+			out[i].Values = v
+		}
+	}
+	return out
+}
+
+// overridesFor lists the bench flags every bench line gets under profile
+// p, in the order they apply: warmup and iterations (the profile's, else
+// the file's), then the profile's set, by flag name.
+func (s *Spec) overridesFor(p Profile) [][2]string {
+	var out [][2]string
+	if w := cmp(p.Warmup, s.Warmup); w != "" {
+		out = append(out, [2]string{"warmup", w})
+	}
+	if it := cmp(p.Iterations, s.Iterations); it != 0 {
+		out = append(out, [2]string{"iterations", strconv.Itoa(it)})
+	}
+	for _, k := range slices.Sorted(maps.Keys(p.Set)) {
+		out = append(out, [2]string{k, p.Set[k]})
+	}
+	return out
+}
+
+// cmp returns the first of a, b that is not the zero value.
+func cmp[T comparable](a, b T) T {
+	var zero T
+	if a != zero {
+		return a
+	}
+	return b
+}
+
+// combinations lists every combination of the values of the parameters
+// in names (in the sweep's order, the first outermost) as name/value
+// pairs; one empty combination when names is empty.
+func combinations(sweep Sweep, names []string) [][][2]string {
+	out := [][][2]string{nil}
+	for _, p := range sweep {
+		if !slices.Contains(names, p.Name) {
+			continue
+		}
+		var next [][][2]string
+		for _, prefix := range out {
+			for _, v := range p.Values {
+				next = append(next, append(slices.Clone(prefix), [2]string{p.Name, v}))
+			}
+		}
+		out = next
+	}
+	return out
+}
+
+// Describe is a one-line description of setup st, for plans and logs: a
+// local setup's members, network, storage and TLS as its cluster will
+// have them.
+func (s *Spec) Describe(st *Setup) string {
+	if st.Live() {
+		return "live cluster " + strings.Join(st.Endpoints, ",")
+	}
+	o, err := s.clusterOptions(st, setupEnv{})
+	if err != nil {
+		return err.Error()
+	}
+	parts := []string{fmt.Sprintf("%d members", o.Members)}
+	if o.Members == 1 {
+		parts[0] = "1 member"
+	}
+	if st.Topology != "" {
+		parts = append(parts, "topology "+st.Topology)
+	}
+	switch {
+	case o.FsyncDelay != nil:
+		parts = append(parts, "storage slowed (fsync +"+o.FsyncDelay.String()+")")
+	case o.BaseDir == topology.TmpfsDir:
+		parts = append(parts, "storage tmpfs")
+	default:
+		parts = append(parts, "storage "+cmp(st.Storage, StorageDisk))
+	}
+	if o.Links != nil && st.Topology == "" {
+		parts = append(parts, "emulated network")
+	}
+	if st.TLS {
+		parts = append(parts, "TLS")
+	}
+	if st.Reuse {
+		parts = append(parts, "one cluster for all its cells")
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,105 @@
+package experiment
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// WritePlan writes what the plan would run, for --dry-run: the setups,
+// each cell with its command line and estimated time, the fault timeline,
+// and the estimated total. It names no temporary paths and no times, so
+// the same plan prints the same text.
+func WritePlan(w io.Writer, p *Plan) error {
+	s := p.Spec
+	var b strings.Builder
+	fmt.Fprintf(&b, "experiment %s, profile %s: %s\n", s.Name, p.Profile, s.Title)
+	if s.Source != "" {
+		fmt.Fprintf(&b, "source: %s\n", s.Source)
+	}
+	b.WriteString("\nsetups:\n")
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	for i := range s.Setups {
+		fmt.Fprintf(tw, "  %s\t%s\n", s.Setups[i].Name, s.Describe(&s.Setups[i]))
+	}
+	_ = tw.Flush()
+	fmt.Fprintf(&b, "\ncells (%d):\n", len(p.Cells))
+	tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	for i, c := range p.Cells {
+		fmt.Fprintf(tw, "  %d\t%s\t~%s\t%s\n", i+1, c.ID, roundDuration(c.Estimate), c.Command())
+	}
+	_ = tw.Flush()
+	if len(s.Faults) > 0 {
+		b.WriteString("\nfaults during each bench cell's measured run:\n")
+		for _, f := range s.Faults {
+			fmt.Fprintf(&b, "  %s\n", f.Describe())
+		}
+	}
+	if len(p.Published) > 0 {
+		fmt.Fprintf(&b, "\npublished figures shown beside ours: %d\n", len(p.Published))
+	}
+	fmt.Fprintf(&b, "\nestimated time: %s (an estimate: %s per fresh cluster, bench runs bounded by --total at a modelled throughput; docs/experiments.md)\n",
+		roundDuration(p.Estimate()), CellOverhead)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// Command is what the cell runs, as a command line.
+func (c *Cell) Command() string {
+	switch {
+	case c.Disk != nil:
+		return "disk " + c.Disk.describe()
+	case c.Check != nil:
+		return "check " + c.Check.describe()
+	}
+	return "bench " + quoteLine(c.Line)
+}
+
+func (j *DiskJob) describe() string {
+	parts := []string{"--profile " + cmp(j.Profile, "etcd")}
+	if j.Suite {
+		parts = append(parts, "--suite full")
+	}
+	if j.Runtime > 0 {
+		parts = append(parts, "--runtime "+j.Runtime.D().String())
+	}
+	if j.Size != "" {
+		parts = append(parts, "--size "+j.Size)
+	}
+	if j.BlockSize > 0 {
+		parts = append(parts, fmt.Sprintf("--bs %d", j.BlockSize))
+	}
+	if j.Sync != "" {
+		parts = append(parts, "--sync "+j.Sync)
+	}
+	return strings.Join(parts, " ") + " (in the first member's data dir)"
+}
+
+func (j *CheckJob) describe() string {
+	parts := []string{"--load " + cmp(j.Load, "s"), "--max-load " + cmp(j.MaxLoad, "s")}
+	if j.LevelDuration > 0 {
+		parts = append(parts, "--level-duration "+j.LevelDuration.D().String())
+	}
+	return strings.Join(parts, " ") + " (against the cell's cluster)"
+}
+
+// Describe is the fault as a phrase: "at 10s kill leader, restart after 5s".
+func (f *Fault) Describe() string {
+	action, target := f.Action()
+	s := fmt.Sprintf("at %s %s %s", f.At.D(), action, target)
+	if f.For > 0 {
+		undo := map[string]string{"kill": "restart", "pause": "resume", "partition": "heal"}[action]
+		s += fmt.Sprintf(", %s after %s", undo, f.For.D())
+	}
+	return s
+}
+
+// roundDuration rounds to the second (to 100 ms under 10 s).
+func roundDuration(d time.Duration) time.Duration {
+	if d < 10*time.Second {
+		return d.Round(100 * time.Millisecond)
+	}
+	return d.Round(time.Second)
+}

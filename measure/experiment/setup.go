@@ -1,0 +1,175 @@
+package experiment
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/etcdlab/etcdlab/emulate/slowfs"
+	"github.com/etcdlab/etcdlab/emulate/wan"
+	"github.com/etcdlab/etcdlab/lab/cluster"
+	"github.com/etcdlab/etcdlab/lab/member"
+	"github.com/etcdlab/etcdlab/lab/topology"
+)
+
+// setupEnv is what a setup's cluster options depend on besides the file.
+type setupEnv struct {
+	// DataDir is where "disk" and "slow:" storage put the cluster ("":
+	// ./.etcdlab, the current directory's disk).
+	DataDir string
+}
+
+// setupError is a bad setup field, with its YAML name.
+type setupError struct {
+	field, msg string
+}
+
+func (e *setupError) Error() string { return e.field + ": " + e.msg }
+
+func asSetupError(err error, target **setupError) bool { return errors.As(err, target) }
+
+func badField(field, format string, args ...any) error {
+	return &setupError{field: field, msg: fmt.Sprintf(format, args...)}
+}
+
+// storageKinds are Storage's forms.
+const (
+	StorageDisk  = "disk"
+	StorageTmpfs = "tmpfs"
+	storageDir   = "dir:"
+	storageSlow  = "slow:"
+)
+
+// clusterOptions builds the options of a local setup's cluster. Its errors
+// are *setupError naming the field at fault.
+func (s *Spec) clusterOptions(st *Setup, env setupEnv) (cluster.Options, error) {
+	o := cluster.Options{Members: 3, TLS: st.TLS, PortBase: st.PortBase, BaseDir: env.DataDir}
+	if st.Topology != "" {
+		t, err := topology.Load(s.topologyPath(st.Topology))
+		if err != nil {
+			return o, badField("topology", "%s", err.Error())
+		}
+		if st.Members != 0 && t.Members != 0 && st.Members != t.Members {
+			return o, badField("members", "%d, but topology %s has %d members", st.Members, st.Topology, t.Members)
+		}
+		if st.Storage != "" && (t.Storage.FsyncDelay != "" || t.Storage.Tmpfs || len(t.Storage.Members) > 0) {
+			return o, badField("storage", "topology %s already places the storage", st.Topology)
+		}
+		if st.Members != 0 {
+			o.Members = st.Members
+		}
+		if err := t.Apply(&o, st.Etcd.HeartbeatMs != 0, st.Etcd.ElectionMs != 0); err != nil {
+			return o, badField("topology", "%s", err.Error())
+		}
+	} else if st.Members != 0 {
+		o.Members = st.Members
+	}
+	o.Tuning = mergeTuning(o.Tuning, st.Etcd)
+	if err := o.Tuning.Validate(); err != nil {
+		return o, badField("etcd", "%s", errText(err, yamlTuningName))
+	}
+	switch {
+	case st.Storage == "" || st.Storage == StorageDisk:
+	case st.Storage == StorageTmpfs:
+		if fi, err := os.Stat("/dev/shm"); err != nil || !fi.IsDir() {
+			return o, badField("storage", "tmpfs: /dev/shm is not available")
+		}
+		o.BaseDir = topology.TmpfsDir
+	case strings.HasPrefix(st.Storage, storageDir):
+		dir := strings.TrimPrefix(st.Storage, storageDir)
+		if dir == "" {
+			return o, badField("storage", "dir: needs a path (dir:/var/lib/etcd-test)")
+		}
+		o.BaseDir = dir
+	case strings.HasPrefix(st.Storage, storageSlow):
+		d, err := slowfs.ParseDelay(strings.TrimPrefix(st.Storage, storageSlow))
+		if err != nil {
+			return o, badField("storage", "slow: %v", err)
+		}
+		o.FsyncDelay = d
+	default:
+		return o, badField("storage", "%q: want disk, tmpfs, dir:PATH or slow:DELAY (slow:10ms, slow:lognormal:p50=23ms,p99=268ms)", st.Storage)
+	}
+	if s.partitions() && o.Links == nil {
+		o.Links = map[wan.Dir]wan.Link{} // an emulated network whose links pass bytes straight through
+	}
+	if err := o.Validate(); err != nil {
+		field := "members"
+		if strings.Contains(err.Error(), "PortBase") {
+			field = "port_base"
+		}
+		return o, badField(field, "%s", errText(err, yamlClusterName))
+	}
+	return o, nil
+}
+
+// topologyPath finds a topology file relative to the experiment file; a
+// preset name is returned as it is.
+func (s *Spec) topologyPath(t string) string {
+	if !strings.ContainsAny(t, "/.") {
+		return t
+	}
+	return s.relPath(t)
+}
+
+// relPath resolves a path in the file relative to the file's directory
+// (a built-in's are taken as they are).
+func (s *Spec) relPath(p string) string {
+	if p == "" || filepath.IsAbs(p) || s.file == "" || s.builtin {
+		return p
+	}
+	return filepath.Join(filepath.Dir(s.file), p)
+}
+
+// partitions reports whether the timeline partitions a member, which
+// needs an emulated network.
+func (s *Spec) partitions() bool {
+	for _, f := range s.Faults {
+		if f.Partition != "" || f.Heal != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// mergeTuning lays the file's tuning over the topology's.
+func mergeTuning(t member.Tuning, e Tuning) member.Tuning {
+	if e.HeartbeatMs != 0 {
+		t.HeartbeatMs = e.HeartbeatMs
+	}
+	if e.ElectionMs != 0 {
+		t.ElectionMs = e.ElectionMs
+	}
+	if e.SnapshotCount != 0 {
+		t.SnapshotCount = e.SnapshotCount
+	}
+	if e.QuotaBackendBytes != 0 {
+		t.QuotaBackendBytes = e.QuotaBackendBytes
+	}
+	if e.AutoCompactionMode != "" {
+		t.AutoCompactionMode = e.AutoCompactionMode
+	}
+	if e.AutoCompactionRetention != "" {
+		t.AutoCompactionRetention = e.AutoCompactionRetention
+	}
+	if e.Metrics != "" {
+		t.Metrics = e.Metrics
+	}
+	return t
+}
+
+// yamlTuningName names member.Tuning's fields as the file does.
+func yamlTuningName(field string) string {
+	return map[string]string{
+		"HeartbeatMs": "heartbeat_interval_ms", "ElectionMs": "election_timeout_ms", "SnapshotCount": "snapshot_count",
+		"QuotaBackendBytes": "quota_backend_bytes", "AutoCompactionMode": "auto_compaction_mode",
+		"AutoCompactionRetention": "auto_compaction_retention", "Metrics": "metrics", "LogLevel": "log_level",
+	}[field]
+}
+
+// yamlClusterName names cluster.Options' fields as the file does.
+func yamlClusterName(field string) string {
+	return map[string]string{"Members": "members", "PortBase": "port_base", "Host": "host"}[field]
+}

@@ -1,0 +1,213 @@
+// Package experiment runs experiment files: a matrix of cluster setups
+// (local clusters with their storage, emulated network and tuning, or a
+// live cluster) and workloads (any bench command line as etcd benchmark
+// takes it, the disk job, a check), swept over parameters, each
+// combination a cell measured on a fresh cluster, with an optional fault
+// timeline and the figures the source article published. One result
+// document holds every cell; it is saved after each cell, so a killed run
+// loses at most one, and a partial result can be resumed.
+//
+// docs/experiments.md is the file format's reference.
+package experiment
+
+import (
+	"time"
+)
+
+// Spec is an experiment file. Parse reads one; a Spec is not modified
+// after that and is safe to share.
+type Spec struct {
+	// Name names the experiment (lower case, digits and dashes; default
+	// the file's base name); Title and Source say what it reproduces.
+	Name        string     `yaml:"name"`
+	Title       string     `yaml:"title"`
+	Source      string     `yaml:"source"`
+	Description string     `yaml:"description"`
+	Setups      []Setup    `yaml:"setups"`
+	Workloads   []Workload `yaml:"workloads"`
+	// Sweep are the values substituted into the workloads' {placeholders};
+	// a workload's cells are every combination of the values it uses.
+	Sweep Sweep `yaml:"sweep"`
+	// Warmup and Iterations set bench's --warmup and --iterations for every
+	// bench workload ("" and 0: the line's own).
+	Warmup     string `yaml:"warmup"`
+	Iterations int    `yaml:"iterations"`
+	// Faults is the timeline applied during each bench cell's measured
+	// run on local setups.
+	Faults    []Fault     `yaml:"faults"`
+	Published []Published `yaml:"published"`
+	// Profiles override the above by name (quick: sized for a small
+	// machine); without a profile the file runs as written ("full").
+	Profiles map[string]Profile `yaml:"profiles"`
+
+	file    string // where it was read from, for errors
+	builtin bool
+	text    []byte
+	tree    *node
+}
+
+// Setup is one cluster setup: a local cluster etcdlab starts for each
+// cell (members, storage, emulated network, tuning, TLS) or a live
+// cluster given by its endpoints.
+type Setup struct {
+	Name string `yaml:"name"`
+	// Members is the size of a local cluster (default 3, or the
+	// topology's).
+	Members int `yaml:"members"`
+	// Storage places the members' data: "disk" (default: the run's data
+	// dir, the current directory's disk), "tmpfs" (/dev/shm), "dir:PATH",
+	// or "slow:DELAY" (the run's data dir behind a file system that adds
+	// DELAY to every fsync: "10ms" or "lognormal:p50=23ms,p99=268ms"; root
+	// and FUSE).
+	Storage string `yaml:"storage"`
+	// Topology is a preset (lab/topology) or a topology file, relative to
+	// the experiment file.
+	Topology string `yaml:"topology"`
+	TLS      bool   `yaml:"tls"`
+	Etcd     Tuning `yaml:"etcd"`
+	// Reuse lets the setup's cells share one cluster, started for the
+	// first and stopped after the last.
+	Reuse bool `yaml:"reuse"`
+	// PortBase fixes the members' ports (cluster.Options.PortBase).
+	PortBase int `yaml:"port_base"`
+
+	// A live cluster instead: its endpoints and how to reach it. The
+	// password, if any, is read from PasswordFile at run time, so that it
+	// never appears in the file or the result.
+	Endpoints          []string `yaml:"endpoints"`
+	CACert             string   `yaml:"cacert"`
+	Cert               string   `yaml:"cert"`
+	Key                string   `yaml:"key"`
+	InsecureSkipVerify bool     `yaml:"insecure_skip_tls_verify"`
+	User               string   `yaml:"user"`
+	PasswordFile       string   `yaml:"password_file"`
+	MetricsURLs        []string `yaml:"metrics_urls"`
+}
+
+// Live reports whether the setup is a live cluster.
+func (s *Setup) Live() bool { return len(s.Endpoints) > 0 }
+
+// Tuning is etcd's tuning of a local setup, with lab/member.Tuning's names.
+type Tuning struct {
+	HeartbeatMs             uint   `yaml:"heartbeat_interval_ms"`
+	ElectionMs              uint   `yaml:"election_timeout_ms"`
+	SnapshotCount           uint64 `yaml:"snapshot_count"`
+	QuotaBackendBytes       int64  `yaml:"quota_backend_bytes"`
+	AutoCompactionMode      string `yaml:"auto_compaction_mode"`
+	AutoCompactionRetention string `yaml:"auto_compaction_retention"`
+	Metrics                 string `yaml:"metrics"`
+}
+
+// Workload is what a cell runs: exactly one of a bench command line, the
+// disk job, or a check.
+type Workload struct {
+	Name string `yaml:"name"`
+	// Bench is a bench command line as etcd benchmark takes it, without
+	// the program name and without connection flags (the setup gives the
+	// cluster): "--conns=50 --clients={clients} put --val-size=256".
+	Bench string    `yaml:"bench"`
+	Disk  *DiskJob  `yaml:"disk"`
+	Check *CheckJob `yaml:"check"`
+}
+
+// Kind is the workload's kind: "bench", "disk" or "check".
+func (w *Workload) Kind() string {
+	switch {
+	case w.Disk != nil:
+		return "disk"
+	case w.Check != nil:
+		return "check"
+	}
+	return "bench"
+}
+
+// DiskJob is the disk job (measure/disk) on the storage of the cell's
+// first member.
+type DiskJob struct {
+	Profile   string   `yaml:"profile"` // etcd (default) or openshift
+	Suite     bool     `yaml:"suite"`   // add the random-read and mixed jobs
+	Runtime   Duration `yaml:"runtime"` // cap on the main job
+	Size      string   `yaml:"size"`
+	BlockSize int      `yaml:"bs"`
+	Sync      string   `yaml:"sync"`
+}
+
+// CheckJob is etcdlab check against the cell's cluster (as a live
+// cluster: load levels, the members' metrics, verdicts).
+type CheckJob struct {
+	Load          string   `yaml:"load"`     // first level (s)
+	MaxLoad       string   `yaml:"max_load"` // last level (s)
+	LevelDuration Duration `yaml:"level_duration"`
+}
+
+// Fault is one step of the timeline: at At after the measured run
+// started, one action on a member. Targets are member names (m1..mN) or
+// "leader" (the leader at that moment; in later steps, the member an
+// earlier "leader" step hit) or "follower" (a member that is not the
+// leader at that moment).
+type Fault struct {
+	At Duration `yaml:"at"`
+	// Exactly one action.
+	Kill      string `yaml:"kill"`
+	Pause     string `yaml:"pause"`
+	Resume    string `yaml:"resume"`
+	Restart   string `yaml:"restart"`
+	Partition string `yaml:"partition"` // cut the member off from every other member
+	Heal      string `yaml:"heal"`
+	// For undoes a kill, pause or partition after this long (restart,
+	// resume, heal). Whatever is still undone when the cell ends is undone
+	// then.
+	For Duration `yaml:"for"`
+}
+
+// Published is a figure the source article reported, shown beside ours.
+type Published struct {
+	// Match selects the cells it compares with by their params: setup,
+	// workload, and sweep names.
+	Match  map[string]string `yaml:"match"`
+	Metric string            `yaml:"metric"`
+	Value  float64           `yaml:"value"`
+	Note   string            `yaml:"note"`
+}
+
+// Profile overrides a file's sizes by name.
+type Profile struct {
+	Description string `yaml:"description"`
+	// Sweep replaces the values of the parameters it names.
+	Sweep      Sweep  `yaml:"sweep"`
+	Warmup     string `yaml:"warmup"`
+	Iterations int    `yaml:"iterations"`
+	// Set gives bench flags for every bench workload, replacing the
+	// line's own: {duration: 8s, total: 1000}.
+	Set map[string]string `yaml:"set"`
+	// DiskRuntime caps every disk job's main job; LevelDuration sets
+	// every check's level duration.
+	DiskRuntime   Duration `yaml:"disk_runtime"`
+	LevelDuration Duration `yaml:"level_duration"`
+}
+
+// Duration is a YAML duration ("10s", "1m30s").
+type Duration time.Duration
+
+// D is the duration as a time.Duration.
+func (d Duration) D() time.Duration { return time.Duration(d) }
+
+// Sweep is a list of parameters and their values, in the file's order.
+type Sweep []Param
+
+// Param is one swept parameter.
+type Param struct {
+	Name   string
+	Values []string
+	line   int
+}
+
+// Lookup returns the values of the parameter name.
+func (s Sweep) Lookup(name string) ([]string, bool) {
+	for _, p := range s {
+		if p.Name == name {
+			return p.Values, true
+		}
+	}
+	return nil, false
+}

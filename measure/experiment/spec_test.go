@@ -1,0 +1,170 @@
+package experiment
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/etcdlab/etcdlab/invalid"
+)
+
+// minimal is a valid file the error cases below break one field of.
+const minimal = `name: tiny
+setups:
+  - name: one
+    members: 1
+workloads:
+  - name: put
+    bench: --clients={clients} put --total=100
+sweep:
+  clients: [1, 2]
+`
+
+// TestParseErrors: every mistake is one line of invalid input that names
+// the file, the line and what is wrong.
+func TestParseErrors(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name, text, want string
+	}{
+		{"unknown field", strings.Replace(minimal, "    members: 1\n", "    members: 1\n    memebers: 3\n", 1), `x.yaml line 5: unknown field "memebers"`},
+		{"unknown top-level field", minimal + "iteration: 3\n", `x.yaml line 10: unknown field "iteration"`},
+		{"bad duration", minimal + "faults:\n  - {at: 10x, kill: leader}\n", `x.yaml line 11: "10x" is not a duration`},
+		{"unknown preset", strings.Replace(minimal, "    members: 1\n", "    topology: multicloud-9\n", 1), `x.yaml line 4: setups[0].topology: no preset or file "multicloud-9"`},
+		{"placeholder without values", strings.Replace(minimal, "--total=100", "--total={total}", 1), "x.yaml line 7: workloads[0].bench: {total} has no values: add total to sweep"},
+		{"sweep unused", minimal + "  rate: [1]\n", "x.yaml line 10: sweep.rate: no workload uses {rate}"},
+		{"faults on live endpoints", minimal + "  - name: live\n    endpoints: [http://127.0.0.1:2379]\n", ""},
+		{"bad bench flag", strings.Replace(minimal, "--total=100", "--totl=100", 1), "x.yaml line 7: workloads[0].bench: cell one/put/clients=1 (profile full): bench put: unknown flag: --totl"},
+		{"bad bench value", strings.Replace(minimal, "--total=100", "--key-size=0", 1), "x.yaml line 7: workloads[0].bench: cell one/put/clients=1 (profile full): --key-size must be at least 1"},
+		{"bench flag from the setup", strings.Replace(minimal, "put --total", "--endpoints=x put --total", 1), "--endpoints: the setup gives the cluster"},
+		{"sweep value makes a bad line", strings.Replace(minimal, "[1, 2]", "[1, 0]", 1), "cell one/put/clients=0 (profile full): --clients must be at least 1"},
+		{"two kinds", strings.Replace(minimal, "    bench:", "    disk: {}\n    bench:", 1), "x.yaml line 6: workloads[0]: workload \"put\" needs exactly one of bench, disk or check"},
+		{"bad storage", strings.Replace(minimal, "    members: 1\n", "    storage: ssd\n", 1), `x.yaml line 4: setups[0].storage: "ssd": want disk, tmpfs, dir:PATH or slow:DELAY`},
+		{"bad slow delay", strings.Replace(minimal, "    members: 1\n", "    storage: slow:fast\n", 1), `setups[0].storage: slow: "fast": want a duration`},
+		{"bad tuning", strings.Replace(minimal, "    members: 1\n", "    etcd: {heartbeat_interval_ms: 500, election_timeout_ms: 1000}\n", 1), "setups[0].etcd: election_timeout_ms (1000 ms) must be at least 5 times heartbeat_interval_ms (500 ms)"},
+		{"too many members", strings.Replace(minimal, "members: 1", "members: 9", 1), "x.yaml line 4: setups[0].members: members must be between 1 and 7, not 9"},
+		{"duplicate setup", strings.Replace(minimal, "workloads:", "  - name: one\nworkloads:", 1), `x.yaml line 5: setups[1].name: a second setup named "one"`},
+		{"fault target", minimal + "faults:\n  - {at: 1s, kill: m2}\n", `x.yaml line 11: faults[0].kill: "m2" is not a member of setup "one" (m1 to m1)`},
+		{"fault two actions", minimal + "faults:\n  - {at: 1s, kill: m1, pause: m1}\n", "x.yaml line 11: faults[0]: a fault needs exactly one of"},
+		{"published metric", minimal + "published:\n  - {match: {setup: one}, metric: qps, value: 1}\n", `x.yaml line 11: published[0].metric: unknown metric "qps"`},
+		{"published match", minimal + "published:\n  - {match: {setup: two}, metric: throughput_rps, value: 1}\n", `x.yaml line 11: published[0].match.setup: no cell has setup "two"`},
+		{"profile sweep", minimal + "profiles:\n  quick: {sweep: {conns: [1]}}\n", `x.yaml line 11: profiles.quick.sweep.conns: "conns" is not swept by the file`},
+		{"profile set", minimal + "profiles:\n  quick: {set: {totl: 5}}\n", "x.yaml line 7: workloads[0].bench: cell one/put/clients=1 (profile quick): bench has no flag --totl"},
+		{"syntax", minimal + "  - {\n", "x.yaml line 8: did not find expected key"},
+		{"type", strings.Replace(minimal, "members: 1", "members: one", 1), "x.yaml line 4: cannot unmarshal !!str `one` into int"},
+		{"empty", "", "x.yaml: the file is empty"},
+		{"two documents", minimal + "---\nname: b\n", "x.yaml line 10: one experiment per file"},
+		{"live with storage", strings.Replace(minimal, "    members: 1\n", "    endpoints: [http://127.0.0.1:2379]\n    storage: tmpfs\n", 1), "x.yaml line 5: setups[0].storage: a live setup (endpoints) takes only connection fields"},
+		{"local with cacert", strings.Replace(minimal, "    members: 1\n", "    cacert: ca.crt\n", 1), "x.yaml line 4: setups[0].cacert: connection fields are for live setups"},
+		{"bad name", strings.Replace(minimal, "name: tiny", "name: Tiny Exp", 1), `x.yaml line 1: name: "Tiny Exp"`},
+	} {
+		text := tt.text
+		want := tt.want
+		if tt.name == "faults on live endpoints" {
+			text = strings.Replace(minimal, "workloads:", "  - name: live\n    endpoints: [http://127.0.0.1:2379]\nworkloads:", 1) + "faults:\n  - {at: 1s, kill: leader}\n"
+			want = `x.yaml line 12: faults: faults need local setups: setup "live" (setups[1]) is a live cluster`
+		}
+		_, err := Parse("x.yaml", []byte(text))
+		switch {
+		case err == nil:
+			t.Errorf("%s: no error", tt.name)
+		case !invalid.Is(err):
+			t.Errorf("%s: %v is not an invalid-input error", tt.name, err)
+		case strings.Contains(err.Error(), "\n"):
+			t.Errorf("%s: more than one line: %q", tt.name, err)
+		case !strings.Contains(err.Error(), want):
+			t.Errorf("%s:\n got %s\nwant %s", tt.name, err, want)
+		}
+	}
+}
+
+// TestPlanCells: the matrix is setups × workloads × the sweep values each
+// workload uses, in order, with the profile's values and overrides.
+func TestPlanCells(t *testing.T) {
+	t.Parallel()
+	text := `name: m
+setups:
+  - {name: a, members: 1}
+  - {name: b, members: 1, storage: tmpfs}
+workloads:
+  - name: put
+    bench: --conns={conns} --clients={clients} put --total=100
+  - name: fio
+    disk: {runtime: 30s}
+sweep:
+  clients: [1, 10]
+  conns: [1, 2]
+warmup: "50"
+iterations: 2
+profiles:
+  quick:
+    sweep: {clients: [5]}
+    iterations: 1
+    set: {total: 20, clients: 7}
+    disk_runtime: 5s
+`
+	s, err := Parse("m.yaml", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.Plan("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, c := range p.Cells {
+		ids = append(ids, c.ID)
+	}
+	want := "a/put/clients=1/conns=1 a/put/clients=1/conns=2 a/put/clients=10/conns=1 a/put/clients=10/conns=2 a/fio " +
+		"b/put/clients=1/conns=1 b/put/clients=1/conns=2 b/put/clients=10/conns=1 b/put/clients=10/conns=2 b/fio"
+	if strings.Join(ids, " ") != want {
+		t.Fatalf("cells:\n %s\nwant\n %s", strings.Join(ids, " "), want)
+	}
+	c := p.Cells[2]
+	if c.Bench.Config.Clients[0] != 10 || c.Bench.Config.Conns[0] != 1 || c.Bench.Config.Iterations != 2 || c.Bench.Config.Warmup != "50" ||
+		c.Params["clients"] != "10" || c.Params["setup"] != "a" || c.Params["workload"] != "put" {
+		t.Errorf("cell %s: %+v %v", c.ID, c.Bench.Config, c.Params)
+	}
+	if p.Cells[4].Disk.Runtime.D().Seconds() != 30 {
+		t.Errorf("fio runtime %v", p.Cells[4].Disk.Runtime)
+	}
+	q, err := s.Plan("quick")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(q.Cells) != 6 {
+		t.Fatalf("quick: %d cells", len(q.Cells))
+	}
+	// set replaces the line's own --total and the substituted --clients
+	// (a list flag: it must not become 5,7).
+	qc := q.Cells[0].Bench.Config
+	if qc.Total != 20 || len(qc.Clients) != 1 || qc.Clients[0] != 7 || qc.Iterations != 1 {
+		t.Errorf("quick cell: %+v (line %q)", qc, q.Cells[0].Line)
+	}
+	if q.Cells[2].Disk.Runtime.D().Seconds() != 5 {
+		t.Errorf("quick fio runtime %v", q.Cells[2].Disk.Runtime)
+	}
+	if _, err := s.Plan("slow"); err == nil || !strings.Contains(err.Error(), `no profile "slow" (profiles: full, quick)`) {
+		t.Errorf("unknown profile: %v", err)
+	}
+}
+
+func TestSplitLine(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ in, want string }{
+		{`put --total=5`, "put|--total=5"},
+		{`  range 'a b' "c d"  `, "range|a b|c d"},
+		{`put --prefix=/x\ y/`, "put|--prefix=/x y/"},
+		{`range ''`, "range|"},
+	} {
+		w, err := splitLine(tt.in)
+		if err != nil || strings.Join(w, "|") != tt.want {
+			t.Errorf("%q: %q %v, want %q", tt.in, w, err, tt.want)
+		}
+		if back, _ := splitLine(quoteLine(w)); strings.Join(back, "|") != tt.want {
+			t.Errorf("%q: quoteLine does not round trip: %q", tt.in, quoteLine(w))
+		}
+	}
+	if _, err := splitLine(`put 'open`); err == nil {
+		t.Error("unterminated quote accepted")
+	}
+}
