@@ -10,6 +10,7 @@ import (
 
 	"github.com/etcdlab/etcdlab/internal/exitcode"
 	"github.com/etcdlab/etcdlab/measure/experiment"
+	"github.com/etcdlab/etcdlab/render"
 	"github.com/etcdlab/etcdlab/result"
 	"github.com/spf13/cobra"
 )
@@ -51,8 +52,9 @@ func (a *app) experimentRunCmd() *cobra.Command {
 		Use:   "run NAME|FILE",
 		Short: "Run a built-in experiment or an experiment file",
 		Long: `Runs every cell of the experiment in order, each on a fresh local cluster
-(unless its setup says reuse), and writes result.json and summary.txt into
---out after every cell, so that a killed run loses at most one cell.
+(unless its setup says reuse). It writes result.json into --out after every
+cell, so that a killed run loses at most one cell, and summary.txt (the text
+printed) and report.html (charts, as 'etcdlab report' draws them) at the end.
 
 A cell that fails (a cluster that does not start, a workload error) is recorded
 with its reason and the others still run; the exit code is then 1. Ctrl-C
@@ -76,7 +78,7 @@ time, and runs nothing.`,
 	fl.SortFlags = false
 	fl.BoolVar(&o.quick, "quick", false, "the quick profile: sizes for a small machine (the same as --profile quick)")
 	fl.StringVar(&o.profile, "profile", "", "run under this profile of the file (default full: the file as written)")
-	fl.StringVar(&o.out, "out", "", "directory for result.json and summary.txt (default ./etcdlab-experiment-<name>-<time>; with --resume, its directory)")
+	fl.StringVar(&o.out, "out", "", "directory for result.json, summary.txt and report.html (default ./etcdlab-experiment-<name>-<time>; with --resume, its directory)")
 	fl.StringVar(&o.dataDir, "data-dir", "", "where 'disk' and 'slow:' storage put the clusters (default ./.etcdlab, this directory's disk)")
 	fl.StringVar(&o.resume, "resume", "", "continue the partial result in this directory (or result file): run its pending, interrupted (and with --retry-failed, failed) cells")
 	fl.BoolVar(&o.retryFailed, "retry-failed", false, "with --resume, run the failed cells again too")
@@ -155,12 +157,13 @@ func (a *app) runExperiment(c *cobra.Command, args []string, o experimentRunOpti
 	if o.output == "json" {
 		err = result.Write(a.stdout, doc)
 	} else {
-		err = writeExperimentSummary(a.stdout, doc)
+		err = render.ExperimentText(a.stdout, doc, render.TerminalOptions{})
 	}
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(a.stderr, "wrote %s and %s\n", filepath.Join(o.out, "result.json"), filepath.Join(o.out, "summary.txt"))
+	fmt.Fprintf(a.stderr, "wrote %s, %s and %s\n", filepath.Join(o.out, "result.json"), filepath.Join(o.out, "summary.txt"),
+		filepath.Join(o.out, "report.html"))
 	return runErr
 }
 
@@ -229,19 +232,30 @@ func saveExperiment(dir string, doc *result.Document) error {
 	return nil
 }
 
+// writeSummaryFile writes the experiment's text summary (summary.txt, as
+// printed) and its HTML report (report.html, as `etcdlab report` draws it)
+// into dir.
 func writeSummaryFile(dir string, doc *result.Document) error {
-	f, err := os.Create(filepath.Join(dir, "summary.txt"))
-	if err != nil {
-		return exitcode.Failuref("--out %s: %v", dir, err)
+	write := func(name string, draw func(f *os.File) error) error {
+		f, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
+			return exitcode.Failuref("--out %s: %v", dir, err)
+		}
+		err = draw(f)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return exitcode.Failuref("write %s: %v", f.Name(), err)
+		}
+		return nil
 	}
-	err = writeExperimentSummary(f, doc)
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	if err := write("summary.txt", func(f *os.File) error { return render.ExperimentText(f, doc, render.TerminalOptions{}) }); err != nil {
+		return err
 	}
-	if err != nil {
-		return exitcode.Failuref("write %s: %v", f.Name(), err)
-	}
-	return nil
+	return write("report.html", func(f *os.File) error {
+		return render.HTML(f, []result.Named{{Name: doc.Experiment.Name, Doc: doc}})
+	})
 }
 
 func (a *app) experimentListCmd() *cobra.Command {

@@ -115,7 +115,8 @@ func TestExperimentList(t *testing.T) {
 // TestExperimentRunWithFailingCell runs a file whose first setup cannot
 // start (its port is taken) and whose second can, through the CLI: the
 // failed cell is recorded with its reason, the other runs, the exit code
-// is 1 and names the cell, and result.json and summary.txt are written.
+// is 1 and names the cell, and result.json, summary.txt and report.html
+// are written.
 func TestExperimentRunWithFailingCell(t *testing.T) {
 	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -135,7 +136,7 @@ func TestExperimentRunWithFailingCell(t *testing.T) {
 	if code != 1 || !strings.Contains(stderr, "2 cells failed: taken/put/c=1, taken/put/c=2") {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	for _, want := range []string{"taken/put/c=1  failed", "start the cluster", "fine/put/c=2   ok"} {
+	for _, want := range []string{"| taken/put/c=1 | failed |", "start the cluster", "| fine/put/c=2  | ok     |"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("summary lacks %q:\n%s", want, stdout)
 		}
@@ -153,6 +154,9 @@ func TestExperimentRunWithFailingCell(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(out, "summary.txt")); err != nil || string(b) != stdout {
 		t.Errorf("summary.txt differs from stdout (%v)", err)
+	}
+	if b, err := os.ReadFile(filepath.Join(out, "report.html")); err != nil || !strings.Contains(string(b), "fine/put/c=2") {
+		t.Errorf("report.html: %v, or it lacks the cells", err)
 	}
 }
 

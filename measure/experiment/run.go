@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/etcdlab/etcdlab/invalid"
+	"github.com/etcdlab/etcdlab/judge"
 	"github.com/etcdlab/etcdlab/measure/envinfo"
 	"github.com/etcdlab/etcdlab/result"
 )
@@ -194,6 +195,9 @@ func (r *runner) run(ctx context.Context) error {
 		r.doneEstimate += pc.Estimate
 		r.doneActual += time.Since(began)
 		cells[i] = cell
+		// The cell's statement now; the sweep's once every cell ran.
+		judge.Bottlenecks(r.doc, judge.Options{})
+		r.doc.Experiment.Bottleneck = nil
 		if cell.Status == result.CellFailed {
 			fmt.Fprintf(r.o.Log, "cell %s failed: %s\n", cell.ID, cell.Error)
 		}
@@ -216,6 +220,7 @@ func (r *runner) run(ctx context.Context) error {
 	} else {
 		r.doc.Experiment.Partial = ""
 	}
+	judge.Bottlenecks(r.doc, judge.Options{})
 	if err := r.o.Save(r.doc); err != nil {
 		return err
 	}
