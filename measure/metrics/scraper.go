@@ -1,0 +1,167 @@
+package metrics
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// Scraper scrapes members' metrics over and over, as a time series does,
+// at a fraction of Scrape's cost: one HTTP client whose connections stay
+// open between scrapes (no TCP or TLS handshake each time), no gzip (on
+// loopback it costs both sides CPU and saves nothing), and only the
+// families it was built for are parsed (an etcd 3.6 member serves about
+// 170 kB and 1,700 lines, three quarters of them grpc_server_handled_total
+// series at 0). It is safe for concurrent use; Close releases its idle
+// connections.
+type Scraper struct {
+	client *http.Client
+	keep   map[string]bool
+	sparse map[string]bool
+}
+
+// NewScraper returns a scraper that keeps the families named in keep
+// (HasLeader always, since Parse needs it) and, of the families in sparse,
+// only the series that are not 0. A sparse family must be read with SumBy
+// or IncreaseBy, which count a missing series as 0; Gauge and Increase
+// would see no family when every series is 0. A nil keep keeps
+// everything.
+func NewScraper(tlsCfg *tls.Config, keep, sparse []Name) *Scraper {
+	s := &Scraper{client: &http.Client{Transport: &http.Transport{
+		TLSClientConfig: tlsCfg, DisableCompression: true, MaxIdleConnsPerHost: 1, IdleConnTimeout: time.Minute,
+	}}}
+	if keep != nil {
+		s.keep = map[string]bool{string(HasLeader): true}
+		for _, n := range keep {
+			s.keep[string(n)] = true
+		}
+	}
+	s.sparse = map[string]bool{}
+	for _, n := range sparse {
+		s.sparse[string(n)] = true
+	}
+	return s
+}
+
+// Close closes the scraper's idle connections.
+func (s *Scraper) Close() { s.client.CloseIdleConnections() }
+
+// Scrape fetches url within timeout, as Scrape does, and parses the
+// families the scraper keeps.
+func (s *Scraper) Scrape(ctx context.Context, url string, timeout time.Duration) (*Snapshot, error) {
+	url = metricsPath(url)
+	body, err := fetch(ctx, s.client, url, timeout)
+	if err != nil {
+		return nil, err
+	}
+	return s.Parse(url, time.Now(), body)
+}
+
+// Parse reads text a member served, as Scrape does once it has fetched
+// it: only the families the scraper keeps. Tests replay recorded scrapes
+// through it.
+func (s *Scraper) Parse(url string, at time.Time, text []byte) (*Snapshot, error) {
+	if s.keep != nil || len(s.sparse) > 0 {
+		text = s.filter(text)
+	}
+	return Parse(url, at, bytes.NewReader(text))
+}
+
+// metricsPath adds /metrics to a URL without a path.
+func metricsPath(url string) string {
+	if !strings.Contains(strings.TrimPrefix(strings.TrimPrefix(url, "https://"), "http://"), "/") {
+		return strings.TrimSuffix(url, "/") + "/metrics"
+	}
+	return url
+}
+
+// fetch GETs url within timeout and returns the body (at most 64 MiB).
+func fetch(ctx context.Context, client *http.Client, url string, timeout time.Duration) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, fmt.Errorf("metrics URL %s: %v", url, err)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("cannot scrape %s: %v", url, shortErr(err))
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("cannot scrape %s: HTTP %s", url, resp.Status)
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	if err != nil {
+		return nil, fmt.Errorf("cannot scrape %s: %v", url, shortErr(err))
+	}
+	return body, nil
+}
+
+// filter keeps the lines of Prometheus text that belong to the kept
+// families (their # HELP and # TYPE lines and their samples, histograms'
+// _bucket, _sum and _count included), without the samples at 0 of sparse
+// families. Other comments are dropped.
+func (s *Scraper) filter(body []byte) []byte {
+	out := make([]byte, 0, len(body)/4)
+	for len(body) > 0 {
+		line := body
+		if i := bytes.IndexByte(body, '\n'); i >= 0 {
+			line, body = body[:i+1], body[i+1:]
+		} else {
+			body = nil
+		}
+		name, sample := family(line)
+		fam := name
+		if s.keep != nil && !s.keep[name] {
+			fam = histogramBase(name)
+			if !s.keep[fam] {
+				continue
+			}
+		}
+		if sample && s.sparse[fam] && bytes.HasSuffix(bytes.TrimRight(line, "\r\n"), []byte(" 0")) {
+			continue
+		}
+		out = append(out, line...)
+		if line[len(line)-1] != '\n' {
+			out = append(out, '\n')
+		}
+	}
+	return out
+}
+
+// family returns the metric family a line of Prometheus text belongs to
+// ("" for other comments and blank lines), and whether it is a sample.
+func family(line []byte) (string, bool) {
+	if len(line) == 0 || line[0] == '\n' {
+		return "", false
+	}
+	if line[0] == '#' {
+		f := bytes.Fields(line)
+		if len(f) >= 3 && (string(f[1]) == "HELP" || string(f[1]) == "TYPE") {
+			return string(f[2]), false
+		}
+		return "", false
+	}
+	end := bytes.IndexAny(line, "{ \t")
+	if end < 0 {
+		return "", false
+	}
+	return string(line[:end]), true
+}
+
+// histogramBase is the family of a histogram's (or summary's) _bucket,
+// _sum or _count sample, or "".
+func histogramBase(name string) string {
+	for _, suffix := range []string{"_bucket", "_sum", "_count"} {
+		if base, ok := strings.CutSuffix(name, suffix); ok {
+			return base
+		}
+	}
+	return ""
+}
