@@ -32,6 +32,8 @@ type benchOptions struct {
 	engine           string
 	canaryInterval   time.Duration
 	pinEndpoints     bool
+	metricsURLs      []string
+	scrapeInterval   time.Duration
 }
 
 // register binds the options to bench's persistent flags, with their
@@ -64,6 +66,8 @@ func (o *benchOptions) register(pf *pflag.FlagSet) {
 		"measure the cluster's unavailability apart from the clients: one request of the workload's kind to each member this often (0: off)")
 	pf.BoolVar(&o.pinEndpoints, "pin-endpoints", false,
 		"keep each connection on its endpoint while its member is down, as etcd benchmark v3.6 (default: its requests fail over to live members)")
+	pf.StringSliceVar(&o.metricsURLs, "metrics-urls", nil, "members' metrics URLs on a cluster etcdlab did not start (default: the client endpoints)")
+	pf.DurationVar(&o.scrapeInterval, "scrape-interval", time.Second, "scrape every member's /metrics this often during each measured run, for the server-side series (0: off)")
 }
 
 // benchWorkload is one bench subcommand's own options.
@@ -134,6 +138,7 @@ What differs, on purpose:
 			"param:PrevKV":       "--prevkv",
 			"param:CheckHashKV":  "--check-hashkv",
 			"param:Canary":       "--canary-interval",
+			"param:MetricsURLs":  "--metrics-urls",
 		},
 	}
 	pf := b.cmd.PersistentFlags()
@@ -174,7 +179,7 @@ func (b *benchCommand) config(c *cobra.Command, args []string) bench.Config {
 		Command: c.Name(), Conn: o.conn, TargetLeader: o.targetLeader, Conns: o.conns, Clients: o.clients,
 		Duration: o.duration, RequestTimeout: o.requestTimeout, Warmup: o.warmup, Iterations: o.iterations,
 		Prefix: o.prefix, Keep: o.keep, Compact: o.compact, LocalMembers: o.members, Engine: o.engine,
-		Canary: o.canaryInterval, PinEndpoints: o.pinEndpoints,
+		Canary: o.canaryInterval, PinEndpoints: o.pinEndpoints, ScrapeInterval: o.scrapeInterval, MetricsURLs: o.metricsURLs,
 		Consistency: "l", // bench checks it for every command; only range and txn-mixed have the flag
 	}
 	if len(args) > 0 {

@@ -102,6 +102,8 @@ func TestBenchDefaults(t *testing.T) {
 		"engine":          bench.EngineWire,
 		"canary-interval": "100ms", // docs/bench.md: cluster unavailability apart from the clients
 		"pin-endpoints":   "false", // docs/bench.md: failover is etcd client v3.7's model
+		"scrape-interval": "1s",    // docs/bench.md: server-side series
+		"metrics-urls":    "[]",
 	}
 
 	// The bench.Config each subcommand builds from those defaults.
@@ -115,6 +117,7 @@ func TestBenchDefaults(t *testing.T) {
 		Engine:         bench.EngineWire,
 		Consistency:    "l",
 		Canary:         100 * time.Millisecond,
+		ScrapeInterval: time.Second,
 	}
 	with := func(f func(*bench.Config)) bench.Config {
 		c := base

@@ -102,7 +102,9 @@ func (cfg *Config) runAll(ctx context.Context, t *target, wl load.Workload, doc 
 	for _, conns := range cfg.Conns {
 		if cfg.Command == CmdWatchLatency {
 			for it := 1; it <= cfg.Iterations && ctx.Err() == nil; it++ {
-				run, err := load.RunWatchLatency(ctx, t.conn, t.endpoints, conns, cfg.watchSpec())
+				run, err := cfg.recorded(ctx, t, func() (result.Run, error) {
+					return load.RunWatchLatency(ctx, t.conn, t.endpoints, conns, cfg.watchSpec())
+				})
 				if err != nil {
 					return runFailure(err)
 				}
@@ -115,7 +117,7 @@ func (cfg *Config) runAll(ctx context.Context, t *target, wl load.Workload, doc 
 		if err != nil {
 			return runFailure(err)
 		}
-		err = cfg.runPoint(ctx, sess, conns, doc, guard, wu, &seq)
+		err = cfg.runPoint(ctx, t, sess, conns, doc, guard, wu, &seq)
 		_ = sess.Close()
 		if err != nil {
 			return err
@@ -130,7 +132,7 @@ func (cfg *Config) runAll(ctx context.Context, t *target, wl load.Workload, doc 
 
 // runPoint runs every client count on one session: warm-up, then
 // iterations.
-func (cfg *Config) runPoint(ctx context.Context, sess *load.Session, conns int, doc *result.Document, guard *safety.Guard, wu warmup, seq *int64) error {
+func (cfg *Config) runPoint(ctx context.Context, t *target, sess *load.Session, conns int, doc *result.Document, guard *safety.Guard, wu warmup, seq *int64) error {
 	for _, clients := range cfg.Clients {
 		spec := cfg.spec(clients)
 		if guard != nil {
@@ -150,7 +152,7 @@ func (cfg *Config) runPoint(ctx context.Context, sess *load.Session, conns int, 
 			spec.Total, spec.Duration, spec.FirstSeq = cfg.Total, cfg.Duration, *seq
 			name := runName(cfg, conns, clients, it)
 			spec.Progress = cfg.progress(name, cfg.Total)
-			run, err := sess.Run(ctx, spec)
+			run, err := cfg.recorded(ctx, t, func() (result.Run, error) { return sess.Run(ctx, spec) })
 			if err != nil {
 				return runFailure(err)
 			}

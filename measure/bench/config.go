@@ -89,6 +89,15 @@ type Config struct {
 	// LocalBaseDir is where that cluster's data goes ("" = ./.etcdlab).
 	LocalBaseDir string
 
+	// ScrapeInterval is how often every member's /metrics is scraped
+	// during each measured run, for Run.Server (package measure/series);
+	// 0: not scraped.
+	ScrapeInterval time.Duration
+	// MetricsURLs are the members' metrics URLs on a cluster etcdlab did
+	// not start; default: the client endpoints. A cluster etcdlab starts
+	// has its own.
+	MetricsURLs []string
+
 	// Log receives one-line notes for a person (stderr).
 	Log io.Writer
 	// Progress, if set, is called periodically with requests done and
@@ -178,6 +187,9 @@ func (c *Config) validate() error {
 				return invalid.Errorf("{"+f.field+"} must be at least 1, not %d", f.n)
 			}
 		}
+	}
+	if err := c.validateSeries(); err != nil {
+		return err
 	}
 	if c.Engine != "" && c.Engine != EngineWire && c.Engine != EngineGRPC {
 		return invalid.Errorf("{Engine} must be wire or grpc, not %q", c.Engine)

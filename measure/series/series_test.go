@@ -132,7 +132,7 @@ func TestRecorderLocalCluster(t *testing.T) {
 // its series resumes (its counters, from zero again, never make a figure
 // negative).
 func TestRecorderMemberKilled(t *testing.T) {
-	c, o := local(t) // not parallel: three clusters at once starve two cores
+	c, o := local(t)            // not parallel: three clusters at once starve two cores
 	o.Timeout = 3 * time.Second // healthy members answer, even under the race detector
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Second)
 	defer cancel()
