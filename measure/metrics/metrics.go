@@ -33,7 +33,7 @@ type Snapshot struct {
 func Scrape(ctx context.Context, url string, tlsCfg *tls.Config, timeout time.Duration) (*Snapshot, error) {
 	url = metricsPath(url)
 	client := &http.Client{Transport: &http.Transport{TLSClientConfig: tlsCfg, DisableKeepAlives: true}}
-	body, err := fetch(ctx, client, url, timeout)
+	body, _, err := fetch(ctx, client, url, "", timeout)
 	if err != nil {
 		return nil, err
 	}

@@ -9,16 +9,21 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/prometheus/common/expfmt"
 )
 
 // Scraper scrapes members' metrics over and over, as a time series does,
 // at a fraction of Scrape's cost: one HTTP client whose connections stay
-// open between scrapes (no TCP or TLS handshake each time), no gzip (on
-// loopback it costs both sides CPU and saves nothing), and only the
-// families it was built for are parsed (an etcd 3.6 member serves about
-// 170 kB and 1,700 lines, three quarters of them grpc_server_handled_total
-// series at 0). It is safe for concurrent use; Close releases its idle
-// connections.
+// open between scrapes (no TCP or TLS handshake each time); no gzip (on
+// loopback it costs both sides CPU and saves nothing); Prometheus's
+// delimited protobuf format when the member offers it (as every etcd
+// does: it costs an etcd 3.6 member about a third less CPU to write than
+// text, and this side skips the families it does not keep without
+// decoding them); and only the families it was built for are decoded (an
+// etcd 3.6 member serves about 170 kB of text, 1,700 lines, three quarters
+// of them grpc_server_handled_total series at 0). It is safe for
+// concurrent use; Close releases its idle connections.
 type Scraper struct {
 	client *http.Client
 	keep   map[string]bool
@@ -55,12 +60,19 @@ func (s *Scraper) Close() { s.client.CloseIdleConnections() }
 // families the scraper keeps.
 func (s *Scraper) Scrape(ctx context.Context, url string, timeout time.Duration) (*Snapshot, error) {
 	url = metricsPath(url)
-	body, err := fetch(ctx, s.client, url, timeout)
+	body, format, err := fetch(ctx, s.client, url, acceptProto, timeout)
 	if err != nil {
 		return nil, err
 	}
+	if format == expfmt.FmtProtoDelim {
+		return s.parseDelimited(url, time.Now(), body)
+	}
 	return s.Parse(url, time.Now(), body)
 }
+
+// acceptProto asks for the delimited protobuf format, or text, as
+// Prometheus does.
+const acceptProto = string(expfmt.FmtProtoDelim) + ";q=0.7,text/plain;version=" + expfmt.TextVersion + ";q=0.3"
 
 // Parse reads text a member served, as Scrape does once it has fetched
 // it: only the families the scraper keeps. Tests replay recorded scrapes
@@ -80,27 +92,31 @@ func metricsPath(url string) string {
 	return url
 }
 
-// fetch GETs url within timeout and returns the body (at most 64 MiB).
-func fetch(ctx context.Context, client *http.Client, url string, timeout time.Duration) ([]byte, error) {
+// fetch GETs url within timeout, with accept as its Accept header (none
+// if ""), and returns the body (at most 64 MiB) and its format.
+func fetch(ctx context.Context, client *http.Client, url, accept string, timeout time.Duration) ([]byte, expfmt.Format, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
-		return nil, fmt.Errorf("metrics URL %s: %v", url, err)
+		return nil, "", fmt.Errorf("metrics URL %s: %v", url, err)
+	}
+	if accept != "" {
+		req.Header.Set("Accept", accept)
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("cannot scrape %s: %v", url, shortErr(err))
+		return nil, "", fmt.Errorf("cannot scrape %s: %v", url, shortErr(err))
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("cannot scrape %s: HTTP %s", url, resp.Status)
+		return nil, "", fmt.Errorf("cannot scrape %s: HTTP %s", url, resp.Status)
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
 	if err != nil {
-		return nil, fmt.Errorf("cannot scrape %s: %v", url, shortErr(err))
+		return nil, "", fmt.Errorf("cannot scrape %s: %v", url, shortErr(err))
 	}
-	return body, nil
+	return body, expfmt.ResponseFormat(resp.Header), nil
 }
 
 // filter keeps the lines of Prometheus text that belong to the kept

@@ -1,17 +1,20 @@
 package metrics
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/etcdlab/etcdlab/lab/cluster"
+	"github.com/prometheus/common/expfmt"
 )
 
 const filtered = `# HELP etcd_server_has_leader x
@@ -78,8 +81,60 @@ func TestScraperFilter(t *testing.T) {
 	}
 }
 
-// TestScraperRealMember: what a Scraper reads from a real member is what
-// a full Scrape reads, for the families it keeps.
+// TestDelimited: the delimited protobuf path keeps what the text path
+// keeps, and refuses what is not Prometheus protobuf or not etcd's.
+func TestDelimited(t *testing.T) {
+	t.Parallel()
+	full, err := Parse("x", time.Now(), strings.NewReader(filtered))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	enc := expfmt.NewEncoder(&b, expfmt.NewFormat(expfmt.TypeProtoDelim))
+	for _, name := range []string{"etcd_server_has_leader", "etcd_disk_wal_fsync_duration_seconds", "go_goroutines", "grpc_server_handled_total"} {
+		if err := enc.Encode(full.Families[name]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sc := NewScraper(nil, []Name{WALFsyncDuration, GRPCHandled}, []Name{GRPCHandled})
+	fromProto, err := sc.parseDelimited("x", time.Now(), b.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromText, err := sc.Parse("x", time.Now(), []byte(filtered))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []*Snapshot{fromProto, fromText} {
+		if len(s.Families) != 3 || len(s.Families[string(GRPCHandled)].Metric) != 1 {
+			t.Errorf("families %v", s.Families)
+		}
+	}
+	dp, _ := Deltas(nil, fromProto, WALFsyncDuration)
+	dt, _ := Deltas(nil, fromText, WALFsyncDuration)
+	if !reflect.DeepEqual(dp, dt) {
+		t.Errorf("fsync buckets %v from protobuf, %v from text", dp, dt)
+	}
+	where := map[string]string{GRPCTypeLabel: "unary"}
+	if p, x := fromProto.SumBy(GRPCHandled, GRPCCodeLabel, where), fromText.SumBy(GRPCHandled, GRPCCodeLabel, where); !reflect.DeepEqual(p, x) {
+		t.Errorf("by code %v from protobuf, %v from text", p, x)
+	}
+	for _, bad := range [][]byte{{0xff}, {0x05, 0x0a}, b.Bytes()[:b.Len()-3]} {
+		if _, err := sc.parseDelimited("x", time.Now(), bad); err == nil || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%x: %v", bad, err)
+		}
+	}
+	var other bytes.Buffer
+	enc = expfmt.NewEncoder(&other, expfmt.NewFormat(expfmt.TypeProtoDelim))
+	_ = enc.Encode(full.Families["go_goroutines"])
+	if _, err := sc.parseDelimited("x", time.Now(), other.Bytes()); err == nil || !strings.Contains(err.Error(), "not etcd's") {
+		t.Errorf("not etcd's: %v", err)
+	}
+}
+
+// TestScraperRealMember: what a Scraper reads from a real member (in
+// protobuf) is what a full Scrape reads (in text), for the families it
+// keeps.
 func TestScraperRealMember(t *testing.T) {
 	t.Parallel()
 	c, err := cluster.Start(context.Background(), cluster.Options{Members: 1, BaseDir: t.TempDir()})
@@ -88,6 +143,9 @@ func TestScraperRealMember(t *testing.T) {
 	}
 	defer func() { _ = c.Stop() }()
 	url := c.State().MetricsURLs[0]
+	if _, format, err := fetch(context.Background(), http.DefaultClient, url+"/metrics", acceptProto, 3*time.Second); err != nil || format != expfmt.FmtProtoDelim {
+		t.Fatalf("etcd answered %q (%v), not delimited protobuf", format, err)
+	}
 	sc := NewScraper(nil, []Name{WALFsyncDuration, ServerVersion, GRPCHandled, DBTotalSize}, []Name{GRPCHandled})
 	defer sc.Close()
 	part, err := sc.Scrape(context.Background(), url, 3*time.Second)

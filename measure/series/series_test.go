@@ -132,8 +132,10 @@ func TestRecorderLocalCluster(t *testing.T) {
 // its series resumes (its counters, from zero again, never make a figure
 // negative).
 func TestRecorderMemberKilled(t *testing.T) {
-	c, o := local(t)            // not parallel: three clusters at once starve two cores
-	o.Timeout = 3 * time.Second // healthy members answer, even under the race detector
+	// Not parallel: three clusters at once starve two cores. A timeout
+	// healthy members meet even under the race detector.
+	c, o := local(t)
+	o.Timeout = 3 * time.Second
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Second)
 	defer cancel()
 	r, err := Start(context.Background(), o)
