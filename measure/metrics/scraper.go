@@ -60,11 +60,11 @@ func (s *Scraper) Close() { s.client.CloseIdleConnections() }
 // families the scraper keeps.
 func (s *Scraper) Scrape(ctx context.Context, url string, timeout time.Duration) (*Snapshot, error) {
 	url = metricsPath(url)
-	body, format, err := fetch(ctx, s.client, url, acceptProto, timeout)
+	body, format, err := fetch(ctx, s.client, url, acceptProto(), timeout)
 	if err != nil {
 		return nil, err
 	}
-	if format == expfmt.FmtProtoDelim {
+	if format.FormatType() == expfmt.TypeProtoDelim {
 		return s.parseDelimited(url, time.Now(), body)
 	}
 	return s.Parse(url, time.Now(), body)
@@ -72,7 +72,9 @@ func (s *Scraper) Scrape(ctx context.Context, url string, timeout time.Duration)
 
 // acceptProto asks for the delimited protobuf format, or text, as
 // Prometheus does.
-const acceptProto = string(expfmt.FmtProtoDelim) + ";q=0.7,text/plain;version=" + expfmt.TextVersion + ";q=0.3"
+func acceptProto() string {
+	return string(expfmt.NewFormat(expfmt.TypeProtoDelim)) + ";q=0.7,text/plain;version=" + expfmt.TextVersion + ";q=0.3"
+}
 
 // Parse reads text a member served, as Scrape does once it has fetched
 // it: only the families the scraper keeps. Tests replay recorded scrapes

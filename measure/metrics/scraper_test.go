@@ -143,7 +143,7 @@ func TestScraperRealMember(t *testing.T) {
 	}
 	defer func() { _ = c.Stop() }()
 	url := c.State().MetricsURLs[0]
-	if _, format, err := fetch(context.Background(), http.DefaultClient, url+"/metrics", acceptProto, 3*time.Second); err != nil || format != expfmt.FmtProtoDelim {
+	if _, format, err := fetch(context.Background(), http.DefaultClient, url+"/metrics", acceptProto(), 3*time.Second); err != nil || format.FormatType() != expfmt.TypeProtoDelim {
 		t.Fatalf("etcd answered %q (%v), not delimited protobuf", format, err)
 	}
 	sc := NewScraper(nil, []Name{WALFsyncDuration, ServerVersion, GRPCHandled, DBTotalSize}, []Name{GRPCHandled})
