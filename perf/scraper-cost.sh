@@ -72,31 +72,36 @@ def bench(interval):
     return ru.ru_utime + ru.ru_stime, members, run["throughput_rps"]
 
 # The members' side alone, which the rounds below see through the noise of
-# the load's own CPU: member CPU per /metrics request (uncompressed, on a
-# kept-alive connection, as the scraper asks), over 100 requests to each
+# the load's own CPU: member CPU per /metrics request on a kept-alive
+# connection without gzip, in the delimited protobuf format the scraper
+# asks for (and in text, for comparison), over 100 requests to each
 # member, less the members' CPU over as long a time without requests.
 import http.client, time, urllib.parse
-def scrape_cost(n=100):
+PROTO = "application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited;q=0.7,text/plain;version=0.0.4;q=0.3"
+def scrape_cost(accept, n=100):
     conns = []
     for u in state["metrics_urls"]:
         p = urllib.parse.urlparse(u)
         conns.append(http.client.HTTPConnection(p.hostname, p.port, timeout=5))
+    headers = {"Accept": accept} if accept else {}
     before, t0 = members_cpu(), time.monotonic()
     for _ in range(n):
         for c in conns:
-            c.request("GET", "/metrics")
+            c.request("GET", "/metrics", headers=headers)
             c.getresponse().read()
     busy, wall = members_cpu() - before, time.monotonic() - t0
     before = members_cpu()
     time.sleep(wall)
     idle = members_cpu() - before
     return (busy - idle) / (n * len(conns)), wall
-per, wall = scrape_cost()
-print(f"member CPU per /metrics request: {per*1000:.2f} ms (300 requests in {wall:.1f} s, less {wall:.1f} s idle); "
-      f"at 1 s for 3 members: {3*per:.4f} cores = {3*per/cpus*100:.2f}% of {cpus} CPUs")
+for name, accept in [("protobuf (the scraper's)", PROTO), ("text", "")]:
+    per, wall = scrape_cost(accept)
+    print(f"member CPU per /metrics request, {name}: {per*1000:.2f} ms (300 requests in {wall:.1f} s, less {wall:.1f} s idle); "
+          f"at 1 s for 3 members: {3*per:.4f} cores = {3*per/cpus*100:.2f}% of {cpus} CPUs")
 
 arms = {"1s": [], "0": []}
-print(f"{cpus} CPUs; 3 members; bench put --rate={rate} --duration={duration}, --conns=10 --clients=50")
+load = lambda: open("/proc/loadavg").read().split()[0]
+print(f"{cpus} CPUs; 3 members; bench put --rate={rate} --duration={duration}, --conns=10 --clients=50; load average {load()}")
 for r in range(rounds):
     order = ["1s", "0"] if r % 2 == 0 else ["0", "1s"]
     line = []
@@ -116,4 +121,5 @@ dt = [x + y for x, y in zip(de, dm)]
 share = med(dt) / (secs * cpus) * 100
 print(f"paired difference (1s - 0), median of {rounds}: etcdlab {med(de):+.3f} CPU-s, members {med(dm):+.3f} CPU-s, "
       f"total {med(dt):+.3f} CPU-s over {secs:g} s = {med(dt)/secs:+.4f} cores = {share:+.2f}% of {cpus} CPUs (bar: at most 2%)")
+print(f"paired differences, total CPU-s: {', '.join(f'{x:+.2f}' for x in dt)}; load average at the end {load()}")
 EOF

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/prometheus/common/expfmt"
@@ -28,6 +29,7 @@ type Scraper struct {
 	client *http.Client
 	keep   map[string]bool
 	sparse map[string]bool
+	bufs   sync.Pool // *bytes.Buffer for response bodies, reused across scrapes
 }
 
 // NewScraper returns a scraper that keeps the families named in keep
@@ -39,7 +41,9 @@ type Scraper struct {
 func NewScraper(tlsCfg *tls.Config, keep, sparse []Name) *Scraper {
 	s := &Scraper{client: &http.Client{Transport: &http.Transport{
 		TLSClientConfig: tlsCfg, DisableCompression: true, MaxIdleConnsPerHost: 1, IdleConnTimeout: time.Minute,
+		ReadBufferSize: 64 << 10, // a body of ~150 kB in a few reads, not forty
 	}}}
+	s.bufs.New = func() any { return new(bytes.Buffer) }
 	if keep != nil {
 		s.keep = map[string]bool{string(HasLeader): true}
 		for _, n := range keep {
@@ -60,14 +64,18 @@ func (s *Scraper) Close() { s.client.CloseIdleConnections() }
 // families the scraper keeps.
 func (s *Scraper) Scrape(ctx context.Context, url string, timeout time.Duration) (*Snapshot, error) {
 	url = metricsPath(url)
-	body, format, err := fetch(ctx, s.client, url, acceptProto(), timeout)
+	buf, _ := s.bufs.Get().(*bytes.Buffer)
+	defer s.bufs.Put(buf)
+	buf.Reset()
+	format, err := fetchInto(ctx, s.client, url, acceptProto(), timeout, buf)
 	if err != nil {
 		return nil, err
 	}
+	// Both parsers copy what they keep: the buffer can be reused.
 	if format.FormatType() == expfmt.TypeProtoDelim {
-		return s.parseDelimited(url, time.Now(), body)
+		return s.parseDelimited(url, time.Now(), buf.Bytes())
 	}
-	return s.Parse(url, time.Now(), body)
+	return s.Parse(url, time.Now(), buf.Bytes())
 }
 
 // acceptProto asks for the delimited protobuf format, or text, as
@@ -97,28 +105,34 @@ func metricsPath(url string) string {
 // fetch GETs url within timeout, with accept as its Accept header (none
 // if ""), and returns the body (at most 64 MiB) and its format.
 func fetch(ctx context.Context, client *http.Client, url, accept string, timeout time.Duration) ([]byte, expfmt.Format, error) {
+	var b bytes.Buffer
+	format, err := fetchInto(ctx, client, url, accept, timeout, &b)
+	return b.Bytes(), format, err
+}
+
+// fetchInto is fetch, reading the body into buf.
+func fetchInto(ctx context.Context, client *http.Client, url, accept string, timeout time.Duration, buf *bytes.Buffer) (expfmt.Format, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
-		return nil, "", fmt.Errorf("metrics URL %s: %v", url, err)
+		return "", fmt.Errorf("metrics URL %s: %v", url, err)
 	}
 	if accept != "" {
 		req.Header.Set("Accept", accept)
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return nil, "", fmt.Errorf("cannot scrape %s: %v", url, shortErr(err))
+		return "", fmt.Errorf("cannot scrape %s: %v", url, shortErr(err))
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, "", fmt.Errorf("cannot scrape %s: HTTP %s", url, resp.Status)
+		return "", fmt.Errorf("cannot scrape %s: HTTP %s", url, resp.Status)
 	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
-	if err != nil {
-		return nil, "", fmt.Errorf("cannot scrape %s: %v", url, shortErr(err))
+	if _, err := buf.ReadFrom(io.LimitReader(resp.Body, 64<<20)); err != nil {
+		return "", fmt.Errorf("cannot scrape %s: %v", url, shortErr(err))
 	}
-	return body, expfmt.ResponseFormat(resp.Header), nil
+	return expfmt.ResponseFormat(resp.Header), nil
 }
 
 // filter keeps the lines of Prometheus text that belong to the kept

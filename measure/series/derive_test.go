@@ -173,37 +173,38 @@ func TestDeriveRecorded(t *testing.T) {
 
 // TestDeriveRestart: when the process start time changes between two
 // scrapes, the member restarted and its counters began from zero, so the
-// interval counts what the new process's counters say, not their
-// (negative) difference from the old process's.
+// interval counts what the new process's counters say, even where they
+// have grown past the old process's; without a new start time, a counter
+// that went down counts from zero (PromQL's increase).
 func TestDeriveRestart(t *testing.T) {
 	t.Parallel()
 	t0 := time.Date(2026, 11, 23, 15, 0, 0, 0, time.UTC)
-	old, fresh := recorded(t, leaderAfter), recorded(t, leaderBefore)
+	early, late := recorded(t, leaderBefore), recorded(t, leaderAfter)
 	startRe := regexp.MustCompile(`(?m)^process_start_time_seconds (\S+)$`)
-	restarted := startRe.ReplaceAll(fresh, []byte("process_start_time_seconds 2e9"))
-	if bytes.Equal(restarted, fresh) {
+	lateRestarted := startRe.ReplaceAll(late, []byte("process_start_time_seconds 2e9"))
+	if bytes.Equal(lateRestarted, late) {
 		t.Fatal("no process_start_time_seconds in the recording")
 	}
+	fsyncs := func(text []byte) float64 { return rawSum(t, text, "etcd_disk_wal_fsync_duration_seconds_count", nil) }
+	cpu := func(text []byte) float64 { return rawSum(t, text, "process_cpu_seconds_total", nil) }
 	for _, tc := range []struct {
-		name    string
-		after   []byte
-		fsyncs  float64
-		cpuFrom float64 // subtracted from the new process's CPU time
+		name          string
+		before, after []byte
+		fsyncs, cpu   float64
 	}{
-		{"restarted: counts from zero", restarted, rawSum(t, fresh, "etcd_disk_wal_fsync_duration_seconds_count", nil), 0},
-		// The same counters going down without a new start time: each
-		// counter that shrank counts from zero (PromQL's increase).
-		{"no new start time", fresh, rawSum(t, fresh, "etcd_disk_wal_fsync_duration_seconds_count", nil), 0},
+		{"restarted, counters past the old ones: all of the new process's", early, lateRestarted, fsyncs(late), cpu(late)},
+		{"same process: the increase", early, late, fsyncs(late) - fsyncs(early), cpu(late) - cpu(early)},
+		{"counters went down, same start time: from zero", late, early, fsyncs(early), cpu(early)},
 	} {
 		m := &member{interval: time.Second}
-		m.observe(snapshot(t, old, t0), nil)
+		m.observe(snapshot(t, tc.before, t0), nil)
 		m.observe(snapshot(t, tc.after, t0.Add(2*time.Second)), nil)
 		s := m.series().Summary
 		if s.WALFsyncs != tc.fsyncs {
 			t.Errorf("%s: %g fsyncs, want %g", tc.name, s.WALFsyncs, tc.fsyncs)
 		}
-		if want := rawSum(t, tc.after, "process_cpu_seconds_total", nil) / 2; math.Abs(s.CPUCoresMean-want) > 1e-9 {
-			t.Errorf("%s: CPU %g, want %g", tc.name, s.CPUCoresMean, want)
+		if math.Abs(s.CPUCoresMean-tc.cpu/2) > 1e-9 {
+			t.Errorf("%s: CPU %g, want %g", tc.name, s.CPUCoresMean, tc.cpu/2)
 		}
 		if s.GRPCRequests < 0 || s.NetSendBytes < 0 || s.LeaderChanges < 0 {
 			t.Errorf("%s: negative figures %+v", tc.name, s)

@@ -82,7 +82,11 @@ func TestDownsampling(t *testing.T) {
 		}
 		// The points' rates times their lengths give back the totals.
 		var puts, cpu, prev = 0.0, 0.0, t0
+		leaderless := 0.0 // points with an interval without a leader
 		for i, p := range ms.Points {
+			if !p.HasLeader {
+				leaderless++
+			}
 			at := time.UnixMilli(p.UnixMillis)
 			if !at.After(prev) {
 				t.Fatalf("point %d at %s is not after %s", i, at, prev)
@@ -115,6 +119,7 @@ func TestDownsampling(t *testing.T) {
 			{"CPU max (one interval)", s.CPUCoresMax, 0.2 + 1.3*b2f(spike <= int(intervals))},
 			{"fsyncs", s.WALFsyncs, 10 * intervals},
 			{"seconds without leader", s.SecondsWithoutLead, b2f(noLeader <= int(intervals))},
+			{"points without leader", leaderless, b2f(noLeader <= int(intervals))},
 		} {
 			if math.Abs(c.got-c.want) > 1e-6*math.Max(1, c.want) {
 				t.Errorf("%d scrapes: %s %g, want %g", tc.scrapes, c.what, c.got, c.want)
