@@ -25,6 +25,7 @@ require (
 	golang.org/x/term v0.47.0
 	gonum.org/v1/plot v0.16.0
 	google.golang.org/grpc v1.83.2
+	google.golang.org/protobuf v1.36.11
 	sigs.k8s.io/yaml v1.4.0
 )
 
@@ -88,7 +89,6 @@ require (
 	golang.org/x/time v0.9.0 // indirect
 	google.golang.org/genproto/googleapis/api v0.0.0-20260803160001-6ac0973c030d // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260803160001-6ac0973c030d // indirect
-	google.golang.org/protobuf v1.36.11 // indirect
 	gopkg.in/natefinch/lumberjack.v2 v2.2.1 // indirect
 	sigs.k8s.io/json v0.0.0-20211020170558-c049b76a60c6 // indirect
 )

@@ -25,6 +25,8 @@ type TextOptions struct {
 // report (Summary, Response time histogram, Latency distribution, Error
 // distribution), one per run, so existing habits and parsers keep working.
 // Several runs (sweeps, iterations) get a header each and a closing table.
+// Runs with server series get a "Server (per member)" block after all
+// that, outside etcd benchmark's layout.
 func BenchText(w io.Writer, doc *result.Document, opt TextOptions) error {
 	var b strings.Builder
 	p := "%4.4f"
@@ -66,6 +68,7 @@ func BenchText(w io.Writer, doc *result.Document, opt TextOptions) error {
 	if len(doc.Runs) > 1 {
 		b.WriteString("\n" + runsTable(doc))
 	}
+	b.WriteString(serverText(doc))
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -43,11 +43,56 @@ func fixture(t *testing.T) *result.Document {
 	return &result.Document{
 		SchemaVersion: 1, Kind: "bench", Bench: &result.BenchConfig{Command: "put", Iterations: 2},
 		Runs: []result.Run{
-			{Name: "put conns=1 clients=10 iteration=1", Conns: 1, Clients: 10, Iteration: 1, Start: start, Stats: stats(1600)},
-			{Name: "put conns=1 clients=10 iteration=2", Conns: 1, Clients: 10, Iteration: 2, Start: start, Stats: stats(1700)},
+			{Name: "put conns=1 clients=10 iteration=1", Conns: 1, Clients: 10, Iteration: 1, Start: start, Stats: stats(1600), Server: serverFixture(start, false)},
+			{Name: "put conns=1 clients=10 iteration=2", Conns: 1, Clients: 10, Iteration: 2, Start: start, Stats: stats(1700), Server: serverFixture(start, true)},
 		},
 		Summaries: []result.Summary{{Name: "put conns=1 clients=10", Conns: 1, Clients: 10, Iterations: 2,
 			ThroughputRPS: result.MeanSD{Mean: 1650, Stddev: 70.71}, P50: result.MeanSD{Mean: 0.006}, P99: result.MeanSD{Mean: 0.0109}, Mean: result.MeanSD{Mean: 0.006005}}},
+	}
+}
+
+// serverFixture is what three members' metrics said during a run; with
+// killed, the third was down from the start (every scrape refused).
+func serverFixture(start time.Time, killed bool) *result.Server {
+	point := func(sec int64, leader bool) result.ServerPoint {
+		return result.ServerPoint{UnixMillis: start.Add(time.Duration(sec) * time.Second).UnixMilli(), WALFsyncP99: 0.0021, HasLeader: true, IsLeader: leader, CPUCores: 0.4}
+	}
+	member := func(name string, leader bool, cpu float64) result.MemberSeries {
+		return result.MemberSeries{Name: name, MetricsURL: "http://127.0.0.1:2381",
+			Summary: result.ServerSummary{WALFsyncP50: 0.0012, WALFsyncP99: 0.00214, WALFsyncs: 600, BackendCommitP99: 0.0047, LeaderChanges: 0,
+				SlowApplies: 2, CPUCoresMean: cpu, CPUCoresMax: cpu * 1.5, RSSMaxBytes: 61.3 * (1 << 20), DiskWriteBytes: 3.2e6 * 0.625,
+				GRPCRequests: 1000, NetReceiveBytes: 1e6, NetSendBytes: 2e6},
+			Points: []result.ServerPoint{point(1, leader)}}
+	}
+	srv := &result.Server{IntervalSeconds: 1, EtcdVersion: "3.6.16",
+		Members: []result.MemberSeries{member("m1", true, 0.52), member("m2", false, 0.31), member("m3", false, 0.3)}}
+	if killed {
+		srv.Members[2] = result.MemberSeries{Name: "m3", MetricsURL: "http://127.0.0.1:2387", ScrapeErrors: 2,
+			FirstError: "cannot scrape http://127.0.0.1:2387/metrics: connection refused"}
+	}
+	return srv
+}
+
+// TestServerTextWidth: the server block stays within 120 columns with
+// long member names (a live cluster's host:port), and runs without series
+// print none.
+func TestServerTextWidth(t *testing.T) {
+	doc := fixture(t)
+	for i := range doc.Runs[0].Server.Members {
+		doc.Runs[0].Server.Members[i].Name = "etcd-member-0.etcd.kube-system.svc.cluster.local:2379"
+	}
+	out := serverText(doc)
+	for _, l := range strings.Split(out, "\n") {
+		if n := utf8.RuneCountInString(l); n > TermWidth {
+			t.Errorf("a line of %d columns: %s", n, l)
+		}
+	}
+	if !strings.Contains(out, "Server (per member) during put conns=1 clients=10 iteration=2") {
+		t.Errorf("no block for the second run:\n%s", out)
+	}
+	doc.Runs[0].Server, doc.Runs[1].Server = nil, nil
+	if out := serverText(doc); out != "" {
+		t.Errorf("a block without series: %q", out)
 	}
 }
 
@@ -76,6 +121,7 @@ func TestBenchTextGolden(t *testing.T) {
 	golden(t, "bench_iterations.txt", b.Bytes())
 	one := fixture(t)
 	one.Runs = one.Runs[:1]
+	one.Environment.LocalCluster = true // disk writes from /proc
 	b.Reset()
 	if err := BenchText(&b, one, TextOptions{Precise: true}); err != nil {
 		t.Fatal(err)

@@ -33,12 +33,14 @@ func rules() []rule {
 		{pkgs: []string{"load", "load/*"}, allow: append([]string{"load/*", "lab/etcdclient", "result", "invalid"}, leaves...)},
 		{pkgs: []string{"result/*"}, allow: append([]string{"result"}, leaves...)},
 		{pkgs: []string{"judge", "judge/*"}, allow: append([]string{"judge/*", "result", "invalid"}, leaves...)},
+		// measure/series turns scrapes into result types; it starts nothing.
+		{pkgs: []string{"measure/series"}, allow: append([]string{"measure/metrics", "result", "invalid"}, leaves...)},
 		// measure/bench is etcd benchmark's command: the CLI's and the
 		// experiment runner's (which runs bench command lines), nobody
 		// else's building block.
-		{pkgs: []string{"measure/experiment"}, allow: append([]string{"lab/*", "emulate/*", "load", "load/*", "measure/bench", "measure/check", "measure/disk", "measure/envinfo", "measure/metrics", "judge", "result", "invalid"}, leaves...)},
-		{pkgs: []string{"measure/bench"}, allow: append([]string{"lab/*", "emulate/*", "load", "load/*", "measure/envinfo", "measure/metrics", "judge", "result", "invalid"}, leaves...)},
-		{pkgs: []string{"measure/*"}, allow: append([]string{"lab/*", "emulate/*", "load", "load/*", "measure/check", "measure/disk", "measure/envinfo", "measure/metrics", "judge", "result", "invalid"}, leaves...)},
+		{pkgs: []string{"measure/experiment"}, allow: append([]string{"lab/*", "emulate/*", "load", "load/*", "measure/bench", "measure/check", "measure/disk", "measure/envinfo", "measure/metrics", "measure/series", "judge", "result", "invalid"}, leaves...)},
+		{pkgs: []string{"measure/bench"}, allow: append([]string{"lab/*", "emulate/*", "load", "load/*", "measure/envinfo", "measure/metrics", "measure/series", "judge", "result", "invalid"}, leaves...)},
+		{pkgs: []string{"measure/*"}, allow: append([]string{"lab/*", "emulate/*", "load", "load/*", "measure/check", "measure/disk", "measure/envinfo", "measure/metrics", "measure/series", "judge", "result", "invalid"}, leaves...)},
 		{pkgs: []string{"render", "render/*"}, allow: append([]string{"render/*", "result", "result/*", "judge"}, leaves...)},
 	}
 }
@@ -165,6 +167,10 @@ func TestRulesCatch(t *testing.T) {
 		{"judge", "render", false},
 		{"cmd/etcdlab", "internal/exitcode", true},
 		{"newstage/x", "result", false},
+		{"measure/series", "measure/metrics", true},
+		{"measure/series", "lab/cluster", false},
+		{"measure/series", "load", false},
+		{"measure/bench", "measure/series", true},
 	} {
 		bad := check(map[string][]string{tc.pkg: {tc.dep}})
 		if got := len(bad) == 0; got != tc.ok {

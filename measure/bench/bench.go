@@ -105,7 +105,9 @@ func (cfg *Config) runAll(ctx context.Context, t *target, wl load.Workload, doc 
 				if cfg.RunStarted != nil {
 					cfg.RunStarted(runName(cfg, conns, 0, it))
 				}
-				run, err := load.RunWatchLatency(ctx, t.conn, t.endpoints, conns, cfg.watchSpec())
+				run, err := cfg.recorded(ctx, t, func() (result.Run, error) {
+					return load.RunWatchLatency(ctx, t.conn, t.endpoints, conns, cfg.watchSpec())
+				})
 				if err != nil {
 					return runFailure(err)
 				}
@@ -118,7 +120,7 @@ func (cfg *Config) runAll(ctx context.Context, t *target, wl load.Workload, doc 
 		if err != nil {
 			return runFailure(err)
 		}
-		err = cfg.runPoint(ctx, sess, conns, doc, guard, wu, &seq)
+		err = cfg.runPoint(ctx, t, sess, conns, doc, guard, wu, &seq)
 		_ = sess.Close()
 		if err != nil {
 			return err
@@ -133,7 +135,7 @@ func (cfg *Config) runAll(ctx context.Context, t *target, wl load.Workload, doc 
 
 // runPoint runs every client count on one session: warm-up, then
 // iterations.
-func (cfg *Config) runPoint(ctx context.Context, sess *load.Session, conns int, doc *result.Document, guard *safety.Guard, wu warmup, seq *int64) error {
+func (cfg *Config) runPoint(ctx context.Context, t *target, sess *load.Session, conns int, doc *result.Document, guard *safety.Guard, wu warmup, seq *int64) error {
 	for _, clients := range cfg.Clients {
 		spec := cfg.spec(clients)
 		if guard != nil {
@@ -156,7 +158,7 @@ func (cfg *Config) runPoint(ctx context.Context, sess *load.Session, conns int, 
 			if cfg.RunStarted != nil {
 				cfg.RunStarted(name)
 			}
-			run, err := sess.Run(ctx, spec)
+			run, err := cfg.recorded(ctx, t, func() (result.Run, error) { return sess.Run(ctx, spec) })
 			if err != nil {
 				return runFailure(err)
 			}

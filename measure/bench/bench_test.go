@@ -226,6 +226,12 @@ func TestValidate(t *testing.T) {
 		{"put with args", func(c *Config) { c.Args = []string{"k"} }, `put takes no arguments, got ["k"]`},
 		{"unknown", func(c *Config) { c.Command = "mvcc" }, `unknown bench command "mvcc"`},
 		{"iterations 0", func(c *Config) { c.Iterations = 0 }, "{Iterations} must be at least 1, not 0"},
+		{"negative scrape interval", func(c *Config) { c.ScrapeInterval = -time.Second }, "{ScrapeInterval} must be 0 (off) or at least 100ms, not -1s"},
+		{"scrape interval too short", func(c *Config) { c.ScrapeInterval = 10 * time.Millisecond }, "{ScrapeInterval} must be 0 (off) or at least 100ms, not 10ms"},
+		{"metrics URLs of a local cluster", func(c *Config) { c.MetricsURLs = []string{"http://127.0.0.1:2381"} }, "{MetricsURLs} are for a cluster etcdlab did not start (with {Endpoints})"},
+		{"bad metrics URL", func(c *Config) {
+			c.Conn.Endpoints, c.MetricsURLs = []string{"127.0.0.1:1"}, []string{"127.0.0.1:2381"}
+		}, `{MetricsURLs}: "127.0.0.1:2381" is not an http(s) URL`},
 	} {
 		c := ok
 		tt.mod(&c)

@@ -95,11 +95,14 @@ type Config struct {
 	// (no safety rules: it is the caller's to throw away).
 	Cluster *cluster.Cluster
 
-	// MetricsURLs are the members' metrics endpoints, scraped every
-	// ScrapeInterval during each measured run; empty means the local
-	// cluster's, or the client endpoints (etcd serves /metrics there).
-	MetricsURLs    []string
+	// ScrapeInterval is how often every member's /metrics is scraped
+	// during each measured run, for Run.Server (package measure/series);
+	// 0: not scraped.
 	ScrapeInterval time.Duration
+	// MetricsURLs are the members' metrics URLs on a cluster etcdlab did
+	// not start; default: the client endpoints. A cluster etcdlab starts
+	// has its own.
+	MetricsURLs []string
 
 	// Log receives one-line notes for a person (stderr).
 	Log io.Writer
@@ -200,8 +203,8 @@ func (c *Config) validate() error {
 			}
 		}
 	}
-	if c.ScrapeInterval < 0 {
-		return invalid.Errorf("{ScrapeInterval} must not be negative, not %s", c.ScrapeInterval)
+	if err := c.validateSeries(); err != nil {
+		return err
 	}
 	if c.Engine != "" && c.Engine != EngineWire && c.Engine != EngineGRPC {
 		return invalid.Errorf("{Engine} must be wire or grpc, not %q", c.Engine)

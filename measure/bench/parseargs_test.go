@@ -42,7 +42,7 @@ func TestParseArgs(t *testing.T) {
 		{"put", func(c CommandLine) bool {
 			return c.Config.KeySize == 8 && c.Config.ValSize == 8 && c.Config.Total == 10000
 		}},
-		{"--metrics-urls http://127.0.0.1:1/metrics,http://127.0.0.1:2/metrics --scrape-interval 250ms put", func(c CommandLine) bool {
+		{"--endpoints 127.0.0.1:1,127.0.0.1:2 --metrics-urls http://127.0.0.1:1/metrics,http://127.0.0.1:2/metrics --scrape-interval 250ms put", func(c CommandLine) bool {
 			return len(c.Config.MetricsURLs) == 2 && c.Config.ScrapeInterval == 250*time.Millisecond
 		}},
 		{"put", func(c CommandLine) bool {
@@ -77,7 +77,7 @@ func TestParseArgsErrors(t *testing.T) {
 		{"range", "range needs a key"},
 		{"--clients 0 put", "Clients must be at least 1"},
 		{"put --key-size 0", "KeySize must be at least 1"},
-		{"--scrape-interval=-1s put", "ScrapeInterval must not be negative"},
+		{"--scrape-interval=-1s put", "ScrapeInterval must be 0 (off) or at least 100ms"},
 		{"put --help", "asks for help"},
 	} {
 		_, err := ParseArgs(strings.Fields(tt.line))

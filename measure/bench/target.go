@@ -10,6 +10,7 @@ import (
 	"github.com/etcdlab/etcdlab/lab/cluster"
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
 	"github.com/etcdlab/etcdlab/measure/envinfo"
+	"github.com/etcdlab/etcdlab/measure/series"
 	"github.com/etcdlab/etcdlab/result"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
@@ -21,6 +22,7 @@ type target struct {
 	cli       *clientv3.Client
 	local     *cluster.Cluster // nil for a cluster etcdlab did not start
 	ownLocal  bool             // local was started for this run: stop it at close
+	series    series.Options   // how to scrape the members (with Config.ScrapeInterval)
 }
 
 func (t *target) close() {
@@ -66,6 +68,7 @@ func connect(ctx context.Context, cfg *Config, env *result.Environment) (*target
 		return nil, err
 	}
 	env.Members = len(members.Members)
+	t.series = cfg.seriesOptions(t, members)
 	if st, err := t.safety().Status(ctx); err == nil {
 		env.ServerVersion = st.Version
 	}

@@ -5,6 +5,7 @@
 package metrics
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"fmt"
@@ -30,29 +31,13 @@ type Snapshot struct {
 // within timeout. Errors are one line: unreachable, HTTP status, or text
 // that is not Prometheus exposition format.
 func Scrape(ctx context.Context, url string, tlsCfg *tls.Config, timeout time.Duration) (*Snapshot, error) {
-	if !strings.Contains(strings.TrimPrefix(strings.TrimPrefix(url, "https://"), "http://"), "/") {
-		url = strings.TrimSuffix(url, "/") + "/metrics"
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return nil, fmt.Errorf("metrics URL %s: %v", url, err)
-	}
+	url = metricsPath(url)
 	client := &http.Client{Transport: &http.Transport{TLSClientConfig: tlsCfg, DisableKeepAlives: true}}
-	resp, err := client.Do(req)
+	body, _, err := fetch(ctx, client, url, "", timeout)
 	if err != nil {
-		return nil, fmt.Errorf("cannot scrape %s: %v", url, shortErr(err))
+		return nil, err
 	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("cannot scrape %s: HTTP %s", url, resp.Status)
-	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
-	if err != nil {
-		return nil, fmt.Errorf("cannot scrape %s: %v", url, shortErr(err))
-	}
-	return Parse(url, time.Now(), strings.NewReader(string(body)))
+	return Parse(url, time.Now(), bytes.NewReader(body))
 }
 
 // Parse reads one member's metrics in Prometheus text exposition format, as
@@ -132,9 +117,13 @@ func (s *Snapshot) buckets(name Name) (map[float64]float64, bool) {
 }
 
 // Increase returns how much a counter grew from before to after (a reset
-// counts from zero), and whether both have it.
+// counts from zero), and whether both have it. A nil before is the
+// process's start: the increase is after's value.
 func Increase(before, after *Snapshot, name Name) (float64, bool) {
 	a, ok1 := after.Gauge(name)
+	if before == nil {
+		return a, ok1
+	}
 	b, ok2 := before.Gauge(name)
 	if !ok1 || !ok2 {
 		return 0, false
@@ -143,6 +132,101 @@ func Increase(before, after *Snapshot, name Name) (float64, bool) {
 		return a, true
 	}
 	return a - b, true
+}
+
+// FirstGauge returns the first of names that s has (a metric renamed
+// between etcd versions, newest name first), summed over its label sets,
+// and whether any was there.
+func (s *Snapshot) FirstGauge(names ...Name) (float64, bool) {
+	for _, n := range names {
+		if v, ok := s.Gauge(n); ok {
+			return v, true
+		}
+	}
+	return 0, false
+}
+
+// LabelValues returns the distinct values of label across name's series,
+// in the order they appear.
+func (s *Snapshot) LabelValues(name Name, label string) []string {
+	f := s.Families[string(name)]
+	if f == nil {
+		return nil
+	}
+	var out []string
+	for _, m := range f.Metric {
+		for _, lp := range m.Label {
+			if lp.GetName() == label && !contains(out, lp.GetValue()) {
+				out = append(out, lp.GetValue())
+			}
+		}
+	}
+	return out
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// SumBy sums a counter or gauge by the value of label (sum by (label)),
+// over the series whose labels match every pair of where. Series without
+// label sum under "".
+func (s *Snapshot) SumBy(name Name, label string, where map[string]string) map[string]float64 {
+	f := s.Families[string(name)]
+	out := map[string]float64{}
+	if f == nil {
+		return out
+	}
+	for _, m := range f.Metric {
+		key, matched := "", 0
+		for _, lp := range m.Label {
+			if lp.GetName() == label {
+				key = lp.GetValue()
+			}
+			if want, ok := where[lp.GetName()]; ok && want == lp.GetValue() {
+				matched++
+			}
+		}
+		if matched != len(where) {
+			continue
+		}
+		switch {
+		case m.Counter != nil:
+			out[key] += m.Counter.GetValue()
+		case m.Gauge != nil:
+			out[key] += m.Gauge.GetValue()
+		case m.Untyped != nil:
+			out[key] += m.Untyped.GetValue()
+		}
+	}
+	return out
+}
+
+// IncreaseBy is Increase per value of label (increase of sum by (label)),
+// over the series matching where; a nil before is the process's start.
+// Values whose sum did not grow are left out.
+func IncreaseBy(before, after *Snapshot, name Name, label string, where map[string]string) map[string]float64 {
+	a := after.SumBy(name, label, where)
+	var b map[string]float64
+	if before != nil {
+		b = before.SumBy(name, label, where)
+	}
+	out := map[string]float64{}
+	for k, v := range a {
+		d := v - b[k]
+		if d < 0 { // counter reset
+			d = v
+		}
+		if d > 0 {
+			out[k] = d
+		}
+	}
+	return out
 }
 
 // Quantile is histogram_quantile(q, increase(name_bucket[interval])) between
@@ -160,9 +244,13 @@ func Quantile(q float64, before, after *Snapshot, name Name) (float64, float64) 
 // scrapes (increase(name_bucket[interval]) summed over label sets), keyed by
 // upper bound with +Inf holding the number of observations, and whether
 // both scrapes have the histogram. A bucket that shrank (a restarted
-// member) counts from zero.
+// member) counts from zero. A nil before is the process's start: the
+// deltas are after's counts.
 func Deltas(before, after *Snapshot, name Name) (map[float64]float64, bool) {
 	a, ok1 := after.buckets(name)
+	if before == nil {
+		return a, ok1
+	}
 	b, ok2 := before.buckets(name)
 	if !ok1 || !ok2 {
 		return nil, false

@@ -3,16 +3,25 @@ package metrics
 // Name is the name of a Prometheus metric family, as etcd exposes it.
 type Name string
 
-// The metrics etcdlab reads. etcd 3.4, 3.5 and 3.6 expose every one of them
-// under the same name (etcd_server_slow_apply_total and
-// etcd_server_is_leader are the youngest, from 3.4), so no version needs a
-// name of its own. Histograms are in seconds.
+// The metrics etcdlab reads. etcd 3.4, 3.5 and 3.6 expose each of them
+// under the same name unless its comment says otherwise (checked against
+// etcd's source: server/etcdserver/metrics.go, server/storage/wal,
+// server/storage/backend, server/storage/mvcc, server/etcdserver/api/
+// rafthttp and v3rpc, and the CHANGELOGs of 3.1 to 3.6; the youngest here,
+// etcd_server_is_leader, etcd_server_slow_apply_total and
+// etcd_server_slow_read_indexes_total, came with 3.4 and were backported to
+// late 3.1 to 3.3 releases). Histograms are in seconds.
 const (
 	// HasLeader is 1 while the member knows a leader; that a scrape has it
 	// tells an etcd member from another Prometheus exporter.
 	HasLeader Name = "etcd_server_has_leader"
 	// IsLeader is 1 while the member is the leader (etcd 3.4 and later).
 	IsLeader Name = "etcd_server_is_leader"
+	// ServerVersion is a gauge set to 1 whose label server_version is the
+	// member's version ("3.6.16").
+	ServerVersion Name = "etcd_server_version"
+	// ServerVersionLabel is ServerVersion's label that holds the version.
+	ServerVersionLabel = "server_version"
 	// WALFsyncDuration is the histogram of WAL fsync latency.
 	WALFsyncDuration Name = "etcd_disk_wal_fsync_duration_seconds"
 	// BackendCommitDuration is the histogram of bbolt commit latency.
@@ -22,15 +31,53 @@ const (
 	PeerRoundTripTime Name = "etcd_network_peer_round_trip_time_seconds"
 	// SlowApplies counts applies that took over 100 ms.
 	SlowApplies Name = "etcd_server_slow_apply_total"
+	// SlowReadIndexes counts read indexes (linearizable reads) that took
+	// too long to be confirmed by the leader.
+	SlowReadIndexes Name = "etcd_server_slow_read_indexes_total"
 	// LeaderChanges counts the leader changes the member saw.
 	LeaderChanges Name = "etcd_server_leader_changes_seen_total"
+	// ProposalsPending is a gauge: proposals waiting to be committed.
+	ProposalsPending Name = "etcd_server_proposals_pending"
 	// ProposalsFailed counts failed Raft proposals.
 	ProposalsFailed Name = "etcd_server_proposals_failed_total"
 	// HeartbeatSendFailures counts heartbeats the leader failed to send.
 	HeartbeatSendFailures Name = "etcd_server_heartbeat_send_failures_total"
+	// GRPCHandled counts finished RPCs by grpc_code, grpc_method,
+	// grpc_service and grpc_type (unary, server_stream, bidi_stream...).
+	// etcd 3.4 and 3.5 export it through go-grpc-prometheus, 3.6 through
+	// go-grpc-middleware's providers/prometheus: same name, same labels.
+	// Every method is pre-registered with every code, so most series stay
+	// at 0.
+	GRPCHandled Name = "grpc_server_handled_total"
+	// GRPCCodeLabel and GRPCTypeLabel are GRPCHandled's labels for the
+	// status code ("OK", "Unavailable") and the RPC type ("unary").
+	GRPCCodeLabel = "grpc_code"
+	GRPCTypeLabel = "grpc_type"
+	// DBTotalSize is the physically allocated size of the bbolt file.
+	// etcd 3.4 renamed it from OldDBTotalSize, the name up to 3.3 (3.5's
+	// source has only the new name).
+	DBTotalSize    Name = "etcd_mvcc_db_total_size_in_bytes"
+	OldDBTotalSize Name = "etcd_debugging_mvcc_db_total_size_in_bytes"
+	// DBInUse is the part of the bbolt file in use (what a defragment
+	// would leave); etcd 3.3 named it OldDBInUse.
+	DBInUse    Name = "etcd_mvcc_db_total_size_in_use_in_bytes"
+	OldDBInUse Name = "etcd_debugging_mvcc_db_total_size_in_use_in_bytes"
+	// ClientGRPCSent and ClientGRPCReceived count the bytes of gRPC
+	// messages etcd sent to and received from clients (message sizes, not
+	// wire bytes: no HTTP/2 framing or TLS).
+	ClientGRPCSent     Name = "etcd_network_client_grpc_sent_bytes_total"
+	ClientGRPCReceived Name = "etcd_network_client_grpc_received_bytes_total"
+	// PeerSent and PeerReceived count the bytes a member sent to and
+	// received from its peers (labels To and From).
+	PeerSent     Name = "etcd_network_peer_sent_bytes_total"
+	PeerReceived Name = "etcd_network_peer_received_bytes_total"
 	// ProcessCPUSeconds is the member process's CPU time (Go's process
-	// collector).
+	// collector; user and system, at the kernel's clock tick, 10 ms).
 	ProcessCPUSeconds Name = "process_cpu_seconds_total"
 	// ProcessResidentMemory is the member process's resident set size.
 	ProcessResidentMemory Name = "process_resident_memory_bytes"
+	// ProcessStartTime is when the member process started (Unix seconds);
+	// a change between two scrapes means the member restarted and its
+	// counters began again from zero.
+	ProcessStartTime Name = "process_start_time_seconds"
 )
