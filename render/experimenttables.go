@@ -85,7 +85,7 @@ func latencyField(metric string, l result.Latency) (float64, bool) {
 	switch metric {
 	case "min_seconds":
 		return l.Min, true
-	case "mean_seconds":
+	case "mean_seconds", "avg_seconds":
 		return l.Mean, true
 	case "max_seconds":
 		return l.Max, true
@@ -121,6 +121,18 @@ func ourValue(c expCell, metric string) (float64, bool) {
 		return c.M.P99.Mean, true
 	case "total_seconds":
 		return c.M.RunSeconds / float64(c.M.Runs), true
+	case "wal_fsync_p99_seconds":
+		return c.M.WALFsyncP99, c.M.ServerRuns > 0
+	case "backend_commit_p99_seconds":
+		return c.M.BackendCommitP99, c.M.ServerRuns > 0
+	case "peer_rtt_p99_seconds":
+		return c.M.PeerRTTP99, c.M.ServerRuns > 0 && c.M.PeerRTTP99 > 0
+	case "member_cpu_cores":
+		return c.M.MemberCPUCores, c.M.ServerRuns > 0
+	case "slow_applies":
+		return c.M.SlowApplies, c.M.ServerRuns > 0
+	case "fsync_p99_seconds", "fsync_iops":
+		return diskValue(c.Cell.Disk, metric)
 	}
 	var sum float64
 	n := 0
@@ -136,6 +148,20 @@ func ourValue(c expCell, metric string) (float64, bool) {
 	return sum / float64(n), true
 }
 
+// diskValue is the disk job's figure for a published disk metric: its
+// first job's sync p99 or IOPS.
+func diskValue(d *result.Disk, metric string) (float64, bool) {
+	if d == nil || len(d.Jobs) == 0 {
+		return 0, false
+	}
+	j := d.Jobs[0]
+	if metric == "fsync_iops" {
+		return j.IOPS, j.IOPS > 0
+	}
+	v := j.SyncLatency.At(99)
+	return v, v > 0
+}
+
 // metricName names a published metric for people.
 func metricName(metric string) string {
 	switch metric {
@@ -143,8 +169,22 @@ func metricName(metric string) string {
 		return "throughput"
 	case "total_seconds":
 		return "total time"
-	case "mean_seconds":
+	case "mean_seconds", "avg_seconds":
 		return "latency mean"
+	case "fsync_p99_seconds":
+		return "fdatasync p99 (disk job)"
+	case "fsync_iops":
+		return "fdatasync IOPS (disk job)"
+	case "wal_fsync_p99_seconds":
+		return "WAL fsync p99"
+	case "backend_commit_p99_seconds":
+		return "backend commit p99"
+	case "peer_rtt_p99_seconds":
+		return "peer round trip p99"
+	case "member_cpu_cores":
+		return "members' CPU (cores)"
+	case "slow_applies":
+		return "slow applies"
 	}
 	if p, ok := strings.CutSuffix(metric, "_seconds"); ok {
 		if p == "p999" {
@@ -180,7 +220,7 @@ func metricValue(metric string, v float64) string {
 	case strings.HasSuffix(metric, "_seconds"):
 		return units.Seconds(v)
 	}
-	return fmt.Sprintf("%g", v)
+	return fmt.Sprintf("%.4g", v)
 }
 
 // gainTable compares an experiment's two setups (or, with one setup, its
