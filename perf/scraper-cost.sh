@@ -9,7 +9,7 @@
 # per arm, and the median of the paired differences (on - off) as a share
 # of this machine's CPU over the measured duration. Before the rounds, it
 # measures the members' CPU per /metrics request directly (the rounds'
-# member figures carry the load's noise).
+# member figures carry the load's noise), in protobuf and in text.
 #
 #   perf/scraper-cost.sh [ROUNDS=5] [DURATION=20s] [RATE=500]
 #
@@ -74,29 +74,37 @@ def bench(interval):
 # The members' side alone, which the rounds below see through the noise of
 # the load's own CPU: member CPU per /metrics request on a kept-alive
 # connection without gzip, in the delimited protobuf format the scraper
-# asks for (and in text, for comparison), over 100 requests to each
-# member, less the members' CPU over as long a time without requests.
+# asks for and, for comparison, in text. 8 repetitions, each 50 requests
+# to each member in either format (in turns, the order alternating) and
+# an idle pause as long as the requests took; per repetition the idle rate
+# is subtracted; medians.
 import http.client, time, urllib.parse
 PROTO = "application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited;q=0.7,text/plain;version=0.0.4;q=0.3"
-def scrape_cost(accept, n=100):
+def scrape_cost(reps=8, n=50):
     conns = []
     for u in state["metrics_urls"]:
         p = urllib.parse.urlparse(u)
         conns.append(http.client.HTTPConnection(p.hostname, p.port, timeout=5))
-    headers = {"Accept": accept} if accept else {}
-    before, t0 = members_cpu(), time.monotonic()
-    for _ in range(n):
-        for c in conns:
-            c.request("GET", "/metrics", headers=headers)
-            c.getresponse().read()
-    busy, wall = members_cpu() - before, time.monotonic() - t0
-    before = members_cpu()
-    time.sleep(wall)
-    idle = members_cpu() - before
-    return (busy - idle) / (n * len(conns)), wall
-for name, accept in [("protobuf (the scraper's)", PROTO), ("text", "")]:
-    per, wall = scrape_cost(accept)
-    print(f"member CPU per /metrics request, {name}: {per*1000:.2f} ms (300 requests in {wall:.1f} s, less {wall:.1f} s idle); "
+    per = {"protobuf": [], "text": []}
+    for r in range(reps):
+        took = {}
+        for name in (["protobuf", "text"] if r % 2 == 0 else ["text", "protobuf"]):
+            headers = {"Accept": PROTO} if name == "protobuf" else {}
+            before, t0 = members_cpu(), time.monotonic()
+            for _ in range(n):
+                for c in conns:
+                    c.request("GET", "/metrics", headers=headers)
+                    c.getresponse().read()
+            took[name] = (members_cpu() - before, time.monotonic() - t0)
+        wall = max(w for _, w in took.values())
+        before = members_cpu()
+        time.sleep(wall)
+        idle_rate = (members_cpu() - before) / wall
+        for name, (busy, w) in took.items():
+            per[name].append((busy - idle_rate * w) / (n * len(conns)))
+    return {k: statistics.median(v) for k, v in per.items()}
+for name, per in scrape_cost().items():
+    print(f"member CPU per /metrics request, {name}: {per*1000:.2f} ms (median of 8 x 150 requests, idle subtracted); "
           f"at 1 s for 3 members: {3*per:.4f} cores = {3*per/cpus*100:.2f}% of {cpus} CPUs")
 
 arms = {"1s": [], "0": []}

@@ -51,9 +51,13 @@ type Options struct {
 // MinInterval is the shortest scrape interval Start accepts.
 const MinInterval = 100 * time.Millisecond
 
-// Recorder scrapes members until Stop. Start and Stop are called from one
-// goroutine (Stop once); the recorder's own goroutines, one per member,
-// share nothing but the options.
+// Recorder scrapes members until Stop. Its owner calls Start, then Stop
+// exactly once, from one goroutine: Stop ends the recorder's goroutines
+// and closes its connections, also when ctx ended first (scraping stops
+// then, and Stop returns what was recorded). The recorder's own
+// goroutines, one per member, each own their member's recording and share
+// only the options and the Scraper (safe for concurrent use); Stop reads
+// the recordings after they have ended.
 type Recorder struct {
 	o       Options
 	cancel  context.CancelFunc
