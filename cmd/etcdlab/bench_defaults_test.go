@@ -340,7 +340,7 @@ func TestParseArgsSameAsCLI(t *testing.T) {
 		{"--members", "1", "--prefix", "/p/", "--keep", "lease-keepalive", "--total", "9"},
 		{"--endpoints=127.0.0.1:2379", "--target-leader", "--conns=1", "--clients=1", "put", "--key-size=8", "--sequential-keys",
 			"--total=10000", "--val-size=256", "--cacert", "ca.crt", "--cert", "peer.crt", "--key", "peer.key"},
-		{"-o", "json", "--precise", "--warmup=1000", "--iterations=3", "put", "--metrics-urls", "http://a/metrics", "--scrape-interval=2s"},
+		{"-o", "json", "--precise", "--warmup=1000", "--iterations=3", "--endpoints=a:2379", "put", "--metrics-urls", "http://a/metrics", "--scrape-interval=2s"},
 	} {
 		c, want := parseBench(t, line...)
 		got, err := bench.ParseArgs(line)

@@ -41,7 +41,9 @@ func TestServerSeriesLocal(t *testing.T) {
 			if len(m.Points) < 5 || len(m.Points) > 7 {
 				t.Errorf("%s %s: %d points over %.1f s at 0.5 s", r.Name, m.Name, len(m.Points), r.DurationSeconds)
 			}
-			if first := m.Points[0].UnixMillis; first < r.Start.UnixMilli() || first > r.Start.Add(time.Second).UnixMilli() {
+			// The first scrape ends one interval after the run starts; a
+			// loaded machine may add a second.
+			if first := m.Points[0].UnixMillis; first < r.Start.UnixMilli() || first > r.Start.Add(2*time.Second).UnixMilli() {
 				t.Errorf("%s %s: first point at %d, run started at %d", r.Name, m.Name, first, r.Start.UnixMilli())
 			}
 			if s.WALFsyncs < 20 || s.CPUCoresMean <= 0 || s.WALFsyncP99 <= 0 || (!tmpfs && s.DiskWriteBytes <= 0) {
@@ -78,7 +80,7 @@ func TestServerSeriesMemberKilled(t *testing.T) {
 			t.Errorf("member %d: %q at %s, want %q at the client URL %s", i, m.Name, m.MetricsURL, c.Names()[i], c.Endpoints()[i])
 		}
 		switch {
-		case m.Name == "m3" && (m.ScrapeErrors < 2 || !strings.Contains(m.FirstError, "connection refused")):
+		case m.Name == "m3" && (m.ScrapeErrors < 2 || !killedErr(m.FirstError)):
 			t.Errorf("m3, killed: %d scrape errors, first %q", m.ScrapeErrors, m.FirstError)
 		case m.Name != "m3" && (m.ScrapeErrors != 0 || len(m.Points) < 6):
 			t.Errorf("%s: %d scrape errors (%s), %d points", m.Name, m.ScrapeErrors, m.FirstError, len(m.Points))
@@ -100,4 +102,15 @@ func TestServerSeriesOff(t *testing.T) {
 	if doc.Runs[0].Server != nil {
 		t.Errorf("server series without ScrapeInterval: %+v", doc.Runs[0].Server)
 	}
+}
+
+// killedErr reports whether a scrape error is what a killed member gives:
+// its port refuses, or a kept-alive connection to it was reset or closed.
+func killedErr(msg string) bool {
+	for _, s := range []string{"connection refused", "connection reset", "EOF"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
 }

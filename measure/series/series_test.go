@@ -171,7 +171,7 @@ func TestRecorderMemberKilled(t *testing.T) {
 			}
 			continue
 		}
-		if m.ScrapeErrors < 2 || !strings.Contains(m.FirstError, "connection refused") {
+		if m.ScrapeErrors < 2 || !killedErr(m.FirstError) {
 			t.Errorf("m3: %d scrape errors, first %q", m.ScrapeErrors, m.FirstError)
 		}
 		after := 0
@@ -209,8 +209,10 @@ func TestRecorderPausedMember(t *testing.T) {
 	if m2.ScrapeErrors < 2 || !strings.Contains(m2.FirstError, "deadline exceeded") {
 		t.Errorf("m2: %d scrape errors, first %q", m2.ScrapeErrors, m2.FirstError)
 	}
-	if srv.Members[0].ScrapeErrors != 0 || len(srv.Members[0].Points) < 3 {
-		t.Errorf("m1: %d errors, %d points", srv.Members[0].ScrapeErrors, len(srv.Members[0].Points))
+	// m1 answers: at most one scrape may time out on a loaded machine,
+	// against m2's every one.
+	if m1 := srv.Members[0]; m1.ScrapeErrors > 1 || m1.ScrapeErrors >= m2.ScrapeErrors || len(m1.Points) < 2 {
+		t.Errorf("m1: %d errors, %d points (m2: %d errors)", m1.ScrapeErrors, len(m1.Points), m2.ScrapeErrors)
 	}
 }
 
@@ -251,4 +253,15 @@ func TestUnreachable(t *testing.T) {
 	if m.Name != "127.0.0.1:1" || m.ScrapeErrors < 3 || len(m.Points) != 0 || !reflect.DeepEqual(m.Summary, result.ServerSummary{}) {
 		t.Errorf("%+v", m)
 	}
+}
+
+// killedErr reports whether a scrape error is what a killed member gives:
+// its port refuses, or a kept-alive connection to it was reset or closed.
+func killedErr(msg string) bool {
+	for _, s := range []string{"connection refused", "connection reset", "EOF"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
 }
