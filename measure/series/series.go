@@ -38,8 +38,9 @@ type Options struct {
 	TLS *tls.Config
 	// Interval is the time between scrapes (at least 100 ms).
 	Interval time.Duration
-	// Timeout bounds each scrape; 0 means Interval, at least 1 s and at
-	// most 10 s.
+	// Timeout bounds each scrape; 0 means twice Interval, at least 2 s
+	// and at most 10 s (a member busy with the load answers late, not
+	// never).
 	Timeout time.Duration
 	// Processes, for members etcdlab started, returns their processes in
 	// URLs' order (a zero ID: unknown). It is called at every scrape, so a
@@ -95,7 +96,7 @@ func Start(ctx context.Context, o Options) (*Recorder, error) {
 		return nil, invalid.Errorf("{Interval} must be at least %s, not %s", MinInterval, o.Interval)
 	}
 	if o.Timeout <= 0 {
-		o.Timeout = min(max(o.Interval, time.Second), 10*time.Second)
+		o.Timeout = min(max(2*o.Interval, 2*time.Second), 10*time.Second)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	r := &Recorder{o: o, cancel: cancel, stop: make(chan struct{}),
