@@ -138,7 +138,6 @@ func (r *Recorder) loop(ctx context.Context, m *member) {
 			if !m.lastFailed {
 				r.scrape(ctx, m)
 			}
-			m.foldShortTail()
 			return
 		default:
 		}
@@ -176,8 +175,8 @@ func (r *Recorder) scrape(ctx context.Context, m *member) {
 // scrape under way, and Timeout for the last one), stops the
 // recorder and returns what it recorded: per member, the points (at most
 // result.MaxServerPoints, merged pairwise when there were more) and the
-// summary over the run. A last interval shorter than half the interval is
-// folded into the one before it.
+// summary over the run. An interval shorter than half the interval (the
+// last one, say) is merged into the point before it.
 func (r *Recorder) Stop() *result.Server {
 	close(r.stop)
 	r.wg.Wait()
