@@ -135,40 +135,53 @@ func b2f(b bool) float64 {
 	return 0
 }
 
-// TestFoldShortTail: Stop's last scrape, taken soon after a tick, is
-// merged into the interval before it instead of making a point of its
-// own, and a short interval never counts as the highest CPU interval (its
-// CPU time, at 10 ms ticks, is too coarse for its length).
-func TestFoldShortTail(t *testing.T) {
+// TestShortIntervals: an interval shorter than half the interval (Stop's
+// last scrape soon after a tick, or a tick soon after a slow scrape) is
+// merged into the point before it, whose rates then cover both; a burst
+// of CPU in it is not lost, nor blown up by its short length.
+func TestShortIntervals(t *testing.T) {
 	t.Parallel()
 	t0 := time.Date(2026, 11, 23, 15, 0, 0, 0, time.UTC)
+	at := func(secs ...float64) []time.Time {
+		var out []time.Time
+		for _, s := range secs {
+			out = append(out, t0.Add(time.Duration(s*float64(time.Second))))
+		}
+		return out
+	}
 	for _, tc := range []struct {
-		tail   time.Duration
-		points int
+		name   string
+		scrape []time.Time
+		spike  int       // the interval (from 1) with 1.3 s more CPU time
+		ends   []float64 // the points' ends, seconds after t0
 		cpuMax float64
 	}{
-		{300 * time.Millisecond, 3, 0.2},       // short: folded, and 1.5 s of CPU in 0.3 s is not an interval's 5 cores
-		{700 * time.Millisecond, 4, 1.5 / 0.7}, // long enough: a point of its own
+		{"short last interval, with the burst", at(0, 1, 2, 3, 3.3), 4, []float64{1, 2, 3.3}, 1.7 / 1.3},
+		{"last interval long enough", at(0, 1, 2, 3, 3.7), 4, []float64{1, 2, 3, 3.7}, 1.5 / 0.7},
+		{"short interval mid-run", at(0, 1, 2, 2.2, 3, 4), 3, []float64{1, 2.2, 3, 4}, 1.7 / 1.2},
+		{"only a short interval", at(0, 0.3), 1, []float64{0.3}, 1.5 / 0.3},
 	} {
 		m := &member{interval: time.Second}
-		for i := range 4 {
-			m.observe(snapshot(t, synthetic(i, 4, -1), t0.Add(time.Duration(i)*time.Second)), nil)
+		for i, ts := range tc.scrape {
+			m.observe(snapshot(t, synthetic(i, tc.spike, -1), ts), nil)
 		}
-		m.observe(snapshot(t, synthetic(4, 4, -1), t0.Add(3*time.Second+tc.tail)), nil)
-		m.foldShortTail()
 		ms := m.series()
-		if len(ms.Points) != tc.points {
-			t.Errorf("tail %s: %d points, want %d", tc.tail, len(ms.Points), tc.points)
+		var ends []float64
+		for _, p := range ms.Points {
+			ends = append(ends, float64(p.UnixMillis-t0.UnixMilli())/1000)
+		}
+		if fmt.Sprint(ends) != fmt.Sprint(tc.ends) {
+			t.Errorf("%s: points end at %v, want %v", tc.name, ends, tc.ends)
 		}
 		if math.Abs(ms.Summary.CPUCoresMax-tc.cpuMax) > 1e-9 {
-			t.Errorf("tail %s: CPU max %g, want %g", tc.tail, ms.Summary.CPUCoresMax, tc.cpuMax)
+			t.Errorf("%s: CPU max %g, want %g", tc.name, ms.Summary.CPUCoresMax, tc.cpuMax)
 		}
-		last := ms.Points[len(ms.Points)-1]
-		if last.UnixMillis != t0.Add(3*time.Second+tc.tail).UnixMilli() {
-			t.Errorf("tail %s: the last point ends at %d", tc.tail, last.UnixMillis)
+		secs := tc.scrape[len(tc.scrape)-1].Sub(t0).Seconds()
+		if want := (0.2*float64(len(tc.scrape)-1) + 1.3) / secs; math.Abs(ms.Summary.CPUCoresMean-want) > 1e-9 {
+			t.Errorf("%s: CPU mean %g, want %g", tc.name, ms.Summary.CPUCoresMean, want)
 		}
-		if want := (0.2*4 + 1.3) / (3 + tc.tail.Seconds()); math.Abs(ms.Summary.CPUCoresMean-want) > 1e-9 {
-			t.Errorf("tail %s: CPU mean %g, want %g", tc.tail, ms.Summary.CPUCoresMean, want)
+		if ms.Summary.CPUCoresMax < ms.Summary.CPUCoresMean {
+			t.Errorf("%s: CPU max %g below the mean %g", tc.name, ms.Summary.CPUCoresMax, ms.Summary.CPUCoresMean)
 		}
 	}
 }

@@ -79,7 +79,22 @@ func (m *member) observe(s *metrics.Snapshot, io *ioSample) {
 		}
 	}
 	m.total = merge(m.total, sp)
-	m.add(sp)
+	if !m.mergeShort(sp) {
+		m.add(sp)
+	}
+	m.total.cpuMax = max(m.total.cpuMax, m.lastCPUMax())
+}
+
+// lastCPUMax is the highest CPU interval of the latest point (which a
+// short interval may have raised).
+func (m *member) lastCPUMax() float64 {
+	if m.pending != nil {
+		return m.pending.cpuMax
+	}
+	if len(m.spans) > 0 {
+		return m.spans[len(m.spans)-1].cpuMax
+	}
+	return 0
 }
 
 // add adds one interval's span to the points, merging intervals per
@@ -125,22 +140,26 @@ func restarted(before, after *metrics.Snapshot) bool {
 	return ok1 && ok2 && a != b
 }
 
-// foldShortTail merges a last interval shorter than half the interval
-// (the scrape Stop takes soon after a tick) into the point before it: its
-// rates would be noisy (CPU time moves in 10 ms ticks) and its point would
-// crowd the previous one.
-func (m *member) foldShortTail() {
-	half, n := m.interval.Seconds()/2, len(m.spans)
-	switch {
-	case m.pending != nil:
-		if m.pending.n == 1 && n > 0 && m.pending.seconds < half {
-			m.spans[n-1] = merge(m.spans[n-1], *m.pending)
-			m.pending = nil
-		}
-	case n >= 2 && m.spans[n-1].n == 1 && m.spans[n-1].seconds < half:
-		m.spans[n-2] = merge(m.spans[n-2], m.spans[n-1])
-		m.spans = m.spans[:n-1]
+// mergeShort merges an interval shorter than half the interval into the
+// point before it and reports whether it did (there was one). Such an
+// interval follows a scrape that took most of an interval, or is the last
+// one, closed by Stop soon after a tick: its rates would be noisy (CPU
+// time moves in 10 ms ticks) and its point would crowd the one before.
+func (m *member) mergeShort(sp span) bool {
+	if sp.seconds >= m.interval.Seconds()/2 {
+		return false
 	}
+	last := m.pending
+	if last == nil {
+		if len(m.spans) == 0 {
+			return false
+		}
+		last = &m.spans[len(m.spans)-1]
+	}
+	merged := merge(*last, sp)
+	merged.cpuMax = max(last.cpuMax, merged.cpuSeconds/merged.seconds)
+	*last = merged
+	return true
 }
 
 // series is the member's recording as a result.MemberSeries.

@@ -38,8 +38,9 @@ type Options struct {
 	TLS *tls.Config
 	// Interval is the time between scrapes (at least 100 ms).
 	Interval time.Duration
-	// Timeout bounds each scrape; 0 means Interval, at least 1 s and at
-	// most 10 s.
+	// Timeout bounds each scrape; 0 means twice Interval, at least 2 s
+	// and at most 10 s (a member busy with the load answers late, not
+	// never).
 	Timeout time.Duration
 	// Processes, for members etcdlab started, returns their processes in
 	// URLs' order (a zero ID: unknown). It is called at every scrape, so a
@@ -95,7 +96,7 @@ func Start(ctx context.Context, o Options) (*Recorder, error) {
 		return nil, invalid.Errorf("{Interval} must be at least %s, not %s", MinInterval, o.Interval)
 	}
 	if o.Timeout <= 0 {
-		o.Timeout = min(max(o.Interval, time.Second), 10*time.Second)
+		o.Timeout = min(max(2*o.Interval, 2*time.Second), 10*time.Second)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	r := &Recorder{o: o, cancel: cancel, stop: make(chan struct{}),
@@ -137,7 +138,6 @@ func (r *Recorder) loop(ctx context.Context, m *member) {
 			if !m.lastFailed {
 				r.scrape(ctx, m)
 			}
-			m.foldShortTail()
 			return
 		default:
 		}
@@ -175,8 +175,8 @@ func (r *Recorder) scrape(ctx context.Context, m *member) {
 // scrape under way, and Timeout for the last one), stops the
 // recorder and returns what it recorded: per member, the points (at most
 // result.MaxServerPoints, merged pairwise when there were more) and the
-// summary over the run. A last interval shorter than half the interval is
-// folded into the one before it.
+// summary over the run. An interval shorter than half the interval (the
+// last one, say) is merged into the point before it.
 func (r *Recorder) Stop() *result.Server {
 	close(r.stop)
 	r.wg.Wait()

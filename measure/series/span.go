@@ -20,7 +20,7 @@ type span struct {
 	leaderChanges, slowApplies, slowReadIndexes, proposalsFailed float64
 	grpc, grpcErrors                                             float64 // unary RPCs finished, and those not OK
 	cpuSeconds                                                   float64
-	cpuMax                                                       float64 // the highest of its intervals' mean cores (of those at least half an interval long)
+	cpuMax                                                       float64 // the highest mean cores of its intervals at least half an interval long (0: none)
 	rxBytes, txBytes                                             float64
 
 	// Gauges, as the closing scrape read them; merged: the later one,
@@ -171,9 +171,9 @@ func (sp span) summary() result.ServerSummary {
 	if sp.seconds > 0 {
 		s.CPUCoresMean = sp.cpuSeconds / sp.seconds
 	}
-	if s.CPUCoresMax == 0 { // no interval was long enough: the run was shorter than half an interval
-		s.CPUCoresMax = s.CPUCoresMean
-	}
+	// The highest interval is at least the mean; it can only come out
+	// lower when the run's one interval was shorter than half an interval.
+	s.CPUCoresMax = max(s.CPUCoresMax, s.CPUCoresMean)
 	if sp.io != nil {
 		s.DiskReadBytes, s.DiskWriteBytes = sp.io.readBytes, sp.io.writeBytes
 	}
