@@ -231,6 +231,9 @@ func (t *grpcTransport) close() {
 	}
 }
 
+// authTimeout is the least time an Authenticate call is given.
+const authTimeout = 5 * time.Second
+
 // tokenCreds attaches an etcd auth token to every request and fetches a new
 // one when the server says it is invalid. Safe for concurrent use.
 type tokenCreds struct {
@@ -252,9 +255,10 @@ func (t *tokenCreds) RequireTransportSecurity() bool { return false }
 
 // refresh authenticates and stores a new token.
 func (t *tokenCreds) refresh(ctx context.Context, cc *grpc.ClientConn, timeout time.Duration) error {
-	if timeout <= 0 {
-		timeout = etcdclient.DefaultDialTimeout
-	}
+	// Authenticate costs the server a bcrypt comparison (tens of ms of
+	// CPU, seconds on a starved machine): the dial timeout bounds
+	// connecting, not this.
+	timeout = max(timeout, authTimeout)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	r, err := pb.NewAuthClient(cc).Authenticate(ctx, &pb.AuthenticateRequest{Name: t.name, Password: t.password})
