@@ -81,7 +81,7 @@ func (s spec) cell() result.Cell {
 		c.Runs = append(c.Runs, r)
 		rps = append(rps, r.ThroughputRPS)
 	}
-	c.Summaries = []result.Summary{{Name: c.ID, Conns: 50, Clients: s.clients, Iterations: s.iterations, ThroughputRPS: meanSD(rps),
+	c.Summaries = []result.Summary{{Name: c.ID, Conns: 50, Clients: s.clients, Iterations: s.iterations, ThroughputRPS: result.MeanSDOf(rps),
 		P50: result.MeanSD{Mean: s.p50}, P99: result.MeanSD{Mean: s.p50 * 3}}}
 	if s.status == result.CellPending || s.status == result.CellFailed {
 		c.Runs, c.Summaries = nil, nil

@@ -104,7 +104,7 @@ func Measure(c *result.Cell) Measures {
 	var server serverSums
 	for i := range runs {
 		r := &runs[i]
-		if r.Requests == 0 && errorCount(r.Stats) == 0 {
+		if r.Requests == 0 && r.Stats.ErrorCount() == 0 {
 			continue
 		}
 		m.Runs++
@@ -112,7 +112,7 @@ func Measure(c *result.Cell) Measures {
 		secs := runSeconds(r)
 		m.RunSeconds += secs
 		m.Requests += r.Requests
-		m.Errors += errorCount(r.Stats)
+		m.Errors += r.Stats.ErrorCount()
 		tput, p50, p99 = append(tput, r.ThroughputRPS), append(p50, r.Latency.P50), append(p99, r.Latency.P99)
 		if r.ClusterUnavailability != nil {
 			m.ClusterUnavailableSeconds += r.ClusterUnavailability.TotalSeconds
@@ -143,7 +143,7 @@ func Measure(c *result.Cell) Measures {
 		m.Clients, m.Conns = sum.Clients, sum.Conns
 	} else if m.Runs > 0 {
 		m.Iterations = m.Runs
-		m.Throughput, m.P50, m.P99 = meanSD(tput), meanSD(p50), meanSD(p99)
+		m.Throughput, m.P50, m.P99 = result.MeanSDOf(tput), result.MeanSDOf(p50), result.MeanSDOf(p99)
 	}
 	return m
 }
@@ -258,32 +258,4 @@ func runSeconds(r *result.Run) float64 {
 		return r.End.Sub(r.Start).Seconds()
 	}
 	return 0
-}
-
-func errorCount(s result.Stats) int64 {
-	var n int64
-	for _, v := range s.Errors {
-		n += v
-	}
-	return n
-}
-
-// meanSD is the mean and sample standard deviation of xs.
-func meanSD(xs []float64) result.MeanSD {
-	if len(xs) == 0 {
-		return result.MeanSD{}
-	}
-	var sum float64
-	for _, x := range xs {
-		sum += x
-	}
-	m := sum / float64(len(xs))
-	if len(xs) == 1 {
-		return result.MeanSD{Mean: m}
-	}
-	var ss float64
-	for _, x := range xs {
-		ss += (x - m) * (x - m)
-	}
-	return result.MeanSD{Mean: m, Stddev: math.Sqrt(ss / float64(len(xs)-1))}
 }

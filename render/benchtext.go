@@ -73,13 +73,7 @@ func BenchText(w io.Writer, doc *result.Document, opt TextOptions) error {
 	return err
 }
 
-func opCount(s result.Stats) int64 {
-	n := s.Requests
-	for _, v := range s.Errors {
-		n += v
-	}
-	return n
-}
+func opCount(s result.Stats) int64 { return s.Requests + s.ErrorCount() }
 
 func sec(p string, v float64) string { return fmt.Sprintf(p+" secs", v) }
 

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"time"
 )
@@ -224,6 +225,15 @@ func (u *Unavailability) Add(start time.Time, d time.Duration) {
 	}
 }
 
+// ErrorCount is the number of failed requests, all codes together.
+func (s Stats) ErrorCount() int64 {
+	var n int64
+	for _, v := range s.Errors {
+		n += v
+	}
+	return n
+}
+
 // Latency summarises a latency distribution, in seconds.
 type Latency struct {
 	Min    float64 `json:"min"`
@@ -267,6 +277,27 @@ type Summary struct {
 type MeanSD struct {
 	Mean   float64 `json:"mean"`
 	Stddev float64 `json:"stddev"`
+}
+
+// MeanSDOf returns the mean and the sample standard deviation of xs (0
+// for one value; the zero MeanSD for none).
+func MeanSDOf(xs []float64) MeanSD {
+	if len(xs) == 0 {
+		return MeanSD{}
+	}
+	var sum float64
+	for _, x := range xs {
+		sum += x
+	}
+	m := sum / float64(len(xs))
+	if len(xs) == 1 {
+		return MeanSD{Mean: m}
+	}
+	var ss float64
+	for _, x := range xs {
+		ss += (x - m) * (x - m)
+	}
+	return MeanSD{Mean: m, Stddev: math.Sqrt(ss / float64(len(xs)-1))}
 }
 
 // Duration is a time.Duration that reads and writes JSON (and so YAML, such

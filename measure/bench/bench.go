@@ -149,7 +149,7 @@ func (cfg *Config) runPoint(ctx context.Context, t *target, sess *load.Session, 
 			if err != nil {
 				return runFailure(err)
 			}
-			*seq += w.Requests + errCount(w.Stats)
+			*seq += w.Requests + w.Stats.ErrorCount()
 		}
 		for it := 1; it <= cfg.Iterations && ctx.Err() == nil; it++ {
 			spec.Total, spec.Duration, spec.FirstSeq = cfg.Total, cfg.Duration, *seq
@@ -162,7 +162,7 @@ func (cfg *Config) runPoint(ctx context.Context, t *target, sess *load.Session, 
 			if err != nil {
 				return runFailure(err)
 			}
-			*seq += run.Requests + errCount(run.Stats)
+			*seq += run.Requests + run.Stats.ErrorCount()
 			run.Name, run.Iteration = name, it
 			doc.Runs = append(doc.Runs, run)
 			if run.StoppedEarly != "" {
@@ -189,14 +189,6 @@ func runName(cfg *Config, conns, clients, it int) string {
 		s += fmt.Sprintf(" iteration=%d", it)
 	}
 	return s
-}
-
-func errCount(s result.Stats) int64 {
-	var n int64
-	for _, v := range s.Errors {
-		n += v
-	}
-	return n
 }
 
 // estimateBytes estimates how much a run adds to the database, or 0 when it

@@ -1,8 +1,6 @@
 package bench
 
 import (
-	"math"
-
 	"github.com/etcdlab/etcdlab/result"
 )
 
@@ -27,7 +25,7 @@ func summarize(runs []result.Run) []result.Summary {
 			for i, r := range g {
 				xs[i] = f(r)
 			}
-			return meanSD(xs)
+			return result.MeanSDOf(xs)
 		}
 		name := g[0].Name
 		if len(g) > 1 {
@@ -42,25 +40,4 @@ func summarize(runs []result.Run) []result.Summary {
 		})
 	}
 	return out
-}
-
-// meanSD returns the mean and the sample standard deviation (0 for one
-// value).
-func meanSD(xs []float64) result.MeanSD {
-	if len(xs) == 0 {
-		return result.MeanSD{}
-	}
-	var sum float64
-	for _, x := range xs {
-		sum += x
-	}
-	m := sum / float64(len(xs))
-	if len(xs) == 1 {
-		return result.MeanSD{Mean: m}
-	}
-	var ss float64
-	for _, x := range xs {
-		ss += (x - m) * (x - m)
-	}
-	return result.MeanSD{Mean: m, Stddev: math.Sqrt(ss / float64(len(xs)-1))}
 }

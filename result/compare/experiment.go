@@ -2,7 +2,6 @@ package compare
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/etcdlab/etcdlab/result"
 )
@@ -112,28 +111,11 @@ func cellPoints(c *result.Cell) []result.Summary {
 			for i, r := range rs {
 				xs[i] = f(r)
 			}
-			return meanSD(xs)
+			return result.MeanSDOf(xs)
 		}
 		out = append(out, result.Summary{Name: fmt.Sprintf("conns=%d clients=%d", k.conns, k.clients), Conns: k.conns, Clients: k.clients, Iterations: len(rs),
 			ThroughputRPS: of(func(r result.Run) float64 { return r.ThroughputRPS }), P50: of(func(r result.Run) float64 { return r.Latency.P50 }),
 			P99: of(func(r result.Run) float64 { return r.Latency.P99 }), Mean: of(func(r result.Run) float64 { return r.Latency.Mean })})
 	}
 	return out
-}
-
-// meanSD is the mean and sample standard deviation of xs (0 for one value).
-func meanSD(xs []float64) result.MeanSD {
-	var sum float64
-	for _, x := range xs {
-		sum += x
-	}
-	m := sum / float64(len(xs))
-	if len(xs) < 2 {
-		return result.MeanSD{Mean: m}
-	}
-	var ss float64
-	for _, x := range xs {
-		ss += (x - m) * (x - m)
-	}
-	return result.MeanSD{Mean: m, Stddev: math.Sqrt(ss / float64(len(xs)-1))}
 }
