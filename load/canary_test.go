@@ -9,13 +9,6 @@ import (
 // outage only when a canary to every member failed in it.
 func TestClusterOutages(t *testing.T) {
 	start := time.Unix(1000, 0)
-	mark := func(idx ...int) slotSet {
-		var s slotSet
-		for _, i := range idx {
-			s.set(i)
-		}
-		return s
-	}
 	for _, tc := range []struct {
 		name        string
 		ok          slotSet

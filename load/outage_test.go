@@ -7,13 +7,6 @@ import (
 
 func TestOutages(t *testing.T) {
 	start := time.Unix(1000, 0)
-	mark := func(idx ...int) slotSet {
-		var s slotSet
-		for _, i := range idx {
-			s.set(i)
-		}
-		return s
-	}
 	for _, tc := range []struct {
 		name        string
 		ok, failed  slotSet
@@ -46,4 +39,13 @@ func TestOutages(t *testing.T) {
 			t.Errorf("%s: first window starts at +%v, want +%v", tc.name, off, tc.firstOffset)
 		}
 	}
+}
+
+// mark is a slot set holding the slots idx.
+func mark(idx ...int) slotSet {
+	var s slotSet
+	for _, i := range idx {
+		s.set(i)
+	}
+	return s
 }

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"strings"
-	"unicode"
-
+	"github.com/etcdlab/etcdlab/invalid"
 	"github.com/spf13/cobra"
 )
 
@@ -19,27 +17,10 @@ func flagNamer(c *cobra.Command) func(field string) string {
 				return f
 			}
 		}
-		name := kebab(field)
+		name := invalid.Kebab(field)
 		if c.Flags().Lookup(name) != nil || c.InheritedFlags().Lookup(name) != nil {
 			return "--" + name
 		}
 		return ""
 	}
-}
-
-// kebab turns a Go identifier into a flag name: "RWRatio" → "rw-ratio".
-func kebab(s string) string {
-	r := []rune(s)
-	var b strings.Builder
-	for i, c := range r {
-		if unicode.IsUpper(c) && i > 0 {
-			prevLower := unicode.IsLower(r[i-1]) || unicode.IsDigit(r[i-1])
-			nextLower := i+1 < len(r) && unicode.IsLower(r[i+1])
-			if prevLower || (unicode.IsUpper(r[i-1]) && nextLower) {
-				b.WriteByte('-')
-			}
-		}
-		b.WriteRune(unicode.ToLower(c))
-	}
-	return b.String()
 }

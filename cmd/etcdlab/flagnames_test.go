@@ -6,18 +6,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func TestKebab(t *testing.T) {
-	t.Parallel()
-	for in, want := range map[string]string{
-		"Clients": "clients", "KeySpaceSize": "key-space-size", "RWRatio": "rw-ratio", "TxnOps": "txn-ops",
-		"PrevKV": "prev-kv", "HTTPServer": "http-server", "P99": "p99", "DialTimeout": "dial-timeout",
-	} {
-		if got := kebab(in); got != want {
-			t.Errorf("kebab(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func TestFlagNamer(t *testing.T) {
 	t.Parallel()
 	root := &cobra.Command{Use: "root", Annotations: map[string]string{"param:PrevKV": "--prevkv"}}

@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"unicode"
 
 	"github.com/etcdlab/etcdlab/invalid"
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
@@ -186,19 +185,7 @@ func benchFlagName(field string) string {
 	if f, ok := bench.FlagNames()[field]; ok {
 		return f
 	}
-	r := []rune(field)
-	var b strings.Builder
-	for i, c := range r {
-		if unicode.IsUpper(c) && i > 0 {
-			prevLower := unicode.IsLower(r[i-1]) || unicode.IsDigit(r[i-1])
-			nextLower := i+1 < len(r) && unicode.IsLower(r[i+1])
-			if prevLower || (unicode.IsUpper(r[i-1]) && nextLower) {
-				b.WriteByte('-')
-			}
-		}
-		b.WriteRune(unicode.ToLower(c))
-	}
-	return "--" + b.String()
+	return "--" + invalid.Kebab(field)
 }
 
 // diskOptions builds the disk job's options for dir and checks them as
