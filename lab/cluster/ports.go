@@ -2,8 +2,11 @@ package cluster
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"net"
+	"os"
 	"strconv"
+	"strings"
 )
 
 // memberPorts are the three ports one member listens on.
@@ -11,10 +14,13 @@ type memberPorts struct {
 	Client, Peer, Metrics int
 }
 
-// freePorts finds n sets of free ports on host by binding port 0. All
-// listeners are held until every port is chosen, so the sets are distinct;
-// another program may still take one before the member binds it, which Start
-// handles by retrying.
+// freePorts finds n sets of free ports on host. It draws them at random
+// from below the kernel's ephemeral range (ip_local_port_range), where no
+// outgoing connection's local port can land: a port bound with port 0 comes
+// from that range, and a kept cluster restarting on it could find it taken
+// by some client's connection. All listeners are held until every port is
+// chosen, so the sets are distinct; another program may still take one
+// before the member binds it, which Start handles by retrying.
 func freePorts(host string, n int) ([]memberPorts, error) {
 	var lns []net.Listener
 	defer func() {
@@ -22,10 +28,18 @@ func freePorts(host string, n int) ([]memberPorts, error) {
 			ln.Close()
 		}
 	}()
+	lo, hi := listenRange()
 	ports := make([]int, 0, 3*n)
-	for len(ports) < 3*n {
-		ln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+	for tries := 0; len(ports) < 3*n; tries++ {
+		port := 0 // the kernel's choice, if the range below is too small or full
+		if hi-lo >= 1000 && tries < 200 {
+			port = lo + rand.IntN(hi-lo)
+		}
+		ln, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
 		if err != nil {
+			if port != 0 {
+				continue
+			}
 			return nil, fmt.Errorf("find a free port on %s: %w", host, err)
 		}
 		lns = append(lns, ln)
@@ -36,6 +50,25 @@ func freePorts(host string, n int) ([]memberPorts, error) {
 		out[i] = memberPorts{Client: ports[3*i], Peer: ports[3*i+1], Metrics: ports[3*i+2]}
 	}
 	return out, nil
+}
+
+// listenRange is where freePorts draws ports: from 10000 up to the first
+// ephemeral port the kernel hands out, read from
+// /proc/sys/net/ipv4/ip_local_port_range (32768 when it cannot be read).
+func listenRange() (lo, hi int) {
+	lo, hi = 10000, 32768
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return lo, hi
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 1 {
+		return lo, hi
+	}
+	if v, err := strconv.Atoi(f[0]); err == nil && v > 0 {
+		hi = v
+	}
+	return lo, hi
 }
 
 // fixedPorts lays out n members from base: client base+3i, peer +1, metrics +2.
