@@ -3,6 +3,7 @@ package judge
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -363,20 +364,56 @@ func setupDisk(exp *result.Experiment, setup string) *result.DiskJob {
 	return nil
 }
 
-// rttCtx is the round trip between members and where it came from.
+// rttCtx is the round trip between members and where it came from:
+// emulated (leader names the member whose commit round trip it is, "" when
+// it is not one leader's) or the members' measured peer round trip.
 type rttCtx struct {
 	seconds  float64
 	emulated bool
+	leader   string
 }
 
+// rttOf is the round trip a cell's commits waited for: the options' for
+// its setup, else the emulated one recorded for the leader at the end of
+// its last run (the median over members when no leader was seen), else its
+// "rtt" param, else the members' measured peer round trip p99.
 func rttOf(c *result.Cell, m Measures, o Options) rttCtx {
 	if v, ok := o.RTTSeconds[c.Setup]; ok && v > 0 {
-		return rttCtx{v, true}
+		return rttCtx{seconds: v, emulated: true}
+	}
+	if rt := c.Environment.CommitRTTSeconds; len(rt) > 0 {
+		if l := lastLeader(c); l != "" {
+			if v, ok := rt[l]; ok {
+				return rttCtx{v, true, l}
+			}
+		}
+		vs := make([]float64, 0, len(rt))
+		for _, v := range rt {
+			vs = append(vs, v)
+		}
+		slices.Sort(vs)
+		return rttCtx{seconds: vs[len(vs)/2], emulated: true}
 	}
 	if d, err := time.ParseDuration(c.Params["rtt"]); err == nil && d > 0 {
-		return rttCtx{d.Seconds(), true}
+		return rttCtx{seconds: d.Seconds(), emulated: true}
 	}
 	return rttCtx{seconds: m.PeerRTTP99}
+}
+
+// lastLeader is the member that led at the end of the cell's last run
+// with server series, or "".
+func lastLeader(c *result.Cell) string {
+	for i := len(c.Runs) - 1; i >= 0; i-- {
+		if c.Runs[i].Server == nil {
+			continue
+		}
+		for _, ms := range c.Runs[i].Server.Members {
+			if n := len(ms.Points); n > 0 && ms.Points[n-1].IsLeader {
+				return ms.Name
+			}
+		}
+	}
+	return ""
 }
 
 func baseFigures(m Measures) map[string]float64 {

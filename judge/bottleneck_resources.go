@@ -90,6 +90,9 @@ func (j *judgement) diskCandidate() (candidate, bool) {
 	}
 	j.f["wal_fsyncs_per_second"], j.f["wal_fsync_p50_seconds"] = m.WALFsyncsPerSecond, m.WALFsyncP50
 	score := m.WALBusy / walBusySaturated
+	if m.WALBusyEstimated && m.WALFsyncP50 <= result.LowestDiskBucket*(1+1e-9) {
+		score = 0 // an upper bound shows no saturation
+	}
 	if j.diskIOPS > 0 {
 		j.f["disk_fsync_iops"], j.f["disk_fsync_p99_seconds"] = j.diskIOPS, j.diskP99
 		score = math.Max(score, m.WALFsyncsPerSecond/(fsyncRateSaturated*j.diskIOPS))
@@ -100,11 +103,11 @@ func (j *judgement) diskCandidate() (candidate, bool) {
 func (j *judgement) sayDisk() string {
 	m := j.m
 	s := fmt.Sprintf("The disk limited throughput: %s the WAL fsynced %s times a second at p50 %s, %s",
-		j.at, count(m.WALFsyncsPerSecond), secs(m.WALFsyncP50), inFsync(m.WALBusy))
+		j.at, count(m.WALFsyncsPerSecond), fsyncSecs(m.WALFsyncP50), inFsync(m))
 	if j.diskIOPS > 0 {
 		s += fmt.Sprintf(", %s of the %s fdatasyncs a second the disk job measured", ratio(m.WALFsyncsPerSecond/j.diskIOPS), count(j.diskIOPS))
 	}
-	s += "; WAL fsync p99 " + secs(m.WALFsyncP99)
+	s += "; WAL fsync p99 " + fsyncSecs(m.WALFsyncP99)
 	switch {
 	case j.diskIOPS > 0 && j.diskP99 > 0:
 		s += " (the disk job's p99: " + secs(j.diskP99) + ")"
@@ -126,16 +129,28 @@ func (j *judgement) networkCandidate() (candidate, bool) {
 }
 
 func (j *judgement) rttName() string {
-	if j.rtt.emulated {
+	switch {
+	case j.rtt.leader != "":
+		return "the emulated round trip a commit waits for (" + j.rtt.leader + " leading)"
+	case j.rtt.emulated:
 		return "the emulated round trip between members"
 	}
 	return "the members' peer round trip p99 (measured)"
 }
 
+// rttSecs renders the round trip: a measured p99 in etcd's lowest bucket
+// as "≤ 100.0 µs".
+func (j *judgement) rttSecs() string {
+	if j.rtt.emulated {
+		return secs(j.rtt.seconds)
+	}
+	return units.Quantile(j.rtt.seconds, result.LowestPeerRTTBucket)
+}
+
 func (j *judgement) sayNetwork() string {
 	m := j.m
 	s := fmt.Sprintf("The round trip between members limited throughput: %s %s of %s is %s of the p50 latency of %s",
-		j.at, j.rttName(), secs(j.rtt.seconds), ratio(j.rtt.seconds/m.P50.Mean), secs(m.P50.Mean))
+		j.at, j.rttName(), j.rttSecs(), ratio(j.rtt.seconds/m.P50.Mean), secs(m.P50.Mean))
 	if c := j.context(); c != "" {
 		s += "; " + c
 	}
@@ -148,7 +163,7 @@ func (j *judgement) rttClause() string {
 	if j.rtt.seconds <= 0 || j.m.P50.Mean <= 0 {
 		return ""
 	}
-	return fmt.Sprintf("%s %s against a p50 latency of %s", j.rttName(), secs(j.rtt.seconds), secs(j.m.P50.Mean))
+	return fmt.Sprintf("%s %s against a p50 latency of %s", j.rttName(), j.rttSecs(), secs(j.m.P50.Mean))
 }
 
 // context is the CPU and WAL figures that go with every statement.
@@ -198,9 +213,9 @@ func (j *judgement) walClause() string {
 	if m.WALFsyncP99 == 0 {
 		return "no WAL fsync observed"
 	}
-	s := fmt.Sprintf("WAL fsync p99 %s, %s", secs(m.WALFsyncP99), inFsync(m.WALBusy))
+	s := fmt.Sprintf("WAL fsync p99 %s, %s", fsyncSecs(m.WALFsyncP99), inFsync(m))
 	if m.WALFsyncP99Slowest > 2*m.WALFsyncP99 {
-		s += fmt.Sprintf(" (slowest member's p99 %s)", secs(m.WALFsyncP99Slowest))
+		s += fmt.Sprintf(" (slowest member's p99 %s)", fsyncSecs(m.WALFsyncP99Slowest))
 	}
 	return s
 }
@@ -257,12 +272,22 @@ func secs(s float64) string {
 	return strconv.FormatFloat(s, 'f', 0, 64) + " s"
 }
 
+// fsyncSecs renders a WAL fsync quantile from etcd's histogram: "≤ 1.00 ms"
+// when it fell in the lowest bucket.
+func fsyncSecs(s float64) string { return units.Quantile(s, result.LowestDiskBucket) }
+
 func bytesIEC(v float64) string { return humanize.IBytes(uint64(v)) }
 
 // inFsync says what share of the run the WAL spent in fsync (an estimate:
 // Measures.WALBusy).
-func inFsync(busy float64) string {
-	if busy > 0 && busy < 0.005 {
+func inFsync(m Measures) string {
+	busy := m.WALBusy
+	switch {
+	case m.WALBusyEstimated && m.WALFsyncP50 <= result.LowestDiskBucket*(1+1e-9):
+		return "in fsync at most " + ratio(busy) + " of the run (fsyncs × a p50 of at most 1 ms)"
+	case m.WALBusyEstimated:
+		return "in fsync about " + ratio(busy) + " of the run (fsyncs × p50)"
+	case busy > 0 && busy < 0.005:
 		return "in fsync under 1% of the run"
 	}
 	return "in fsync about " + ratio(busy) + " of the run"

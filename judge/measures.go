@@ -55,11 +55,13 @@ type Measures struct {
 	WALFsyncP99        float64 `json:"wal_fsync_p99_seconds,omitempty"`
 	WALFsyncP99Slowest float64 `json:"wal_fsync_p99_slowest_seconds,omitempty"`
 	WALFsyncsPerSecond float64 `json:"wal_fsyncs_per_second,omitempty"`
-	// WALBusy estimates the share of the run that member spent in WAL
-	// fsync: fsyncs × p50 / run seconds. The p50 stands in for the mean,
-	// which the summary does not keep; for the usual right-skewed fsync
-	// distribution it underestimates.
+	// WALBusy is the share of the run that member spent in WAL fsync: the
+	// fsyncs' time together (the histogram's _sum) / run seconds. Results
+	// from before the sum was recorded estimate it as fsyncs × p50 / run
+	// seconds, and say so with WALBusyEstimated (a p50 in etcd's lowest
+	// bucket is its 1 ms bound, so that estimate is then an upper bound).
 	WALBusy          float64 `json:"wal_busy,omitempty"`
+	WALBusyEstimated bool    `json:"wal_busy_estimated,omitempty"`
 	BackendCommitP99 float64 `json:"backend_commit_p99_seconds,omitempty"`
 	PeerRTTP99       float64 `json:"peer_rtt_p99_seconds,omitempty"`
 	// Disk and network bytes per second, summed over the members (disk
@@ -174,7 +176,12 @@ func (s *serverSums) add(m *Measures, srv *result.Server, secs float64) {
 			p50s, p99s = append(p50s, x.WALFsyncP50), append(p99s, x.WALFsyncP99)
 			if secs > 0 {
 				rates = append(rates, x.WALFsyncs/secs)
-				busy = append(busy, x.WALFsyncs*x.WALFsyncP50/secs)
+				if x.WALFsyncSeconds > 0 {
+					busy = append(busy, x.WALFsyncSeconds/secs)
+				} else {
+					busy = append(busy, x.WALFsyncs*x.WALFsyncP50/secs)
+					m.WALBusyEstimated = true
+				}
 			}
 		}
 		if x.BackendCommitP99 > 0 {

@@ -172,6 +172,16 @@ func barChart(id, title, y string, categories []string, groups []string, values 
 }
 
 // thresholdLine is a dashed horizontal line at y across x in [x0, x1].
+// floorLine is a grey dotted line at a histogram's lowest bound, in the
+// legend with label.
+func floorLine(y, x0, x1 float64, label string, p *plot.Plot) plot.Plotter {
+	l, _ := plotter.NewLine(plotter.XYs{{X: x0, Y: y}, {X: x1, Y: y}})
+	l.Color = color.RGBA{120, 120, 120, 255}
+	l.Dashes = []vg.Length{vg.Points(1), vg.Points(2)}
+	p.Legend.Add(label, l)
+	return l
+}
+
 func thresholdLine(y, x0, x1 float64, label string, p *plot.Plot) plot.Plotter {
 	l, _ := plotter.NewLine(plotter.XYs{{X: x0, Y: y}, {X: x1, Y: y}})
 	l.Color = color.RGBA{200, 0, 0, 255}

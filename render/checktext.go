@@ -97,7 +97,7 @@ func checkTables(doc *result.Document) []namedTable {
 			res = "failed: " + strings.Join(l.Why, "; ")
 		}
 		lv.Rows = append(lv.Rows, []string{l.Name, fmt.Sprintf("%.0f", l.Rate), fmt.Sprint(l.Clients), f1(r.ThroughputRPS), units.Seconds(r.Latency.P50), units.Seconds(r.Latency.P99),
-			units.Seconds(r.Latency.Max), units.Seconds(r.Latency.Stddev), secOrDash(l.WalFsyncP99), secOrDash(l.BackendCommitP99), res})
+			units.Seconds(r.Latency.Max), units.Seconds(r.Latency.Stddev), quantile(l.WalFsyncP99, result.LowestDiskBucket), quantile(l.BackendCommitP99, result.LowestDiskBucket), res})
 	}
 	mb := Table{Header: []string{"member", "WAL fsync p99", "commit p99", "peer RTT p99", "leader changes", "slow applies", "failed proposals", "heartbeat failures", "CPU (cores)", "RSS"}}
 	for _, m := range c.Members {
@@ -107,9 +107,9 @@ func checkTables(doc *result.Document) []namedTable {
 		}
 		rtt := "-"
 		if m.PeerRTTSamples > 0 {
-			rtt = units.Seconds(m.PeerRTTP99)
+			rtt = quantile(m.PeerRTTP99, result.LowestPeerRTTBucket)
 		}
-		mb.Rows = append(mb.Rows, []string{m.Name, secOrDash(m.WalFsyncP99), secOrDash(m.BackendCommitP99), rtt, fmt.Sprintf("%.0f", m.LeaderChanges),
+		mb.Rows = append(mb.Rows, []string{m.Name, quantile(m.WalFsyncP99, result.LowestDiskBucket), quantile(m.BackendCommitP99, result.LowestDiskBucket), rtt, fmt.Sprintf("%.0f", m.LeaderChanges),
 			fmt.Sprintf("%.0f", m.SlowApplies), fmt.Sprintf("%.0f", m.ProposalsFailed), fmt.Sprintf("%.0f", m.HeartbeatFailures), fmt.Sprintf("%.2f", m.CPUCores), humanize.IBytes(uint64(m.RSSBytes))})
 	}
 	cn := Table{Header: []string{"endpoint", "TCP connect (median of 5)"}}

@@ -117,8 +117,8 @@ func serverCells(m judge.Measures) []string {
 	if m.ServerRuns == 0 {
 		return append([]string{"not scraped", load}, dashes(4)...)
 	}
-	return []string{fmt.Sprintf("%.2f", m.MemberCPUCores), load, secOrDash(m.WALFsyncP99), humanize.IBytes(uint64(m.DiskWriteBytesPerSecond)) + "/s",
-		secOrDash(m.PeerRTTP99), fmt.Sprintf("%.0f", m.LeaderChanges)}
+	return []string{fmt.Sprintf("%.2f", m.MemberCPUCores), load, quantile(m.WALFsyncP99, result.LowestDiskBucket), humanize.IBytes(uint64(m.DiskWriteBytesPerSecond)) + "/s",
+		quantile(m.PeerRTTP99, result.LowestPeerRTTBucket), fmt.Sprintf("%.0f", m.LeaderChanges)}
 }
 
 func dashes(n int) []string {

@@ -86,6 +86,9 @@ func (f figData) drawLines() (Chart, error) {
 		p.Add(thresholdLine(f.Limit.V, x0, x1, f.Limit.Label, p))
 		p.Y.Max = math.Max(p.Y.Max, f.Limit.V)
 	}
+	if f.Floor != nil && !math.IsInf(x0, 0) {
+		p.Add(floorLine(f.Floor.V, x0, x1, f.Floor.Label, p))
+	}
 	// Counts and rates start at 0; room above the data keeps the legend
 	// off the lines.
 	if f.LogY {

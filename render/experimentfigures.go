@@ -3,6 +3,8 @@ package render
 import (
 	"math"
 	"strings"
+
+	"github.com/etcdlab/etcdlab/result"
 )
 
 // figData is what one chart of an experiment report draws, and the table
@@ -21,6 +23,9 @@ type figData struct {
 	Series     []figSeries `json:"series"`
 	// Limit is a dashed horizontal line (10 ms, the machine's cores).
 	Limit *figMark `json:"limit,omitempty"`
+	// Floor is a dotted horizontal line at the lowest bucket's bound of
+	// the histogram the values come from: a point on it means "at most".
+	Floor *figMark `json:"floor,omitempty"`
 	// Events are vertical marks (faults) on time axes.
 	Events []figMark `json:"events,omitempty"`
 	// Lines draws lines without a mark at each point (long time series).
@@ -146,6 +151,9 @@ func (m expModel) curves() []figData {
 		switch s.id {
 		case "fsync":
 			f.Limit = &figMark{V: 10, Label: "10 ms (etcd's guidance)"}
+			if onBound(f.Series, result.LowestDiskBucket*1000) {
+				f.Floor = &figMark{V: result.LowestDiskBucket * 1000, Label: "1 ms, etcd's lowest bucket: a point on it is at most 1 ms"}
+			}
 		case "cpu":
 			if cores, ok := m.sharedCores(); ok {
 				f.Limit = &figMark{V: cores, Label: "this machine's cores (members share them)"}
@@ -154,6 +162,19 @@ func (m expModel) curves() []figData {
 		out = append(out, f)
 	}
 	return out
+}
+
+// onBound reports whether any of our points sits on a histogram's lowest
+// bound.
+func onBound(series []figSeries, bound float64) bool {
+	for _, s := range series {
+		for _, y := range s.Y {
+			if !s.Published && y > 0 && y <= bound*(1+1e-9) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // sharedCores is the cores of the machine every ran cell's members shared,

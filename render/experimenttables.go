@@ -25,7 +25,7 @@ func publishedRows(e *result.Experiment, cells []expCell) []publishedRow {
 			matched = true
 			ours := "not measured by etcdlab"
 			if v, ok := ourValue(c, p.Metric); ok {
-				ours = metricValue(p.Metric, roundRate(p.Metric, v))
+				ours = ourMetricValue(p.Metric, roundRate(p.Metric, v))
 				if p.Value != 0 {
 					ours += " (" + pctChange((v-p.Value)/p.Value*100) + ")"
 				}
@@ -221,6 +221,18 @@ func metricValue(metric string, v float64) string {
 		return units.Seconds(v)
 	}
 	return fmt.Sprintf("%.4g", v)
+}
+
+// ourMetricValue renders our value in its metric's unit, a server
+// quantile in etcd's lowest bucket as "≤ bound" (all its histogram says).
+func ourMetricValue(metric string, v float64) string {
+	switch metric {
+	case "wal_fsync_p99_seconds", "backend_commit_p99_seconds":
+		return units.Quantile(v, result.LowestDiskBucket)
+	case "peer_rtt_p99_seconds":
+		return units.Quantile(v, result.LowestPeerRTTBucket)
+	}
+	return metricValue(metric, v)
 }
 
 // gainTable compares an experiment's two setups (or, with one setup, its

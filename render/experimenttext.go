@@ -35,7 +35,7 @@ func ExperimentText(w io.Writer, doc *result.Document, o TerminalOptions) error 
 		case c.M.ServerRuns == 0:
 			row = append(row, rps(c.M), units.Seconds(c.M.P50.Mean), units.Seconds(c.M.P99.Mean), "-", "-")
 		default:
-			row = append(row, rps(c.M), units.Seconds(c.M.P50.Mean), units.Seconds(c.M.P99.Mean), fmt.Sprintf("%.2f", c.M.MemberCPUCores), secOrDash(c.M.WALFsyncP99))
+			row = append(row, rps(c.M), units.Seconds(c.M.P50.Mean), units.Seconds(c.M.P99.Mean), fmt.Sprintf("%.2f", c.M.MemberCPUCores), quantile(c.M.WALFsyncP99, result.LowestDiskBucket))
 		}
 		rows = append(rows, append(row, limit(c.Bottleneck)))
 	}

@@ -43,7 +43,7 @@ func serverText(doc *result.Document) string {
 			}
 			row := []string{name, "-", "-", "-", "-", "-", "-", "-", strconv.FormatInt(m.ScrapeErrors, 10)}
 			if len(m.Points) > 0 {
-				row[1], row[2] = quantile(s.WALFsyncP99), quantile(s.BackendCommitP99)
+				row[1], row[2] = quantile(s.WALFsyncP99, result.LowestDiskBucket), quantile(s.BackendCommitP99, result.LowestDiskBucket)
 				row[3] = fmt.Sprintf("%.2f/%.2f", s.CPUCoresMean, s.CPUCoresMax)
 				row[4] = fmt.Sprintf("%.1f MiB", s.RSSMaxBytes/(1<<20))
 				if doc.Environment.LocalCluster && run.DurationSeconds > 0 {
@@ -64,11 +64,12 @@ func serverText(doc *result.Document) string {
 	return b.String()
 }
 
-// quantile renders a quantile of a server histogram, "-" when it observed
-// nothing.
-func quantile(s float64) string {
-	if s <= 0 {
+// quantile renders a quantile of a server histogram whose lowest bucket
+// ends at lowest: "-" when it observed nothing, "≤ lowest" when the
+// quantile fell in that bucket.
+func quantile(s, lowest float64) string {
+	if s != s || s <= 0 { // NaN or nothing observed
 		return "-"
 	}
-	return units.Seconds(s)
+	return units.Quantile(s, lowest)
 }

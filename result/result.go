@@ -64,6 +64,10 @@ type Environment struct {
 	LocalCluster bool   `json:"local_cluster"`
 	DataDir      string `json:"data_dir,omitempty"`
 	Filesystem   string `json:"filesystem,omitempty"`
+	// CommitRTTSeconds is, for each member as the leader, the emulated
+	// round trip a write's commit waits for (the quorum's slowest
+	// follower); empty when no delay was emulated between members.
+	CommitRTTSeconds map[string]float64 `json:"commit_rtt_seconds,omitempty"`
 }
 
 // BenchConfig is the full configuration of a bench run, with credentials

@@ -16,6 +16,16 @@ type Server struct {
 	Downsampled bool `json:"downsampled,omitempty"`
 }
 
+// LowestDiskBucket is the upper bound, in seconds, of the lowest bucket of
+// etcd's WAL fsync and backend commit duration histograms (1 ms in 3.4 to
+// 3.6). A quantile that falls in that bucket is recorded as the bound
+// itself: it means "at most 1 ms", and renders as "≤ 1.00 ms".
+const LowestDiskBucket = 0.001
+
+// LowestPeerRTTBucket is the same for etcd's peer round-trip histogram
+// (0.1 ms in 3.4 to 3.6).
+const LowestPeerRTTBucket = 0.0001
+
 // MaxServerPoints bounds the points kept per member in a run.
 const MaxServerPoints = 1800
 
@@ -33,12 +43,16 @@ type MemberSeries struct {
 
 // ServerSummary is one member over the whole run. Quantiles are in seconds
 // (from the bucket deltas between the first and last scrape; 0: nothing
-// observed); rates are per second; bytes and counts are increases over
+// observed; the lowest bucket's bound when they fell in it, see
+// LowestDiskBucket); rates are per second; bytes and counts are increases over
 // the run unless named as a gauge.
 type ServerSummary struct {
-	WALFsyncP50        float64 `json:"wal_fsync_p50_seconds,omitempty"`
-	WALFsyncP99        float64 `json:"wal_fsync_p99_seconds,omitempty"`
-	WALFsyncs          float64 `json:"wal_fsyncs,omitempty"`
+	WALFsyncP50 float64 `json:"wal_fsync_p50_seconds,omitempty"`
+	WALFsyncP99 float64 `json:"wal_fsync_p99_seconds,omitempty"`
+	WALFsyncs   float64 `json:"wal_fsyncs,omitempty"`
+	// WALFsyncSeconds is the WAL fsyncs' time together (the histogram's
+	// _sum): the share of the run the WAL spent in fsync, exactly.
+	WALFsyncSeconds    float64 `json:"wal_fsync_seconds,omitempty"`
 	BackendCommitP99   float64 `json:"backend_commit_p99_seconds,omitempty"`
 	PeerRTTP99         float64 `json:"peer_rtt_p99_seconds,omitempty"`
 	LeaderChanges      float64 `json:"leader_changes,omitempty"`

@@ -24,3 +24,13 @@ func Seconds(s float64) string {
 // Count renders a count (of events, such as leader changes) as a whole
 // number.
 func Count(n float64) string { return fmt.Sprintf("%.0f", n) }
+
+// Quantile renders a quantile read off a Prometheus histogram whose lowest
+// bucket ends at lowest seconds: "≤ 1.00 ms" when it is that bound (the
+// histogram only says "at most"), otherwise as Seconds does.
+func Quantile(s, lowest float64) string {
+	if s > 0 && s <= lowest*(1+1e-9) {
+		return "≤ " + Seconds(lowest)
+	}
+	return Seconds(s)
+}

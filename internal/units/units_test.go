@@ -25,3 +25,15 @@ func TestCount(t *testing.T) {
 		}
 	}
 }
+
+func TestQuantile(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		s, lowest float64
+		want      string
+	}{{0.001, 0.001, "≤ 1.00 ms"}, {0.0010000000001, 0.001, "≤ 1.00 ms"}, {0.0015, 0.001, "1.50 ms"}, {0.0001, 0.0001, "≤ 100.0 µs"}, {0.00012, 0.0001, "120.0 µs"}} {
+		if got := Quantile(tt.s, tt.lowest); got != tt.want {
+			t.Errorf("%g (lowest %g): %q, want %q", tt.s, tt.lowest, got, tt.want)
+		}
+	}
+}

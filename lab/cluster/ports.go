@@ -28,7 +28,7 @@ func freePorts(host string, n int) ([]memberPorts, error) {
 			ln.Close()
 		}
 	}()
-	lo, hi := listenRange()
+	lo, hi := lowestListenPort, listenCeiling()
 	ports := make([]int, 0, 3*n)
 	for tries := 0; len(ports) < 3*n; tries++ {
 		port := 0 // the kernel's choice, if the range below is too small or full
@@ -52,23 +52,23 @@ func freePorts(host string, n int) ([]memberPorts, error) {
 	return out, nil
 }
 
-// listenRange is where freePorts draws ports: from 10000 up to the first
+// lowestListenPort is the lowest port freePorts draws.
+const lowestListenPort = 10000
+
+// listenCeiling is the first port freePorts does not draw: the first
 // ephemeral port the kernel hands out, read from
 // /proc/sys/net/ipv4/ip_local_port_range (32768 when it cannot be read).
-func listenRange() (lo, hi int) {
-	lo, hi = 10000, 32768
+func listenCeiling() int {
 	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
 	if err != nil {
-		return lo, hi
+		return 32768
 	}
-	f := strings.Fields(string(b))
-	if len(f) < 1 {
-		return lo, hi
+	if f := strings.Fields(string(b)); len(f) > 0 {
+		if v, err := strconv.Atoi(f[0]); err == nil && v > 0 {
+			return v
+		}
 	}
-	if v, err := strconv.Atoi(f[0]); err == nil && v > 0 {
-		hi = v
-	}
-	return lo, hi
+	return 32768
 }
 
 // fixedPorts lays out n members from base: client base+3i, peer +1, metrics +2.

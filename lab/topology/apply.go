@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/etcdlab/etcdlab/emulate/slowfs"
@@ -113,6 +114,37 @@ func MaxRTT(links map[wan.Dir]wan.Link) time.Duration {
 		m = max(m, l.Delay+l.Jitter+back.Delay+back.Jitter)
 	}
 	return m
+}
+
+// CommitRTT is, for each member as the leader, the emulated round trip a
+// write's commit waits for: the leader needs acknowledgements from a
+// majority counting itself, so it waits for the (quorum-1)-th fastest
+// follower, whose round trip is the link's delay out plus the delay back
+// (jitter left out: it spreads latencies, not their centre). names are the
+// members; nil when links emulate no member-to-member delay.
+func CommitRTT(links map[wan.Dir]wan.Link, names []string) map[string]time.Duration {
+	if len(names) < 2 {
+		return nil
+	}
+	out := make(map[string]time.Duration, len(names))
+	var delayed bool
+	for _, leader := range names {
+		var rtts []time.Duration
+		for _, f := range names {
+			if f == leader {
+				continue
+			}
+			rtt := links[wan.Dir{From: leader, To: f}].Delay + links[wan.Dir{From: f, To: leader}].Delay
+			delayed = delayed || rtt > 0
+			rtts = append(rtts, rtt)
+		}
+		slices.Sort(rtts)
+		out[leader] = rtts[len(names)/2+1-2] // quorum n/2+1, less the leader, 0-based
+	}
+	if !delayed {
+		return nil
+	}
+	return out
 }
 
 // Tuned returns heartbeat and election timeout (ms) for a largest round

@@ -187,3 +187,50 @@ func TestParseRate(t *testing.T) {
 		}
 	}
 }
+
+// TestCommitRTT checks the round trip a commit waits for, per leader: the
+// quorum's slowest follower, which with 3 members is the nearer one.
+func TestCommitRTT(t *testing.T) {
+	ms := func(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
+	link := func(d time.Duration) wan.Link { return wan.Link{Delay: d} }
+	for _, tt := range []struct {
+		name  string
+		links map[wan.Dir]wan.Link
+		names []string
+		want  map[string]time.Duration
+	}{
+		{"multicloud-1: m2 and m3 are close, m1 far from both",
+			mustLinks(t, "multicloud-1", 3), []string{"m1", "m2", "m3"},
+			map[string]time.Duration{"m1": ms(4.6), "m2": ms(2.2), "m3": ms(2.2)}},
+		{"5 members: the second-fastest follower",
+			map[wan.Dir]wan.Link{{From: "a", To: "b"}: link(ms(1)), {From: "a", To: "c"}: link(ms(2)), {From: "a", To: "d"}: link(ms(3)), {From: "e", To: "a"}: link(ms(4))},
+			[]string{"a", "b", "c", "d", "e"},
+			map[string]time.Duration{"a": ms(2), "b": 0, "c": 0, "d": 0, "e": 0}},
+		{"no delay between members", map[wan.Dir]wan.Link{{From: "client", To: "m1"}: link(ms(5))}, []string{"m1", "m2", "m3"}, nil},
+		{"one member", nil, []string{"m1"}, nil},
+	} {
+		got := CommitRTT(tt.links, tt.names)
+		if len(got) != len(tt.want) {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+			continue
+		}
+		for k, v := range tt.want {
+			if d := got[k] - v; d < -time.Microsecond || d > time.Microsecond {
+				t.Errorf("%s: leader %s: %v, want %v", tt.name, k, got[k], v)
+			}
+		}
+	}
+}
+
+func mustLinks(t *testing.T, preset string, n int) map[wan.Dir]wan.Link {
+	t.Helper()
+	tp, err := Load(preset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	links, err := tp.DirLinks(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return links
+}

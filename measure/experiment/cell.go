@@ -8,8 +8,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/etcdlab/etcdlab/emulate/wan"
 	"github.com/etcdlab/etcdlab/lab/cluster"
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
+	"github.com/etcdlab/etcdlab/lab/topology"
 	"github.com/etcdlab/etcdlab/measure/bench"
 	"github.com/etcdlab/etcdlab/measure/check"
 	"github.com/etcdlab/etcdlab/measure/disk"
@@ -80,6 +82,7 @@ func (r *runner) runCell(ctx context.Context, pc *Cell, last bool) (cell result.
 		st := sc.c.State()
 		cell.Environment.Members, cell.Environment.LocalCluster = len(st.Members), true
 		cell.Environment.DataDir, cell.Environment.ServerVersion = st.DataDir, st.EtcdVersion
+		cell.Environment.CommitRTTSeconds = commitRTT(sc.opts.Links, st.Members)
 	}
 
 	var doc *result.Document
@@ -104,6 +107,23 @@ func (r *runner) runCell(ctx context.Context, pc *Cell, last bool) (cell result.
 	return cell
 }
 
+// commitRTT is topology.CommitRTT for the cluster's members, in seconds.
+func commitRTT(links map[wan.Dir]wan.Link, members []cluster.MemberState) map[string]float64 {
+	names := make([]string, len(members))
+	for i, m := range members {
+		names[i] = m.Name
+	}
+	rtt := topology.CommitRTT(links, names)
+	if rtt == nil {
+		return nil
+	}
+	out := make(map[string]float64, len(rtt))
+	for k, v := range rtt {
+		out[k] = v.Seconds()
+	}
+	return out
+}
+
 // mergeEnvironment keeps what the workload's result says and fills in
 // what it did not.
 func mergeEnvironment(base, got result.Environment) result.Environment {
@@ -115,6 +135,9 @@ func mergeEnvironment(base, got result.Environment) result.Environment {
 	}
 	if got.ServerVersion == "" {
 		got.ServerVersion = base.ServerVersion
+	}
+	if got.CommitRTTSeconds == nil {
+		got.CommitRTTSeconds = base.CommitRTTSeconds
 	}
 	got.LocalCluster = got.LocalCluster || base.LocalCluster
 	return got

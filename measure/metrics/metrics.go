@@ -134,6 +134,39 @@ func Increase(before, after *Snapshot, name Name) (float64, bool) {
 	return a - b, true
 }
 
+// histSum returns a histogram's sum of observations over its label sets,
+// and whether s has the histogram.
+func (s *Snapshot) histSum(name Name) (float64, bool) {
+	f := s.Families[string(name)]
+	if f == nil || f.GetType() != dto.MetricType_HISTOGRAM {
+		return 0, false
+	}
+	var v float64
+	for _, m := range f.Metric {
+		v += m.Histogram.GetSampleSum()
+	}
+	return v, true
+}
+
+// SumIncrease is increase(name_sum) between two scrapes: the time (for a
+// duration histogram) its observations took together, exact where the
+// buckets only bound it. A shrunk sum (a restart) counts from zero; a nil
+// before is the process's start.
+func SumIncrease(before, after *Snapshot, name Name) (float64, bool) {
+	a, ok1 := after.histSum(name)
+	if before == nil {
+		return a, ok1
+	}
+	b, ok2 := before.histSum(name)
+	if !ok1 || !ok2 {
+		return 0, false
+	}
+	if a < b {
+		return a, true
+	}
+	return a - b, true
+}
+
 // FirstGauge returns the first of names that s has (a metric renamed
 // between etcd versions, newest name first), summed over its label sets,
 // and whether any was there.
@@ -229,7 +262,7 @@ func IncreaseBy(before, after *Snapshot, name Name, label string, where map[stri
 	return out
 }
 
-// Quantile is histogram_quantile(q, increase(name_bucket[interval])) between
+// Quantile is UpperQuantile(q, increase(name_bucket[interval])) between
 // two scrapes, in the histogram's unit, and the number of observations in
 // the interval. It is NaN when nothing was observed.
 func Quantile(q float64, before, after *Snapshot, name Name) (float64, float64) {
@@ -237,7 +270,28 @@ func Quantile(q float64, before, after *Snapshot, name Name) (float64, float64) 
 	if !ok {
 		return math.NaN(), 0
 	}
-	return HistogramQuantile(q, delta), delta[math.Inf(1)]
+	return UpperQuantile(q, delta), delta[math.Inf(1)]
+}
+
+// UpperQuantile is HistogramQuantile, except that a rank in the lowest
+// bucket gives that bucket's upper bound instead of a guess between 0 and
+// it. PromQL's interpolation there reads "WAL fsync p99 991 µs" off a tmpfs
+// whose fsyncs take microseconds: all a histogram says is "at most 1 ms",
+// so that is the figure (renderers print a value equal to the lowest bound
+// as "≤ bound"; see result.LowestDiskBucket).
+func UpperQuantile(q float64, cum map[float64]float64) float64 {
+	v := HistogramQuantile(q, cum)
+	if math.IsNaN(v) || q < 0 || q > 1 {
+		return v
+	}
+	lowest := math.Inf(1)
+	for le := range cum {
+		lowest = min(lowest, le)
+	}
+	if v < lowest {
+		return lowest
+	}
+	return v
 }
 
 // Deltas returns a histogram's cumulative bucket counts observed between two

@@ -47,6 +47,33 @@ func TestHistogramQuantile(t *testing.T) {
 	}
 }
 
+// TestUpperQuantile checks that a rank in the lowest bucket gives its
+// upper bound (all the histogram knows), and that elsewhere it is PromQL's.
+func TestUpperQuantile(t *testing.T) {
+	t.Parallel()
+	inf := math.Inf(1)
+	tmpfs := map[float64]float64{0.001: 100, 0.002: 100, inf: 100} // every fsync under 1 ms
+	b := map[float64]float64{0.001: 10, 0.002: 50, 0.004: 90, inf: 100}
+	for _, tt := range []struct {
+		name string
+		q    float64
+		cum  map[float64]float64
+		want float64
+	}{
+		{"all in lowest bucket", 0.99, tmpfs, 0.001},
+		{"rank in lowest bucket", 0.05, b, 0.001},
+		{"rank above it", 0.3, b, 0.001 + 0.001*(30-10)/40},
+		{"+Inf", 0.99, b, 0.004},
+	} {
+		if got := UpperQuantile(tt.q, tt.cum); math.Abs(got-tt.want) > 1e-12 {
+			t.Errorf("%s: %g, want %g", tt.name, got, tt.want)
+		}
+	}
+	if !math.IsNaN(UpperQuantile(0.5, map[float64]float64{0.001: 0, inf: 0})) {
+		t.Error("no observations must be NaN")
+	}
+}
+
 // TestRankBucket checks the bucket holding the k-th smallest observation,
 // and that its lower edge never exceeds the sample quantile where the
 // interpolated quantile does.

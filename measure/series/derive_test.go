@@ -65,7 +65,8 @@ func rawBuckets(t *testing.T, text []byte, name string) map[float64]float64 {
 	return out
 }
 
-// rawQuantile is histogram_quantile(q) over the bucket increases between
+// rawQuantile is histogram_quantile(q) (with the lowest bucket read as its
+// bound: metrics.UpperQuantile) over the bucket increases between
 // two recorded texts (a histogram missing from before counts from zero),
 // 0 when nothing was observed.
 func rawQuantile(t *testing.T, q float64, before, after []byte, name string) float64 {
@@ -78,7 +79,7 @@ func rawQuantile(t *testing.T, q float64, before, after []byte, name string) flo
 	if d[math.Inf(1)] == 0 {
 		return 0
 	}
-	return metrics.HistogramQuantile(q, d)
+	return metrics.UpperQuantile(q, d)
 }
 
 func snapshot(t *testing.T, text []byte, at time.Time) *metrics.Snapshot {
@@ -136,6 +137,7 @@ func TestDeriveRecorded(t *testing.T) {
 				got, want float64
 			}{
 				{"WAL fsyncs", s.WALFsyncs, fsyncs},
+				{"WAL fsync seconds (_sum)", s.WALFsyncSeconds, diff("etcd_disk_wal_fsync_duration_seconds_sum", nil)},
 				{"WAL fsync p50", s.WALFsyncP50, rawQuantile(t, 0.5, bt, at, "etcd_disk_wal_fsync_duration_seconds")},
 				{"WAL fsync p99", p.WALFsyncP99, rawQuantile(t, 0.99, bt, at, "etcd_disk_wal_fsync_duration_seconds")},
 				{"backend commit p99", p.BackendCommitP99, rawQuantile(t, 0.99, bt, at, "etcd_disk_backend_commit_duration_seconds")},

@@ -36,8 +36,9 @@ func (h hist) count() float64 {
 	return h.n[len(h.n)-1]
 }
 
-// quantile is PromQL's histogram_quantile over h, or 0 when h observed
-// nothing (no etcd duration is 0).
+// quantile is metrics.UpperQuantile over h (histogram_quantile, with the
+// lowest bucket's bound for a rank inside it), or 0 when h observed nothing
+// (no etcd duration is 0).
 func (h hist) quantile(q float64) float64 {
 	if h.count() == 0 {
 		return 0
@@ -46,7 +47,7 @@ func (h hist) quantile(q float64) float64 {
 	for i, le := range h.le {
 		cum[le] = h.n[i]
 	}
-	v := metrics.HistogramQuantile(q, cum)
+	v := metrics.UpperQuantile(q, cum)
 	if math.IsNaN(v) {
 		return 0
 	}

@@ -16,6 +16,7 @@ type span struct {
 	n       int       // intervals merged into it
 
 	fsync, commit, rtt hist
+	fsyncSeconds       float64 // the WAL fsyncs' time together (the histogram's _sum)
 
 	leaderChanges, slowApplies, slowReadIndexes, proposalsFailed float64
 	grpc, grpcErrors                                             float64 // unary RPCs finished, and those not OK
@@ -59,6 +60,7 @@ func derive(before, after *metrics.Snapshot, opened time.Time, interval time.Dur
 		return v
 	}
 	sp.fsync, sp.commit, sp.rtt = h(metrics.WALFsyncDuration), h(metrics.BackendCommitDuration), h(metrics.PeerRoundTripTime)
+	sp.fsyncSeconds, _ = metrics.SumIncrease(sinceFamily(before, metrics.WALFsyncDuration), after, metrics.WALFsyncDuration)
 	sp.leaderChanges, sp.slowApplies = inc(metrics.LeaderChanges), inc(metrics.SlowApplies)
 	sp.slowReadIndexes, sp.proposalsFailed = inc(metrics.SlowReadIndexes), inc(metrics.ProposalsFailed)
 	sp.cpuSeconds = inc(metrics.ProcessCPUSeconds)
@@ -97,6 +99,7 @@ func merge(a, b span) span {
 	m := b
 	m.seconds, m.n = a.seconds+b.seconds, a.n+b.n
 	m.fsync, m.commit, m.rtt = a.fsync.add(b.fsync), a.commit.add(b.commit), a.rtt.add(b.rtt)
+	m.fsyncSeconds += a.fsyncSeconds
 	m.leaderChanges += a.leaderChanges
 	m.slowApplies += a.slowApplies
 	m.slowReadIndexes += a.slowReadIndexes
@@ -161,7 +164,7 @@ func (sp span) point() result.ServerPoint {
 // summary is the span of a whole run as a result.ServerSummary.
 func (sp span) summary() result.ServerSummary {
 	s := result.ServerSummary{
-		WALFsyncP50: sp.fsync.quantile(0.5), WALFsyncP99: sp.fsync.quantile(0.99), WALFsyncs: sp.fsync.count(),
+		WALFsyncP50: sp.fsync.quantile(0.5), WALFsyncP99: sp.fsync.quantile(0.99), WALFsyncs: sp.fsync.count(), WALFsyncSeconds: sp.fsyncSeconds,
 		BackendCommitP99: sp.commit.quantile(0.99), PeerRTTP99: sp.rtt.quantile(0.99),
 		LeaderChanges: sp.leaderChanges, SecondsWithoutLead: sp.noLeaderSeconds, SlowApplies: sp.slowApplies,
 		SlowReadIndexes: sp.slowReadIndexes, ProposalsFailed: sp.proposalsFailed, ProposalsPendingMx: sp.pendingMax,
