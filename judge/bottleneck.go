@@ -65,8 +65,9 @@ const (
 // hold. The zero value is usable.
 type Options struct {
 	// CoresPerMember is the cores of each member's machine when etcdlab did
-	// not start the members (Environment.LocalCluster false); 0 when not
-	// known, and then the members' CPU is reported but not judged.
+	// not start the members (Environment.LocalCluster false); 0: the
+	// cell's Environment.MemberCores, and when that is 0 too the members'
+	// CPU is reported but not judged.
 	CoresPerMember float64
 	// RTTSeconds is the round trip emulated between members, by setup
 	// (from its topology). A setup not in it takes its cells' "rtt" param

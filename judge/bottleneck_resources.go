@@ -28,7 +28,11 @@ func cpuContext(doc *result.Document, c *result.Cell, o Options) cpuCtx {
 	if env.CPUs == 0 {
 		env = doc.Environment
 	}
-	return cpuCtx{shared: env.LocalCluster, machine: float64(env.CPUs), perMember: o.CoresPerMember}
+	per := o.CoresPerMember
+	if per == 0 {
+		per = c.Environment.MemberCores
+	}
+	return cpuCtx{shared: env.LocalCluster, machine: float64(env.CPUs), perMember: per}
 }
 
 // cpuCandidates are the CPU limits that can be judged from what was

@@ -185,6 +185,12 @@ func TestCellBottleneck(t *testing.T) {
 			ResourceUnknown, []string{"the 3 members used 5.7 cores (their machines' cores are not known)"}, nil},
 		{"live members, cores given", experiment(2, false, spec{clients: 100, rps: 2000, p50: 0.05, cpu: []float64{3.7, 1.9, 1.9}}.cell()), Options{CoresPerMember: 4},
 			ResourceMemberCPU, []string{"the busiest member used 3.7 of its machine's 4 cores (the 3 members together 7.5)"}, nil},
+		{"live members, cores from the experiment file", experiment(2, false, func() result.Cell {
+			c := spec{clients: 100, rps: 2000, p50: 0.05, cpu: []float64{3.7, 1.9, 1.9}}.cell()
+			c.Environment.MemberCores = 4
+			return c
+		}()), Options{},
+			ResourceMemberCPU, []string{"the busiest member used 3.7 of its machine's 4 cores"}, nil},
 		{"failed", experiment(2, true, spec{clients: 100, status: result.CellFailed, err: "m2 did not start"}.cell()), Options{},
 			ResourceUnknown, []string{"Unknown: the cell failed: m2 did not start."}, nil},
 		{"pending", experiment(2, true, spec{clients: 100, status: result.CellPending}.cell()), Options{},

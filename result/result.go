@@ -68,6 +68,9 @@ type Environment struct {
 	// round trip a write's commit waits for (the quorum's slowest
 	// follower); empty when no delay was emulated between members.
 	CommitRTTSeconds map[string]float64 `json:"commit_rtt_seconds,omitempty"`
+	// MemberCores is the cores of each member's machine of a cluster
+	// etcdlab did not start, as the person running it said (0: unknown).
+	MemberCores float64 `json:"member_cores,omitempty"`
 }
 
 // BenchConfig is the full configuration of a bench run, with credentials

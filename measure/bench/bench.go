@@ -82,7 +82,11 @@ func Run(ctx context.Context, cfg Config) (*result.Document, error) {
 			fmt.Fprintf(cfg.Log, "kept the keys written under %s (--keep)\n", cfg.Prefix)
 			note("keys kept under " + cfg.Prefix)
 		default:
+			began := time.Now()
 			msg, err := t.safety().Cleanup(ctx, cfg.Prefix, cfg.Compact)
+			if cfg.CleanedUp != nil {
+				cfg.CleanedUp(time.Since(began))
+			}
 			if err != nil {
 				return doc, fmt.Errorf("clean up: %w", err)
 			}

@@ -113,6 +113,10 @@ type Config struct {
 	// before it starts (not before a warm-up), on the goroutine that runs
 	// it; it must not block.
 	RunStarted func(run string)
+	// CleanedUp, if set, is called with the time the deletion of the
+	// prefix took on a cluster etcdlab did not start (not called when the
+	// keys are kept or nothing was written).
+	CleanedUp func(took time.Duration)
 }
 
 // warmup is a parsed --warmup.

@@ -53,6 +53,7 @@ func (r *runner) runCell(ctx context.Context, pc *Cell, last bool) (cell result.
 	var conn etcdclient.Config
 	if pc.Setup.Live() {
 		var err error
+		cell.Environment.MemberCores = pc.Setup.MemberCores
 		if conn, err = r.plan.Spec.liveConn(pc.Setup); err != nil {
 			fail(err)
 			return cell
@@ -136,6 +137,9 @@ func mergeEnvironment(base, got result.Environment) result.Environment {
 	if got.ServerVersion == "" {
 		got.ServerVersion = base.ServerVersion
 	}
+	if got.MemberCores == 0 {
+		got.MemberCores = base.MemberCores
+	}
 	if got.CommitRTTSeconds == nil {
 		got.CommitRTTSeconds = base.CommitRTTSeconds
 	}
@@ -184,6 +188,8 @@ func (r *runner) runBench(ctx context.Context, pc *Cell, sc *setupCluster, conn 
 		tl = newTimeline(sc.c, r.plan.Spec.Faults)
 		cfg.RunStarted = func(string) { tl.start(ctx) }
 	}
+	// Called on this goroutine, inside bench.Run.
+	cfg.CleanedUp = func(took time.Duration) { cell.Overhead.CleanupSeconds = took.Seconds() }
 	doc, err := bench.Run(ctx, cfg)
 	if tl != nil {
 		cell.Faults = tl.finish(pc.Setup.Reuse)

@@ -113,8 +113,11 @@ func (s *Spec) checkSetup(i int) error {
 		}{{"members", st.Members != 0}, {"storage", st.Storage != ""}, {"topology", st.Topology != ""}, {"tls", st.TLS},
 			{"etcd", st.Etcd != Tuning{}}, {"reuse", st.Reuse}, {"port_base", st.PortBase != 0}} {
 			if f.set {
-				return s.errorf(at(f.name), "a live setup (endpoints) takes only connection fields (cacert, cert, key, user, password_file, metrics_urls)")
+				return s.errorf(at(f.name), "a live setup (endpoints) takes only connection fields (cacert, cert, key, user, password_file, metrics_urls) and member_cores")
 			}
+		}
+		if st.MemberCores < 0 {
+			return s.errorf(at("member_cores"), "%g: want the cores of each member's machine, or leave it out", st.MemberCores)
 		}
 		return nil
 	}
@@ -122,9 +125,10 @@ func (s *Spec) checkSetup(i int) error {
 		name string
 		set  bool
 	}{{"cacert", st.CACert != ""}, {"cert", st.Cert != ""}, {"key", st.Key != ""}, {"user", st.User != ""},
-		{"password_file", st.PasswordFile != ""}, {"metrics_urls", len(st.MetricsURLs) > 0}, {"insecure_skip_tls_verify", st.InsecureSkipVerify}} {
+		{"password_file", st.PasswordFile != ""}, {"metrics_urls", len(st.MetricsURLs) > 0}, {"insecure_skip_tls_verify", st.InsecureSkipVerify},
+		{"member_cores", st.MemberCores != 0}} {
 		if f.set {
-			return s.errorf(at(f.name), "connection fields are for live setups (endpoints); a local setup's cluster is etcdlab's")
+			return s.errorf(at(f.name), "%s is for live setups (endpoints); a local setup's cluster is etcdlab's", f.name)
 		}
 	}
 	_, err := s.clusterOptions(st, setupEnv{})

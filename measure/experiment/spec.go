@@ -82,6 +82,9 @@ type Setup struct {
 	User               string   `yaml:"user"`
 	PasswordFile       string   `yaml:"password_file"`
 	MetricsURLs        []string `yaml:"metrics_urls"`
+	// MemberCores is the cores of each member's machine, so that the
+	// bottleneck statement can judge the members' CPU against them.
+	MemberCores float64 `yaml:"member_cores"`
 }
 
 // Live reports whether the setup is a live cluster.

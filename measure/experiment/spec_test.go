@@ -54,7 +54,9 @@ func TestParseErrors(t *testing.T) {
 		{"empty", "", "x.yaml: the file is empty"},
 		{"two documents", minimal + "---\nname: b\n", "x.yaml line 10: one experiment per file"},
 		{"live with storage", strings.Replace(minimal, "    members: 1\n", "    endpoints: [http://127.0.0.1:2379]\n    storage: tmpfs\n", 1), "x.yaml line 5: setups[0].storage: a live setup (endpoints) takes only connection fields"},
-		{"local with cacert", strings.Replace(minimal, "    members: 1\n", "    cacert: ca.crt\n", 1), "x.yaml line 4: setups[0].cacert: connection fields are for live setups"},
+		{"local with member_cores", strings.Replace(minimal, "    members: 1\n", "    member_cores: 4\n", 1), "x.yaml line 4: setups[0].member_cores: member_cores is for live setups (endpoints)"},
+		{"live with negative member_cores", strings.Replace(minimal, "    members: 1\n", "    endpoints: [http://127.0.0.1:2379]\n    member_cores: -2\n", 1), "x.yaml line 5: setups[0].member_cores: -2: want the cores of each member's machine"},
+		{"local with cacert", strings.Replace(minimal, "    members: 1\n", "    cacert: ca.crt\n", 1), "x.yaml line 4: setups[0].cacert: cacert is for live setups (endpoints)"},
 		{"bad name", strings.Replace(minimal, "name: tiny", "name: Tiny Exp", 1), `x.yaml line 1: name: "Tiny Exp"`},
 	} {
 		text := tt.text
