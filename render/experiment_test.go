@@ -320,3 +320,34 @@ func TestExperimentEdgeCases(t *testing.T) {
 		t.Error("an experiment document without its experiment rendered")
 	}
 }
+
+// TestEveryPublishedMetricHasOurs: for every metric an experiment file may
+// publish, a cell that measured it has our figure to show beside the
+// article's, with a name for people.
+func TestEveryPublishedMetricHasOurs(t *testing.T) {
+	t.Parallel()
+	m := newExpModel(storageSweep())
+	cell := func(id string) expCell {
+		for _, c := range m.Cells {
+			if c.Cell.ID == id {
+				return c
+			}
+		}
+		t.Fatalf("no cell %s", id)
+		return expCell{}
+	}
+	bench, disk := cell("slowdisk/put/clients=100"), cell("slowdisk/disk")
+	for _, metric := range result.PublishedMetrics() {
+		c := bench
+		if strings.HasPrefix(metric, "fsync_") {
+			c = disk
+		}
+		v, ok := ourValue(c, metric)
+		if !ok || v <= 0 && metric != "slow_applies" {
+			t.Errorf("%s: no figure of ours from %s (%g, %v)", metric, c.Cell.ID, v, ok)
+		}
+		if name := metricName(metric); name == metric || strings.Contains(name, "_") {
+			t.Errorf("%s: no name for people (%q)", metric, name)
+		}
+	}
+}

@@ -109,6 +109,9 @@ func latencyField(metric string, l result.Latency) (float64, bool) {
 // for throughput, p50 and p99, the mean over its measured runs for other
 // latencies and the total time.
 func ourValue(c expCell, metric string) (float64, bool) {
+	if metric == "fsync_p99_seconds" || metric == "fsync_iops" {
+		return diskValue(c.Cell.Disk, metric) // a disk cell has no runs
+	}
 	if !c.ran() {
 		return 0, false
 	}
@@ -131,8 +134,6 @@ func ourValue(c expCell, metric string) (float64, bool) {
 		return c.M.MemberCPUCores, c.M.ServerRuns > 0
 	case "slow_applies":
 		return c.M.SlowApplies, c.M.ServerRuns > 0
-	case "fsync_p99_seconds", "fsync_iops":
-		return diskValue(c.Cell.Disk, metric)
 	}
 	var sum float64
 	n := 0

@@ -98,6 +98,21 @@ type CellOverhead struct {
 	CleanupSeconds      float64 `json:"cleanup_seconds,omitempty"` // keys deleted on a live cluster
 }
 
+// PublishedMetrics are the figures a Published may name: the bench
+// summary's (throughput and latency percentiles across iterations), the
+// server's (averaged over runs, the member a commit waits for), and the
+// disk job's. docs/experiments.md lists them; render shows ours beside
+// each.
+func PublishedMetrics() []string {
+	return []string{
+		"throughput_rps", "total_seconds", "avg_seconds",
+		"p10_seconds", "p25_seconds", "p50_seconds", "p75_seconds", "p90_seconds", "p95_seconds", "p99_seconds", "p999_seconds",
+		"fsync_p99_seconds", "fsync_iops",
+		"wal_fsync_p99_seconds", "backend_commit_p99_seconds", "peer_rtt_p99_seconds",
+		"member_cpu_cores", "slow_applies",
+	}
+}
+
 // Published is a figure the source article reported, to show beside ours.
 type Published struct {
 	// Cell matches the cells it compares with: a cell ID, or a set of

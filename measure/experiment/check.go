@@ -8,24 +8,12 @@ import (
 	"strings"
 
 	"github.com/etcdlab/etcdlab/invalid"
+	"github.com/etcdlab/etcdlab/result"
 )
 
 // nameRE is what experiment, setup and workload names may be: they end up
 // in cell IDs and directory names.
 var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_.-]*$`)
-
-// Metrics are the figures Published may name: the bench summary's
-// (throughput and latency percentiles across iterations), the disk job's
-// and the check's. docs/experiments.md lists them.
-func Metrics() []string {
-	return []string{
-		"throughput_rps", "total_seconds", "avg_seconds",
-		"p10_seconds", "p25_seconds", "p50_seconds", "p75_seconds", "p90_seconds", "p95_seconds", "p99_seconds", "p999_seconds",
-		"fsync_p99_seconds", "fsync_iops",
-		"wal_fsync_p99_seconds", "backend_commit_p99_seconds", "peer_rtt_p99_seconds",
-		"member_cpu_cores", "slow_applies",
-	}
-}
 
 // check validates everything that can be known before running: names,
 // setups (storage, topology, tuning), workloads, faults, published
@@ -267,8 +255,8 @@ func isMember(name string, n int) bool {
 // known params with values some cell has.
 func (s *Spec) checkPublished() error {
 	for i, p := range s.Published {
-		if !slices.Contains(Metrics(), p.Metric) {
-			return s.errorf([]any{"published", i, "metric"}, "unknown metric %q (one of %s)", p.Metric, strings.Join(Metrics(), ", "))
+		if !slices.Contains(result.PublishedMetrics(), p.Metric) {
+			return s.errorf([]any{"published", i, "metric"}, "unknown metric %q (one of %s)", p.Metric, strings.Join(result.PublishedMetrics(), ", "))
 		}
 		if len(p.Match) == 0 {
 			return s.errorf([]any{"published", i}, "a published figure needs match: the cells it compares with ({setup: NAME})")
