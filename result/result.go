@@ -156,6 +156,9 @@ type Run struct {
 	// sent the requests) used over the run, in cores: its CPU seconds over
 	// the run's seconds. 0 when it was not measured.
 	LoadCPUCores float64 `json:"load_cpu_cores,omitempty"`
+	// Kube is what the Kubernetes-shaped workload measured beside Stats
+	// and Ops; nil for other workloads.
+	Kube *KubeRun `json:"kube,omitempty"`
 }
 
 // Canary is how a run measured the cluster's availability apart from the

@@ -1,0 +1,99 @@
+// Package kube is the Kubernetes-shaped workload: it drives etcd as
+// kube-apiserver does (etcd's client/v3/kubernetes interface, kube-apiserver's
+// key layout, request shapes and storage encoding) for the control loops
+// that turn Deployments into Ready pods, emulated with Kubernetes' default
+// client-side limits, and measures time to Ready, requests per verb and
+// resource, and watch lag.
+package kube
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/etcdlab/etcdlab/result"
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+// Modes of a run.
+const (
+	// ModeManifest applies the manifest, waits until every pod is Ready,
+	// then deletes it.
+	ModeManifest = "manifest"
+	// ModeSteady keeps Nodes nodes alive (lease renewals, status updates)
+	// with deployment churn for Duration.
+	ModeSteady = "steady"
+)
+
+// Spec is one run of the workload. The zero value of a field takes the
+// default that DefaultSpec documents.
+type Spec struct {
+	// Prefix is the run's own prefix: every key lives under
+	// Prefix + "/registry/".
+	Prefix string
+	Mode   string
+	// The manifest: Deployments deployments of Replicas replicas, each
+	// with a Service when Services is set, in Namespace.
+	Deployments, Replicas int
+	Services              bool
+	Namespace             string
+	// Nodes is the number of emulated worker nodes (each a kubelet);
+	// PodsPerNode their max-pods.
+	Nodes, PodsPerNode int
+	// ImagePull and ContainerStart are what etcd does not cause: each pod
+	// waits this long between being bound and running. 0 by default.
+	ImagePull, ContainerStart time.Duration
+	// Duration is how long a steady run lasts; ChurnPerMinute how many
+	// deployments it deletes and re-creates a minute.
+	Duration       time.Duration
+	ChurnPerMinute float64
+	// Timeout bounds the wait for every pod Ready in manifest mode.
+	Timeout        time.Duration
+	RequestTimeout time.Duration
+	Limits         Limits
+	// Progress, if set, is called with pods Ready so far and the total
+	// (manifest mode) from one goroutine; it must not block.
+	Progress func(ready, total int)
+}
+
+// ClientLimits are a component's client-side rate limit (client-go's token
+// bucket).
+type ClientLimits struct {
+	QPS   float64
+	Burst int
+}
+
+// Limits are the control plane's settings that shape how fast the chain
+// goes. DefaultLimits documents each default's source.
+type Limits struct {
+	ControllerManager, Scheduler, Kubelet ClientLimits
+	DeploymentWorkers, ReplicaSetWorkers  int
+	EndpointWorkers, EndpointSliceWorkers int
+	// SlowStartInitialBatch is the replicaset controller's first batch of
+	// pod creates (then doubled); BurstReplicas the most pods it creates or
+	// deletes in one sync.
+	SlowStartInitialBatch, BurstReplicas int
+	// NodeLeaseDuration: kubelets renew their Lease every quarter of it.
+	NodeLeaseDuration time.Duration
+	// NodeStatusReport is how often a kubelet reports node status when
+	// nothing changed.
+	NodeStatusReport time.Duration
+	// EventLeaseReuse and EventLeaseMaxObjects bound how long and for how
+	// many events kube-apiserver reuses a lease; EventTTL is the lease's TTL.
+	EventLeaseReuse      time.Duration
+	EventLeaseMaxObjects int
+	EventTTL             time.Duration
+	// CompactionInterval is kube-apiserver's compaction period.
+	CompactionInterval time.Duration
+}
+
+// ErrNotBuilt is returned until the engine exists.
+var ErrNotBuilt = errors.New("kube workload: not built yet")
+
+// Run runs the workload once against cli's cluster and returns the run:
+// Stats over every request, Ops per verb and resource, and Kube. It
+// removes what it wrote under s.Prefix before returning, also when ctx is
+// cancelled. cli is shared; Run does not close it.
+func Run(ctx context.Context, cli *clientv3.Client, s Spec) (result.Run, error) {
+	return result.Run{}, ErrNotBuilt
+}

@@ -1,0 +1,73 @@
+package result
+
+// KubeRun is what one iteration of the Kubernetes-shaped workload (`bench
+// kube`) measured, beside the run's Stats (every request it sent) and Ops
+// (one per verb and resource: "create pods", "update pods/status").
+type KubeRun struct {
+	// Mode is "manifest" (apply the manifest, wait for every pod Ready,
+	// delete it) or "steady" (node heartbeats and churn for a duration).
+	Mode string `json:"mode"`
+	// TimeToReadySeconds is from the first create of the manifest until
+	// the last of its pods was Ready, as a watcher of pods saw it (the
+	// field report's figure); 0 in steady mode or when not every pod
+	// became Ready (PodsReady < Pods).
+	TimeToReadySeconds float64 `json:"time_to_ready_seconds,omitempty"`
+	Pods               int     `json:"pods"`
+	PodsReady          int     `json:"pods_ready"`
+	// Milestones are the seconds from the first create until every object
+	// of a stage existed or every pod reached it: "replicasets created",
+	// "pods created", "pods scheduled", "pods running", "pods ready",
+	// "endpoints complete".
+	Milestones []KubeMilestone `json:"milestones,omitempty"`
+	// NotEtcdSeconds is the time the chain spent outside etcd by the
+	// model's parameters (image pull and container start per pod, as
+	// configured; 0 by default), so TimeToReadySeconds less what it adds
+	// on the critical path is etcd's and the control loops' share.
+	NotEtcdSeconds float64 `json:"not_etcd_seconds,omitempty"`
+	// Objects is the number of keys under the workload's /registry at
+	// the end of the apply (before deletion).
+	Objects int64 `json:"objects,omitempty"`
+	// Conflicts counts optimistic updates that lost (Txn's else branch)
+	// and were retried from the object etcd returned.
+	Conflicts int64 `json:"conflicts,omitempty"`
+	// WatchLag is from a write's response to its event at each watcher,
+	// over every watcher and event; WatchEvents how many were matched.
+	WatchLag    *Latency `json:"watch_lag_seconds,omitempty"`
+	WatchEvents int64    `json:"watch_events,omitempty"`
+	// Components are the control loops and their client-side limits as
+	// run (defaults from Kubernetes, each with its source).
+	Components []KubeComponent `json:"components,omitempty"`
+	// SLOs are Kubernetes' published API SLOs judged on this run.
+	SLOs []KubeSLO `json:"slos,omitempty"`
+}
+
+// KubeMilestone is one stage of the chain from Deployment to Ready pod.
+type KubeMilestone struct {
+	Name    string  `json:"name"`
+	Seconds float64 `json:"seconds"`
+}
+
+// KubeComponent is one emulated control-plane component and its client
+// settings.
+type KubeComponent struct {
+	Name     string  `json:"name"` // "replicaset-controller", "kube-scheduler", "kubelet"
+	QPS      float64 `json:"qps"`
+	Burst    int     `json:"burst"`
+	Workers  int     `json:"workers,omitempty"`
+	Source   string  `json:"source"` // where the defaults come from
+	Requests int64   `json:"requests"`
+	// ThrottledSeconds is the time its requests waited for its client-side
+	// rate limiter, summed.
+	ThrottledSeconds float64 `json:"throttled_seconds,omitempty"`
+}
+
+// KubeSLO is one of Kubernetes' API SLOs (sig-scalability slos.md) on the
+// requests of a verb and resource scope.
+type KubeSLO struct {
+	Name      string  `json:"name"` // "mutating API calls p99 per resource and verb"
+	Worst     string  `json:"worst"`
+	P99       float64 `json:"p99_seconds"`
+	Threshold float64 `json:"threshold_seconds"`
+	Passed    bool    `json:"passed"`
+	Source    string  `json:"source"`
+}
