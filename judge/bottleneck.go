@@ -372,6 +372,9 @@ type rttCtx struct {
 	seconds  float64
 	emulated bool
 	leader   string
+	// write: seconds is a write's whole path (client, endpoint, leader,
+	// commit), not the commit's round trip alone.
+	write bool
 }
 
 // rttOf is the round trip a cell's commits waited for: the options' for
@@ -382,11 +385,13 @@ func rttOf(c *result.Cell, m Measures, o Options) rttCtx {
 	if v, ok := o.RTTSeconds[c.Setup]; ok && v > 0 {
 		return rttCtx{seconds: v, emulated: true}
 	}
+	l := lastLeader(c)
+	if v, ok := c.Environment.WriteRTTSeconds[l]; ok && l != "" && v > 0 {
+		return rttCtx{seconds: v, emulated: true, leader: l, write: true}
+	}
 	if rt := c.Environment.CommitRTTSeconds; len(rt) > 0 {
-		if l := lastLeader(c); l != "" {
-			if v, ok := rt[l]; ok {
-				return rttCtx{v, true, l}
-			}
+		if v, ok := rt[l]; ok && l != "" {
+			return rttCtx{seconds: v, emulated: true, leader: l}
 		}
 		vs := make([]float64, 0, len(rt))
 		for _, v := range rt {

@@ -134,6 +134,8 @@ func (j *judgement) networkCandidate() (candidate, bool) {
 
 func (j *judgement) rttName() string {
 	switch {
+	case j.rtt.write:
+		return "the emulated round trips a write waits for (to its member, on to the leader " + j.rtt.leader + ", its commit)"
 	case j.rtt.leader != "":
 		return "the emulated round trip a commit waits for (" + j.rtt.leader + " leading)"
 	case j.rtt.emulated:

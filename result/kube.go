@@ -71,3 +71,18 @@ type KubeSLO struct {
 	Passed    bool    `json:"passed"`
 	Source    string  `json:"source"`
 }
+
+// KubeConfig is bench kube's workload as configured.
+type KubeConfig struct {
+	Mode           string   `json:"mode"`
+	Deployments    int      `json:"deployments"`
+	Replicas       int      `json:"replicas"`
+	Services       bool     `json:"services"`
+	Namespace      string   `json:"namespace"`
+	Nodes          int      `json:"nodes"`
+	PodsPerNode    int      `json:"pods_per_node"`
+	ImagePull      Duration `json:"image_pull,omitempty"`
+	ContainerStart Duration `json:"container_start,omitempty"`
+	ChurnPerMinute float64  `json:"churn_per_minute,omitempty"`
+	ReadyTimeout   Duration `json:"ready_timeout,omitempty"`
+}

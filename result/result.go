@@ -68,6 +68,11 @@ type Environment struct {
 	// round trip a write's commit waits for (the quorum's slowest
 	// follower); empty when no delay was emulated between members.
 	CommitRTTSeconds map[string]float64 `json:"commit_rtt_seconds,omitempty"`
+	// WriteRTTSeconds is, for each member as the leader, the emulated
+	// round trips a client's write waited for: to its endpoint, from a
+	// follower endpoint to the leader, and the commit, averaged over the
+	// connections; empty when not known (a sweep of connections).
+	WriteRTTSeconds map[string]float64 `json:"write_rtt_seconds,omitempty"`
 	// MemberCores is the cores of each member's machine of a cluster
 	// etcdlab did not start, as the person running it said (0: unknown).
 	MemberCores float64 `json:"member_cores,omitempty"`
@@ -94,6 +99,8 @@ type BenchConfig struct {
 	Prefix         string    `json:"prefix"`
 	Keep           bool      `json:"keep"`
 	Workload       *Workload `json:"workload,omitempty"` // nil for lease-keepalive
+	// Kube is bench kube's workload; nil for other commands.
+	Kube *KubeConfig `json:"kube,omitempty"`
 	// CanaryInterval is how often canaries measured the cluster's
 	// availability (0: they did not); PinEndpoints that connections stayed
 	// on their endpoints while their members were down (etcd benchmark

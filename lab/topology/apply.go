@@ -147,6 +147,39 @@ func CommitRTT(links map[wan.Dir]wan.Link, names []string) map[string]time.Durat
 	return out
 }
 
+// WriteRTT is, for each member as the leader, the emulated round trips a
+// client's write waits for when its connections go to endpoints (member
+// names, one per connection): the client to the endpoint, a follower
+// endpoint forwarding to the leader, and the leader's commit round trip
+// (CommitRTT), averaged over the connections. nil when links emulate no
+// delay a write would wait for.
+func WriteRTT(links map[wan.Dir]wan.Link, names, endpoints []string) map[string]time.Duration {
+	if len(endpoints) == 0 {
+		return nil
+	}
+	rtt := func(a, b string) time.Duration {
+		return links[wan.Dir{From: a, To: b}].Delay + links[wan.Dir{From: b, To: a}].Delay
+	}
+	commit := CommitRTT(links, names)
+	out := make(map[string]time.Duration, len(names))
+	var delayed bool
+	for _, leader := range names {
+		var sum time.Duration
+		for _, e := range endpoints {
+			sum += rtt(cluster.ClientNode, e) + commit[leader]
+			if e != leader {
+				sum += rtt(e, leader)
+			}
+		}
+		out[leader] = sum / time.Duration(len(endpoints))
+		delayed = delayed || out[leader] > 0
+	}
+	if !delayed {
+		return nil
+	}
+	return out
+}
+
 // Tuned returns heartbeat and election timeout (ms) for a largest round
 // trip, after the etcd tuning guide: heartbeat about the RTT (never below
 // etcd's 100 ms default), election timeout at least ten RTTs (never below

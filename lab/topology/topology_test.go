@@ -234,3 +234,33 @@ func mustLinks(t *testing.T, preset string, n int) map[wan.Dir]wan.Link {
 	}
 	return links
 }
+
+// TestWriteRTT checks the path of a write from the client through its
+// endpoint: multicloud-1's client sits on m1's node, so a write to m1
+// with m3 leading goes m1 → m3 (4.6 ms) and m3 commits with m2 (2.2 ms).
+func TestWriteRTT(t *testing.T) {
+	ms := func(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
+	links := mustLinks(t, "multicloud-1", 3)
+	names := []string{"m1", "m2", "m3"}
+	for _, tt := range []struct {
+		name      string
+		endpoints []string
+		want      map[string]time.Duration
+	}{
+		{"one connection to m1", []string{"m1"}, map[string]time.Duration{"m1": ms(4.6), "m2": ms(4.6 + 2.2), "m3": ms(4.6 + 2.2)}},
+		{"connections to m1 and m2", []string{"m1", "m2"}, map[string]time.Duration{
+			"m1": (ms(4.6) + ms(4.6+4.6+4.6)) / 2, // via m2: client→m2, m2→m1, commit
+			"m2": (ms(4.6+2.2) + ms(4.6+2.2)) / 2,
+			"m3": (ms(4.6+2.2) + ms(4.6+2.2+2.2)) / 2}},
+	} {
+		got := WriteRTT(links, names, tt.endpoints)
+		for k, v := range tt.want {
+			if d := got[k] - v; d < -time.Microsecond || d > time.Microsecond {
+				t.Errorf("%s: leader %s: %v, want %v", tt.name, k, got[k], v)
+			}
+		}
+	}
+	if got := WriteRTT(nil, names, []string{"m1"}); got != nil {
+		t.Errorf("no links: %v", got)
+	}
+}

@@ -103,6 +103,9 @@ func Run(ctx context.Context, cfg Config) (*result.Document, error) {
 func (cfg *Config) runAll(ctx context.Context, t *target, wl load.Workload, doc *result.Document, guard *safety.Guard) error {
 	wu, _ := parseWarmup(cfg.Warmup)
 	seq := int64(0)
+	if cfg.Command == CmdKube {
+		return cfg.runKube(ctx, t, doc)
+	}
 	for _, conns := range cfg.Conns {
 		if cfg.Command == CmdWatchLatency {
 			for it := 1; it <= cfg.Iterations && ctx.Err() == nil; it++ {
@@ -199,6 +202,9 @@ func runName(cfg *Config, conns, clients, it int) string {
 // cannot be told in advance (a closed-loop --duration run; the guard
 // watches those).
 func (cfg *Config) estimateBytes(keysPerReq float64) int64 {
+	if cfg.Command == CmdKube {
+		return cfg.kubeEstimateBytes()
+	}
 	requests := float64(cfg.Total)
 	if cfg.Total == 0 {
 		if cfg.Rate == 0 {
@@ -209,6 +215,7 @@ func (cfg *Config) estimateBytes(keysPerReq float64) int64 {
 	if cfg.Command == CmdWatchLatency {
 		requests, keysPerReq = float64(cfg.PutTotal), 1
 	}
+
 	wu, _ := parseWarmup(cfg.Warmup)
 	requests = requests*float64(cfg.Iterations*len(cfg.Clients)*len(cfg.Conns)) + float64(wu.count)
 	return safety.Estimate(requests, keysPerReq, cfg.Prefix, cfg.KeySize, cfg.ValSize)
@@ -248,6 +255,11 @@ func (cfg *Config) describe() *result.BenchConfig {
 		bc.Workload = w
 	case CmdRange:
 		bc.Workload = &result.Workload{Limit: new(cfg.Limit), Consistency: cfg.Consistency, CountOnly: new(cfg.CountOnly)}
+	case CmdKube:
+		k := cfg.Kube
+		bc.Kube = &result.KubeConfig{Mode: k.Mode, Deployments: k.Deployments, Replicas: k.Replicas, Services: k.Services, Namespace: k.Namespace,
+			Nodes: k.Nodes, PodsPerNode: k.PodsPerNode, ImagePull: result.Duration(k.ImagePull), ContainerStart: result.Duration(k.ContainerStart),
+			ChurnPerMinute: k.ChurnPerMinute, ReadyTimeout: result.Duration(k.Timeout)}
 	case CmdWatchLatency:
 		bc.Workload = &result.Workload{Streams: cfg.Streams, WatchersPerStream: cfg.WatchersPerStream, PutTotal: cfg.PutTotal, PutRate: cfg.PutRate,
 			PrevKV: new(cfg.PrevKV), ValSize: new(cfg.ValSize)}

@@ -15,6 +15,7 @@ import (
 	"github.com/etcdlab/etcdlab/lab/cluster"
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
 	"github.com/etcdlab/etcdlab/load"
+	"github.com/etcdlab/etcdlab/load/kube"
 	"github.com/etcdlab/etcdlab/load/safety"
 )
 
@@ -71,6 +72,10 @@ type Config struct {
 	PrevKV                     bool
 	PutTotal                   int
 	PutRate                    int
+
+	// Kube is bench kube's workload (its Prefix, Duration and
+	// RequestTimeout come from the fields above).
+	Kube kube.Spec
 
 	CompactInterval   time.Duration
 	CompactIndexDelta int64
@@ -150,7 +155,7 @@ func (c Config) Validate() error { return c.validate() }
 // invalid-input errors (package invalid) that name the fields of Config.
 func (c *Config) validate() error {
 	switch c.Command {
-	case CmdPut, CmdTxnPut, CmdLeaseKeepalive, CmdWatchLatency:
+	case CmdPut, CmdTxnPut, CmdLeaseKeepalive, CmdWatchLatency, CmdKube:
 		if len(c.Args) > 0 {
 			return invalid.Errorf("%s takes no arguments, got %q", c.Command, c.Args)
 		}
@@ -176,7 +181,15 @@ func (c *Config) validate() error {
 		}
 	}
 	for _, n := range c.Clients {
+		if c.Command == CmdKube {
+			break // its clients are the control plane's components
+		}
 		if err := c.spec(n).Validate(); err != nil {
+			return err
+		}
+	}
+	if c.Command == CmdKube {
+		if err := c.validateKube(); err != nil {
 			return err
 		}
 	}
@@ -189,7 +202,7 @@ func (c *Config) validate() error {
 	if c.Consistency != "l" && c.Consistency != "s" {
 		return invalid.Errorf("{Consistency} must be l (linearizable) or s (serializable), not %q", c.Consistency)
 	}
-	if c.writes() && c.Command != CmdWatchLatency {
+	if c.writes() && c.Command != CmdWatchLatency && c.Command != CmdKube {
 		if err := c.validateKeys(); err != nil {
 			return err
 		}

@@ -25,6 +25,7 @@ func Subcommands() []Subcommand {
 		{CmdTxnMixed, "txn-mixed key [end-range]", "Benchmark a mixed load of txn-put & txn-range", 0, 2},
 		{CmdLeaseKeepalive, "lease-keepalive", "Benchmark lease keepalive", 0, 0},
 		{CmdWatchLatency, "watch-latency", "Benchmark watch latency", 0, 0},
+		{CmdKube, "kube", "Kubernetes-shaped workload: a control plane's requests until every pod is Ready", 0, 0},
 	}
 }
 
@@ -38,6 +39,10 @@ func FlagNames() map[string]string {
 		"CheckHashKV":  "--check-hashkv",
 		"Canary":       "--canary-interval",
 		"MetricsURLs":  "--metrics-urls",
+		// bench kube's client limits
+		"ControllerManagerQPS": "--controller-manager-qps", "ControllerManagerBurst": "--controller-manager-burst",
+		"SchedulerQPS": "--scheduler-qps", "SchedulerBurst": "--scheduler-burst",
+		"KubeletQPS": "--kubelet-qps", "KubeletBurst": "--kubelet-burst",
 	}
 }
 
@@ -84,6 +89,7 @@ func NewFlags() *Flags {
 		CmdTxnMixed:       &txnMixedOptions{},
 		CmdLeaseKeepalive: &leaseOptions{},
 		CmdWatchLatency:   &watchLatencyOptions{},
+		CmdKube:           &kubeOptions{},
 	}}
 }
 

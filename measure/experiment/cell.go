@@ -83,7 +83,11 @@ func (r *runner) runCell(ctx context.Context, pc *Cell, last bool) (cell result.
 		st := sc.c.State()
 		cell.Environment.Members, cell.Environment.LocalCluster = len(st.Members), true
 		cell.Environment.DataDir, cell.Environment.ServerVersion = st.DataDir, st.EtcdVersion
-		cell.Environment.CommitRTTSeconds = commitRTT(sc.opts.Links, st.Members)
+		var bc *bench.Config
+		if pc.Disk == nil && pc.Check == nil {
+			bc = &pc.Bench.Config
+		}
+		cell.Environment.CommitRTTSeconds, cell.Environment.WriteRTTSeconds = emulatedRTTs(sc.opts.Links, st.Members, bc)
 	}
 
 	var doc *result.Document
@@ -108,21 +112,42 @@ func (r *runner) runCell(ctx context.Context, pc *Cell, last bool) (cell result.
 	return cell
 }
 
-// commitRTT is topology.CommitRTT for the cluster's members, in seconds.
-func commitRTT(links map[wan.Dir]wan.Link, members []cluster.MemberState) map[string]float64 {
+// emulatedRTTs are topology.CommitRTT and WriteRTT for the cluster's
+// members, in seconds, by leader. A bench line's connection i goes to
+// member i mod n (the cluster's endpoints are in member order), or to the
+// leader with --target-leader; the write path is left out when the line
+// sweeps connections or is no bench line.
+func emulatedRTTs(links map[wan.Dir]wan.Link, members []cluster.MemberState, b *bench.Config) (commit, write map[string]float64) {
 	names := make([]string, len(members))
 	for i, m := range members {
 		names[i] = m.Name
 	}
-	rtt := topology.CommitRTT(links, names)
-	if rtt == nil {
-		return nil
+	seconds := func(m map[string]time.Duration) map[string]float64 {
+		if m == nil {
+			return nil
+		}
+		out := make(map[string]float64, len(m))
+		for k, v := range m {
+			out[k] = v.Seconds()
+		}
+		return out
 	}
-	out := make(map[string]float64, len(rtt))
-	for k, v := range rtt {
-		out[k] = v.Seconds()
+	commit = seconds(topology.CommitRTT(links, names))
+	if b == nil || len(b.Conns) != 1 || commit == nil {
+		return commit, nil
 	}
-	return out
+	if b.TargetLeader {
+		write = map[string]float64{}
+		for _, l := range names {
+			write[l] = seconds(topology.WriteRTT(links, names, []string{l}))[l]
+		}
+		return commit, write
+	}
+	var endpoints []string
+	for i := range b.Conns[0] {
+		endpoints = append(endpoints, names[i%len(names)])
+	}
+	return commit, seconds(topology.WriteRTT(links, names, endpoints))
 }
 
 // mergeEnvironment keeps what the workload's result says and fills in
@@ -141,7 +166,7 @@ func mergeEnvironment(base, got result.Environment) result.Environment {
 		got.MemberCores = base.MemberCores
 	}
 	if got.CommitRTTSeconds == nil {
-		got.CommitRTTSeconds = base.CommitRTTSeconds
+		got.CommitRTTSeconds, got.WriteRTTSeconds = base.CommitRTTSeconds, base.WriteRTTSeconds
 	}
 	got.LocalCluster = got.LocalCluster || base.LocalCluster
 	return got

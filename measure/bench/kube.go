@@ -1,0 +1,137 @@
+package bench
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/etcdlab/etcdlab/invalid"
+	"github.com/etcdlab/etcdlab/load/kube"
+	"github.com/etcdlab/etcdlab/load/safety"
+	"github.com/etcdlab/etcdlab/result"
+	"github.com/spf13/pflag"
+)
+
+// CmdKube is the Kubernetes-shaped workload (package load/kube): not one
+// of etcd benchmark's commands, so it keeps etcdlab's name.
+const CmdKube = "kube"
+
+// kubeOptions are the flags of bench kube. Defaults: the multi-cloud field
+// report's manifest (10 deployments × 50 replicas, a service each, 6
+// worker nodes) and Kubernetes' own limits (kube.DefaultLimits, each with
+// its source).
+type kubeOptions struct {
+	spec   kube.Spec
+	steady bool
+}
+
+func (o *kubeOptions) register(fl *pflag.FlagSet) {
+	s, l := &o.spec, &o.spec.Limits
+	*l = kube.DefaultLimits()
+	fl.IntVar(&s.Deployments, "deployments", 10, "deployments in the manifest")
+	fl.IntVar(&s.Replicas, "replicas", 50, "replicas of each deployment")
+	fl.BoolVar(&s.Services, "services", true, "a service for each deployment (--services=false: none)")
+	fl.StringVar(&s.Namespace, "namespace", "default", "namespace of the manifest's objects")
+	fl.IntVar(&s.Nodes, "nodes", 6, "emulated worker nodes, each with a kubelet")
+	fl.IntVar(&s.PodsPerNode, "pods-per-node", 110, "max pods per node (kubelet --max-pods)")
+	fl.DurationVar(&s.ImagePull, "image-pull", 0, "time each pod waits for its image after being bound (etcd does not cause it; reported apart)")
+	fl.DurationVar(&s.ContainerStart, "container-start", 0, "time each pod's containers take to start (etcd does not cause it; reported apart)")
+	fl.BoolVar(&o.steady, "steady", false, "steady state for --duration: node lease renewals and status updates, deployment churn")
+	fl.Float64Var(&s.ChurnPerMinute, "churn-per-minute", 0, "steady state: deployments deleted and re-created per minute")
+	fl.DurationVar(&s.Timeout, "ready-timeout", 10*time.Minute, "give up waiting for every pod Ready after this long")
+	fl.Float64Var(&l.ControllerManager.QPS, "controller-manager-qps", l.ControllerManager.QPS, "kube-controller-manager --kube-api-qps (per controller client)")
+	fl.IntVar(&l.ControllerManager.Burst, "controller-manager-burst", l.ControllerManager.Burst, "kube-controller-manager --kube-api-burst")
+	fl.Float64Var(&l.Scheduler.QPS, "scheduler-qps", l.Scheduler.QPS, "kube-scheduler clientConnection.qps")
+	fl.IntVar(&l.Scheduler.Burst, "scheduler-burst", l.Scheduler.Burst, "kube-scheduler clientConnection.burst")
+	fl.Float64Var(&l.Kubelet.QPS, "kubelet-qps", l.Kubelet.QPS, "kubelet kubeAPIQPS")
+	fl.IntVar(&l.Kubelet.Burst, "kubelet-burst", l.Kubelet.Burst, "kubelet kubeAPIBurst")
+	fl.IntVar(&l.DeploymentWorkers, "concurrent-deployment-syncs", l.DeploymentWorkers, "deployment controller workers")
+	fl.IntVar(&l.ReplicaSetWorkers, "concurrent-replicaset-syncs", l.ReplicaSetWorkers, "replicaset controller workers")
+}
+
+func (o *kubeOptions) apply(cfg *Config) {
+	cfg.Kube = o.spec
+	cfg.Kube.Mode = kube.ModeManifest
+	if o.steady {
+		cfg.Kube.Mode = kube.ModeSteady
+	}
+}
+
+// validateKube checks bench kube's options.
+func (c *Config) validateKube() error {
+	s := c.Kube
+	for _, f := range []struct {
+		field string
+		n     int
+	}{{"Deployments", s.Deployments}, {"Replicas", s.Replicas}, {"Nodes", s.Nodes}, {"PodsPerNode", s.PodsPerNode}} {
+		if f.n < 1 {
+			return invalid.Errorf("{"+f.field+"} must be at least 1, not %d", f.n)
+		}
+	}
+	if s.Mode == kube.ModeManifest && s.Deployments*s.Replicas > s.Nodes*s.PodsPerNode {
+		return invalid.Errorf("{Deployments} × {Replicas} = %d pods do not fit on {Nodes} %d × {PodsPerNode} %d", s.Deployments*s.Replicas, s.Nodes, s.PodsPerNode)
+	}
+	if s.Mode == kube.ModeSteady && c.Duration <= 0 {
+		return invalid.Errorf("a steady-state run ({Steady}) needs a {Duration}")
+	}
+	if s.ImagePull < 0 || s.ContainerStart < 0 || s.ChurnPerMinute < 0 || s.Timeout < 0 {
+		return invalid.Errorf("{ImagePull}, {ContainerStart}, {ChurnPerMinute} and {ReadyTimeout} must not be negative")
+	}
+	l := s.Limits
+	bad := func(cl kube.ClientLimits) bool { return cl.QPS <= 0 || cl.Burst < 1 }
+	switch {
+	case bad(l.ControllerManager):
+		return invalid.Errorf("{ControllerManagerQPS} must be above 0 and {ControllerManagerBurst} at least 1")
+	case bad(l.Scheduler):
+		return invalid.Errorf("{SchedulerQPS} must be above 0 and {SchedulerBurst} at least 1")
+	case bad(l.Kubelet):
+		return invalid.Errorf("{KubeletQPS} must be above 0 and {KubeletBurst} at least 1")
+	}
+	if l.DeploymentWorkers < 1 || l.ReplicaSetWorkers < 1 {
+		return invalid.Errorf("{ConcurrentDeploymentSyncs} and {ConcurrentReplicasetSyncs} must be at least 1")
+	}
+	return nil
+}
+
+// kubeSpec is the workload of one run: its keys under the run's prefix.
+func (c *Config) kubeSpec() kube.Spec {
+	s := c.Kube
+	s.Prefix = strings.TrimSuffix(c.Prefix, "/")
+	s.Duration, s.RequestTimeout = c.Duration, c.RequestTimeout
+	return s
+}
+
+// runKube runs the Kubernetes-shaped workload's iterations.
+func (c *Config) runKube(ctx context.Context, t *target, doc *result.Document) error {
+	for it := 1; it <= c.Iterations && ctx.Err() == nil; it++ {
+		name := runName(c, 1, 0, it)
+		s := c.kubeSpec()
+		if c.Progress != nil {
+			s.Progress = func(ready, total int) { c.Progress(name, int64(ready), int64(total)) }
+		}
+		if c.RunStarted != nil {
+			c.RunStarted(name)
+		}
+		run, err := c.recorded(ctx, t, func() (result.Run, error) { return kube.Run(ctx, t.cli, s) })
+		if err != nil {
+			return runFailure(err)
+		}
+		run.Name, run.Iteration = name, it
+		doc.Runs = append(doc.Runs, run)
+	}
+	doc.Summaries = summarize(doc.Runs)
+	return nil
+}
+
+// kubeEstimateBytes bounds what a kube run adds to the database before
+// compaction: every pod written about 8 times (create, binding, status
+// phases, deletion) and the manifest's other objects about 10 times, each
+// revision about 4 KiB (a pod in protobuf with its status), per iteration.
+func (c *Config) kubeEstimateBytes() int64 {
+	s := c.Kube
+	writes := float64(s.Deployments*s.Replicas*8+s.Deployments*10*3) * float64(c.Iterations)
+	if s.Mode == kube.ModeSteady {
+		writes += float64(s.Nodes) * c.Duration.Seconds() / 10 * 2
+	}
+	return safety.Estimate(writes, 1, c.Prefix+"registry/pods/default/", 48, 4096)
+}
