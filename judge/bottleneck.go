@@ -18,6 +18,7 @@ const (
 	ResourceNetwork   = "network"    // the round trip between members dominates latency
 	ResourceQuota     = "quota"      // requests refused: database space exceeded
 	ResourceFault     = "fault"      // the cluster was unavailable for part of the run
+	ResourceOverload  = "overload"   // no fault, yet no request to any member completed in time for part of the run
 	ResourceNone      = "none"       // the load was below capacity
 	ResourceUnknown   = "unknown"    // not enough was measured to tell; the statement says what is missing
 	// ResourceMixed is for a whole sweep only: its setups were limited by
@@ -193,6 +194,9 @@ func (j *judgement) fault(faults []result.FaultEvent) *result.Bottleneck {
 		return nil
 	}
 	j.f["unavailable_seconds"], j.f["run_seconds"] = down, m.RunSeconds
+	if len(faults) == 0 && m.LeaderChanges == 0 && m.SecondsWithoutLeader < down {
+		return j.overload(down)
+	}
 	s := fmt.Sprintf("A fault limited throughput: %s the cluster was unavailable for %s of the %s measured (%s)", j.at, secs(down), secs(m.RunSeconds), how)
 	if ev := faultList(faults); ev != "" {
 		s += " after " + ev
@@ -208,6 +212,22 @@ func (j *judgement) fault(faults []result.FaultEvent) *result.Bottleneck {
 		s += "; " + strings.Join(more, ", ")
 	}
 	return j.done(ResourceFault, s+".")
+}
+
+// overload is the statement for a cluster that kept its leader and had no
+// fault injected, yet served nobody in time for part of the run: the
+// load itself swamped it (canaries carry the run's request timeout).
+func (j *judgement) overload(down float64) *result.Bottleneck {
+	m := j.m
+	s := fmt.Sprintf("The load overwhelmed the cluster: %s no request to any member, canaries included, completed within the request timeout for %s of the %s measured, with no fault injected and no leader change",
+		j.at, secs(down), secs(m.RunSeconds))
+	if m.Errors > 0 {
+		s += "; " + plural(float64(m.Errors), "failed request", "failed requests")
+	}
+	if c := j.cpuClause(); c != "" {
+		s += "; " + c
+	}
+	return j.done(ResourceOverload, s+".")
 }
 
 // withFaults adds what injected faults did when they did not limit
