@@ -50,7 +50,11 @@ func (j *judgement) cpuCandidates() []candidate {
 				if m.LoadCPUCores > m.MemberCPUCores {
 					res = ResourceClientCPU
 				}
-				out = append(out, candidate{res, (m.MemberCPUCores + m.LoadCPUCores) / c.machine / machineSaturated, func() string { return j.sayMachine(res) }})
+				used := math.Max(m.MemberCPUCores+m.LoadCPUCores, m.MachineCPUCores)
+				if m.MachineCPURuns > 0 {
+					j.f["machine_cpu_cores"] = m.MachineCPUCores
+				}
+				out = append(out, candidate{res, used / c.machine / machineSaturated, func() string { return j.sayMachine(res) }})
 			}
 		case !c.shared && c.perMember > 0:
 			j.f["cores_per_member"] = c.perMember
@@ -74,6 +78,10 @@ func (j *judgement) sayMachine(res string) string {
 		who = "the load generator"
 	}
 	m := j.m
+	if other := m.MachineCPUCores - m.MemberCPUCores - m.LoadCPUCores; m.MachineCPURuns > 0 && other >= 0.1 {
+		return fmt.Sprintf("The machine's CPU limited throughput, %s using most of it: %s %s used %s, the load generator %s and other processes %s of the %s cores they share; %s.",
+			who, j.at, members(m.Members), cores(m.MemberCPUCores), cores(m.LoadCPUCores), cores(other), cores(j.cpu.machine), j.walClause())
+	}
 	return fmt.Sprintf("The machine's CPU limited throughput, %s using most of it: %s %s used %s and the load generator %s of the %s cores they share; %s.",
 		who, j.at, members(m.Members), cores(m.MemberCPUCores), cores(m.LoadCPUCores), cores(j.cpu.machine), j.walClause())
 }

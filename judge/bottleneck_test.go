@@ -34,6 +34,7 @@ type spec struct {
 	leader             int                // 1-based member leading at the end; 0: none seen
 	commitRTT          map[string]float64 // emulated, by leader
 	writeRTT           map[string]float64 // emulated write path, by leader
+	machine            float64            // the machine's CPU in use, cores; 0: not measured
 }
 
 func (s spec) cell() result.Cell {
@@ -63,7 +64,7 @@ func (s spec) cell() result.Cell {
 	for it := 1; it <= s.iterations; it++ {
 		r := result.Run{Name: c.ID, Clients: s.clients, Conns: 50, Iteration: it, Start: start, End: start.Add(time.Duration(s.secs * float64(time.Second))),
 			Stats: result.Stats{Requests: int64(s.rps * s.secs), DurationSeconds: s.secs, ThroughputRPS: s.rps * (1 + 0.01*float64(it-1)),
-				Latency: result.Latency{P50: s.p50, P99: s.p50 * 3}, Errors: map[string]int64{}}, LoadCPUCores: s.load}
+				Latency: result.Latency{P50: s.p50, P99: s.p50 * 3}, Errors: map[string]int64{}}, LoadCPUCores: s.load, MachineCPUCores: s.machine}
 		if s.quota > 0 {
 			r.Errors["ResourceExhausted"] = s.quota
 			r.ErrorMessages = map[string]int64{"etcdserver: mvcc: database space exceeded": s.quota}
@@ -137,6 +138,9 @@ func TestCellBottleneck(t *testing.T) {
 		{"load generator and members share the machine", experiment(2, true, spec{clients: 50000, rps: 9000, p50: 2, cpu: []float64{0.1, 0.1, 0.1}, load: 1.6}.cell()), Options{},
 			ResourceClientCPU, []string{"The machine's CPU limited throughput, the load generator using most of it", "the 3 members used 0.3 and the load generator 1.6 of the 2 cores they share"},
 			map[string]float64{"load_cpu_cores": 1.6}},
+		{"other processes take the rest of the machine", experiment(2, true, spec{clients: 1000, rps: 6700, p50: 0.13, cpu: []float64{0.55, 0.55, 0.5}, load: 0.1, machine: 1.95}.cell()), Options{},
+			ResourceMemberCPU, []string{"The machine's CPU limited throughput, the members using most of it: at 1,000 clients the 3 members used 1.6, the load generator 0.1 and other processes 0.2 of the 2 cores they share"},
+			map[string]float64{"machine_cpu_cores": 1.95}},
 		{"load generator on its own machine", experiment(4, false, spec{clients: 5000, rps: 9000, p50: 0.5, load: 3.6}.cell()), Options{},
 			ResourceClientCPU, []string{"The load generator's CPU limited throughput: at 5,000 clients it used 3.6 of this machine's 4 cores"}, nil},
 		{"WAL busy", experiment(2, true, spec{clients: 1000, rps: 600, p50: 0.05, fsyncsPerSec: 150, fsyncP50: []float64{0.005, 0.005, 0.005}, fsyncP99: []float64{0.012, 0.012, 0.012}}.cell()), Options{},

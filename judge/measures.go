@@ -49,6 +49,10 @@ type Measures struct {
 	// LoadCPURuns runs that measured it.
 	LoadCPUCores float64 `json:"load_cpu_cores,omitempty"`
 	LoadCPURuns  int     `json:"load_cpu_runs,omitempty"`
+	// MachineCPUCores is this machine's CPU in use, whoever used it,
+	// averaged over the MachineCPURuns runs that measured it.
+	MachineCPUCores float64 `json:"machine_cpu_cores,omitempty"`
+	MachineCPURuns  int     `json:"machine_cpu_runs,omitempty"`
 	// WAL fsync figures of the member a commit waits for; Slowest is the
 	// slowest member's p99.
 	WALFsyncP50        float64 `json:"wal_fsync_p50_seconds,omitempty"`
@@ -127,6 +131,10 @@ func Measure(c *result.Cell) Measures {
 				m.QuotaErrors += n
 			}
 		}
+		if r.MachineCPUCores > 0 {
+			m.MachineCPUCores += r.MachineCPUCores
+			m.MachineCPURuns++
+		}
 		if r.LoadCPUCores > 0 {
 			m.LoadCPUCores += r.LoadCPUCores
 			m.LoadCPURuns++
@@ -134,6 +142,9 @@ func Measure(c *result.Cell) Measures {
 		if r.Server != nil && len(r.Server.Members) > 0 {
 			server.add(&m, r.Server, secs)
 		}
+	}
+	if m.MachineCPURuns > 0 {
+		m.MachineCPUCores /= float64(m.MachineCPURuns)
 	}
 	if m.LoadCPURuns > 0 {
 		m.LoadCPUCores /= float64(m.LoadCPURuns)

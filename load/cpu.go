@@ -1,6 +1,10 @@
 package load
 
 import (
+	"bufio"
+	"os"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -15,4 +19,41 @@ func processCPU() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// clockTicks is USER_HZ, the unit of /proc/stat: 100 on every Linux
+// architecture Go supports.
+const clockTicks = 100
+
+// machineBusy returns the CPU time this machine's CPUs have spent busy
+// since boot, whoever used them (/proc/stat's first line: all but idle and
+// iowait), and whether it could be read: for Run.MachineCPUCores.
+func machineBusy() (time.Duration, bool) {
+	f, err := os.Open("/proc/stat")
+	if err != nil {
+		return 0, false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	if !sc.Scan() {
+		return 0, false
+	}
+	fields := strings.Fields(sc.Text())
+	if len(fields) < 6 || fields[0] != "cpu" {
+		return 0, false
+	}
+	var busy int64
+	for i, v := range fields[1:] {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return 0, false
+		}
+		// user nice system idle iowait irq softirq steal guest guest_nice;
+		// guest time is already in user and nice.
+		if i == 3 || i == 4 || i >= 8 {
+			continue
+		}
+		busy += n
+	}
+	return time.Duration(busy) * time.Second / clockTicks, true
 }

@@ -57,3 +57,20 @@ func TestRecorderStats(t *testing.T) {
 		t.Fatalf("encoded histogram: %v, count %d", err, h.TotalCount())
 	}
 }
+
+// TestMachineBusy: the machine's busy CPU time grows while this process
+// spins, by at least most of what it spun.
+func TestMachineBusy(t *testing.T) {
+	b0, ok := machineBusy()
+	if !ok {
+		t.Skip("/proc/stat not readable")
+	}
+	c0 := processCPU()
+	for processCPU()-c0 < 300*time.Millisecond {
+	}
+	spun := processCPU() - c0
+	b1, _ := machineBusy()
+	if got := b1 - b0; got < spun*8/10 {
+		t.Fatalf("machine busy grew %v while this process used %v", got, spun)
+	}
+}

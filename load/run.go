@@ -38,6 +38,7 @@ func runLoad(ctx context.Context, tr transport, ops []string, gens []Client, spe
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	cpu0 := processCPU()
+	busy0, busy0ok := machineBusy()
 	r := &run{ctx: ctx, tr: tr, auth: tr.authenticates(), spec: spec, start: time.Now(), end: spec.FirstSeq + spec.Total, done: make(chan struct{})}
 	r.rec = newRecorder(len(ops), spec.Rate > 0, r.start)
 	r.next.Store(spec.FirstSeq)
@@ -81,6 +82,9 @@ func runLoad(ctx context.Context, tr transport, ops []string, gens []Client, spe
 	if secs := run.End.Sub(run.Start).Seconds(); secs > 0 {
 		if cpu := processCPU() - cpu0; cpu > 0 {
 			run.LoadCPUCores = cpu.Seconds() / secs
+		}
+		if busy, ok := machineBusy(); ok && busy0ok && busy > busy0 {
+			run.MachineCPUCores = (busy - busy0).Seconds() / secs
 		}
 	}
 	if cn != nil {

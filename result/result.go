@@ -163,6 +163,11 @@ type Run struct {
 	// sent the requests) used over the run, in cores: its CPU seconds over
 	// the run's seconds. 0 when it was not measured.
 	LoadCPUCores float64 `json:"load_cpu_cores,omitempty"`
+	// MachineCPUCores is all of this machine's CPU in use over the run, in
+	// cores (from /proc/stat), whoever used it: the load generator, the
+	// members when etcdlab started them here, and any other process. 0
+	// when it was not measured.
+	MachineCPUCores float64 `json:"machine_cpu_cores,omitempty"`
 	// Kube is what the Kubernetes-shaped workload measured beside Stats
 	// and Ops; nil for other workloads.
 	Kube *KubeRun `json:"kube,omitempty"`
