@@ -61,12 +61,16 @@ func BenchText(w io.Writer, doc *result.Document, opt TextOptions) error {
 				sec(p, run.ServiceTime.P50), sec(p, run.ServiceTime.P99), sec(p, run.ServiceTime.Max))
 		}
 		b.WriteString(availability(run))
+		if doc.Bench != nil {
+			b.WriteString(kubeText(run, doc.Bench.Kube))
+		}
 		if run.StoppedEarly != "" {
 			fmt.Fprintf(&b, "Stopped early: %s.\n", run.StoppedEarly)
 		}
 	}
 	if len(doc.Runs) > 1 {
 		b.WriteString("\n" + runsTable(doc))
+		b.WriteString(kubeIterations(doc))
 	}
 	b.WriteString(serverText(doc))
 	_, err := io.WriteString(w, b.String())
