@@ -106,6 +106,7 @@ func view(d result.Named, prefix string) (docView, error) {
 			v.Env = append(v.Env, [2]string{"workload", fmt.Sprintf("%s, %s loop, conns %v, clients %v, total %d, duration %s, iterations %d", b.Command, b.Mode, b.Conns, b.Clients, b.Total, time.Duration(b.Duration), b.Iterations)})
 		}
 		v.Tables = append(v.Tables, namedTable{"Runs", runsTableData(doc)})
+		v.Tables = append(v.Tables, kubeTables(doc)...)
 		v.Charts, err = benchFigures(doc, prefix)
 	case result.KindCheck:
 		c := doc.Check

@@ -54,37 +54,18 @@ func kubeText(run result.Run, cfg *result.KubeConfig) string {
 		fmt.Fprintf(&b, "  watch lag (a write's response to its event, at every watcher): p50 %s, p99 %s, max %s; %s events\n",
 			units.Seconds(k.WatchLag.P50), units.Seconds(k.WatchLag.P99), units.Seconds(k.WatchLag.Max), humanize.Comma(k.WatchEvents))
 	}
-	if len(run.Ops) > 0 {
-		rows := make([][]string, 0, len(run.Ops))
-		for _, o := range run.Ops {
-			rows = append(rows, []string{o.Name, humanize.Comma(o.Requests), humanize.Comma(o.ErrorCount()), units.Seconds(o.Latency.P50), units.Seconds(o.Latency.P99), units.Seconds(o.Latency.Max)})
+	for _, t := range []struct {
+		title string
+		t     Table
+	}{
+		{"  etcd requests by verb and resource:\n", kubeRequests(run)},
+		{"  components (client-side limits as run):\n", kubeComponents(k)},
+		{"  Kubernetes API SLOs (kubernetes/community sig-scalability/slos/slos.md), on etcd's part of each call:\n", kubeSLOs(k)},
+	} {
+		if len(t.t.Rows) > 0 {
+			b.WriteString(t.title)
+			_ = table.WriteWrapped(&b, t.t.Header, t.t.Rows, TermWidth)
 		}
-		b.WriteString("  etcd requests by verb and resource:\n")
-		_ = table.WriteWrapped(&b, []string{"REQUEST", "COUNT", "ERRORS", "P50", "P99", "MAX"}, rows, TermWidth)
-	}
-	if len(k.Components) > 0 {
-		rows := make([][]string, 0, len(k.Components))
-		for _, c := range k.Components {
-			workers := "-"
-			if c.Workers > 0 {
-				workers = fmt.Sprint(c.Workers)
-			}
-			rows = append(rows, []string{c.Name, fmt.Sprintf("%g", c.QPS), fmt.Sprint(c.Burst), workers, humanize.Comma(c.Requests), secs3(c.ThrottledSeconds), c.Source})
-		}
-		b.WriteString("  components (client-side limits as run):\n")
-		_ = table.WriteWrapped(&b, []string{"COMPONENT", "QPS", "BURST", "WORKERS", "REQUESTS", "THROTTLED", "DEFAULTS FROM"}, rows, TermWidth)
-	}
-	if len(k.SLOs) > 0 {
-		rows := make([][]string, 0, len(k.SLOs))
-		for _, s := range k.SLOs {
-			res := "PASS"
-			if !s.Passed {
-				res = "FAIL"
-			}
-			rows = append(rows, []string{s.Name, s.Worst, units.Seconds(s.P99), "≤ " + units.Seconds(s.Threshold), res})
-		}
-		b.WriteString("  Kubernetes API SLOs (kubernetes/community sig-scalability/slos/slos.md), on etcd's part of each call:\n")
-		_ = table.WriteWrapped(&b, []string{"SLO", "WORST", "P99", "TARGET", "RESULT"}, rows, TermWidth)
 	}
 	return b.String()
 }
@@ -112,4 +93,77 @@ func secs3(s float64) string {
 		return units.Seconds(s)
 	}
 	return fmt.Sprintf("%.3g s", s)
+}
+
+// kubeRequests is a kube run's requests per verb and resource.
+func kubeRequests(run result.Run) Table {
+	t := Table{Header: []string{"REQUEST", "COUNT", "ERRORS", "P50", "P99", "MAX"}}
+	for _, o := range run.Ops {
+		t.Rows = append(t.Rows, []string{o.Name, humanize.Comma(o.Requests), humanize.Comma(o.ErrorCount()), units.Seconds(o.Latency.P50), units.Seconds(o.Latency.P99), units.Seconds(o.Latency.Max)})
+	}
+	return t
+}
+
+// kubeComponents is a kube run's emulated components and their limits.
+func kubeComponents(k *result.KubeRun) Table {
+	t := Table{Header: []string{"COMPONENT", "QPS", "BURST", "WORKERS", "REQUESTS", "THROTTLED", "DEFAULTS FROM"}}
+	for _, c := range k.Components {
+		workers := "-"
+		if c.Workers > 0 {
+			workers = fmt.Sprint(c.Workers)
+		}
+		t.Rows = append(t.Rows, []string{c.Name, fmt.Sprintf("%g", c.QPS), fmt.Sprint(c.Burst), workers, humanize.Comma(c.Requests), secs3(c.ThrottledSeconds), c.Source})
+	}
+	return t
+}
+
+// kubeSLOs is a kube run's SLO verdicts.
+func kubeSLOs(k *result.KubeRun) Table {
+	t := Table{Header: []string{"SLO", "WORST", "P99", "TARGET", "RESULT"}}
+	for _, s := range k.SLOs {
+		res := "PASS"
+		if !s.Passed {
+			res = "FAIL"
+		}
+		t.Rows = append(t.Rows, []string{s.Name, s.Worst, units.Seconds(s.P99), "≤ " + units.Seconds(s.Threshold), res})
+	}
+	return t
+}
+
+// kubeTables are a bench kube result's tables for the HTML report: per
+// run, its outcome, requests, components and SLOs.
+func kubeTables(doc *result.Document) []namedTable {
+	var out []namedTable
+	for _, run := range doc.Runs {
+		k := run.Kube
+		if k == nil {
+			continue
+		}
+		sum := Table{Header: []string{"figure", "value"}}
+		if k.Mode != "steady" {
+			ready := fmt.Sprintf("not every pod became Ready: %d of %d", k.PodsReady, k.Pods)
+			if k.Pods > 0 && k.PodsReady == k.Pods {
+				ready = fmt.Sprintf("%s (%d pods)", secs3(k.TimeToReadySeconds), k.Pods)
+			}
+			sum.Rows = append(sum.Rows, []string{"time to every pod Ready", ready})
+		}
+		for _, m := range k.Milestones {
+			sum.Rows = append(sum.Rows, []string{m.Name + " (from the first create)", secs3(m.Seconds)})
+		}
+		if k.NotEtcdSeconds > 0 {
+			sum.Rows = append(sum.Rows, []string{"outside etcd by the model's parameters", secs3(k.NotEtcdSeconds)})
+		}
+		sum.Rows = append(sum.Rows, []string{"keys under /registry", humanize.Comma(k.Objects)}, []string{"optimistic updates lost and retried", humanize.Comma(k.Conflicts)})
+		if k.WatchLag != nil {
+			sum.Rows = append(sum.Rows, []string{"watch lag p50 / p99 / max", fmt.Sprintf("%s / %s / %s over %s events", units.Seconds(k.WatchLag.P50), units.Seconds(k.WatchLag.P99), units.Seconds(k.WatchLag.Max), humanize.Comma(k.WatchEvents))})
+		}
+		out = append(out, namedTable{"Kubernetes workload: " + run.Name, sum})
+		for _, t := range []namedTable{{"requests by verb and resource", kubeRequests(run)}, {"components", kubeComponents(k)}, {"Kubernetes API SLOs", kubeSLOs(k)}} {
+			if len(t.Rows) > 0 {
+				t.Title = run.Name + ": " + t.Title
+				out = append(out, t)
+			}
+		}
+	}
+	return out
 }

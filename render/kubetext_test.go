@@ -60,3 +60,20 @@ func TestKubeTextGolden(t *testing.T) {
 	}
 	golden(t, "kube.txt", b.Bytes())
 }
+
+// TestKubeHTML: the HTML report of a bench kube result carries its
+// outcome, requests, components and SLOs per run.
+func TestKubeHTML(t *testing.T) {
+	t.Parallel()
+	var b bytes.Buffer
+	if err := HTML(&b, []result.Named{{Name: "kube.json", Doc: kubeFixture()}}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, w := range []string{"Kubernetes workload: kube iteration=1", "41.5 s (500 pods)", "not every pod became Ready: 480 of 500",
+		"kube iteration=1: requests by verb and resource", "update pods/status", "replicaset-controller", "mutating API calls p99 per resource and verb"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("report lacks %q", w)
+		}
+	}
+}
