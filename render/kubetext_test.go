@@ -20,12 +20,12 @@ func kubeFixture() *result.Document {
 	run := func(it int, ready int, ttr float64) result.Run {
 		return result.Run{Name: "kube iteration=" + string(rune('0'+it)), Conns: 1, Iteration: it, Start: start, End: start.Add(time.Minute),
 			Stats: result.Stats{Requests: 4000, Errors: map[string]int64{}, DurationSeconds: 60, ThroughputRPS: 66.7, Latency: result.Latency{P50: 0.004, P99: 0.02, Max: 0.05}},
-			Ops: []result.Op{op("create pods", 500, 0.005, 0.012), op("update pods/status", 1500, 0.004, 0.011), op("list pods", 3, 0.02, 0.03)},
+			Ops:   []result.Op{op("create pods", 500, 0.005, 0.012), op("update pods/status", 1500, 0.004, 0.011), op("list pods", 3, 0.02, 0.03)},
 			Kube: &result.KubeRun{Mode: "manifest", TimeToReadySeconds: ttr, Pods: 500, PodsReady: ready,
 				Milestones: []result.KubeMilestone{{Name: "pods created", Seconds: 25.2}, {Name: "pods ready", Seconds: ttr}},
-				Objects: 1031, Conflicts: 7, WatchLag: &result.Latency{P50: 0.0008, P99: 0.004, Max: 0.01}, WatchEvents: 12000,
+				Objects:    1031, Conflicts: 7, WatchLag: &result.Latency{P50: 0.0008, P99: 0.004, Max: 0.01}, WatchEvents: 12000,
 				Components: []result.KubeComponent{{Name: "replicaset-controller", QPS: 20, Burst: 30, Workers: 5, Source: "kube-controller-manager --kube-api-qps/--kube-api-burst", Requests: 1000, ThrottledSeconds: 24.1}},
-				SLOs: []result.KubeSLO{{Name: "mutating API calls p99 per resource and verb", Worst: "update pods/status", P99: 0.011, Threshold: 1, Passed: true, Source: "slos.md"}}}}
+				SLOs:       []result.KubeSLO{{Name: "mutating API calls p99 per resource and verb", Worst: "update pods/status", P99: 0.011, Threshold: 1, Passed: true, Source: "slos.md"}}}}
 	}
 	r2 := run(2, 480, 0)
 	r2.Kube.Milestones = r2.Kube.Milestones[:1] // its pods never all became Ready
