@@ -134,6 +134,8 @@ func ourValue(c expCell, metric string) (float64, bool) {
 		return c.M.MemberCPUCores, c.M.ServerRuns > 0
 	case "slow_applies":
 		return c.M.SlowApplies, c.M.ServerRuns > 0
+	case "time_to_ready_seconds":
+		return timeToReady(c.Cell)
 	}
 	var sum float64
 	n := 0
@@ -147,6 +149,21 @@ func ourValue(c expCell, metric string) (float64, bool) {
 		return 0, false
 	}
 	return sum / float64(n), true
+}
+
+// timeToReady is the mean time to every pod Ready over a kube cell's runs
+// that reached it.
+func timeToReady(c *result.Cell) (float64, bool) {
+	var vals []float64
+	for _, r := range c.Runs {
+		if r.Kube != nil && r.Kube.TimeToReadySeconds > 0 {
+			vals = append(vals, r.Kube.TimeToReadySeconds)
+		}
+	}
+	if len(vals) == 0 {
+		return 0, false
+	}
+	return result.MeanSDOf(vals).Mean, true
 }
 
 // diskValue is the disk job's figure for a published disk metric: its
@@ -186,6 +203,8 @@ func metricName(metric string) string {
 		return "members' CPU (cores)"
 	case "slow_applies":
 		return "slow applies"
+	case "time_to_ready_seconds":
+		return "time to every pod Ready"
 	}
 	if p, ok := strings.CutSuffix(metric, "_seconds"); ok {
 		if p == "p999" {

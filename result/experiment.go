@@ -100,8 +100,9 @@ type CellOverhead struct {
 
 // PublishedMetrics are the figures a Published may name: the bench
 // summary's (throughput and latency percentiles across iterations), the
-// server's (averaged over runs, the member a commit waits for), and the
-// disk job's. docs/experiments.md lists them; render shows ours beside
+// server's (averaged over runs, the member a commit waits for), the disk
+// job's, and the Kubernetes workload's time to every pod Ready (mean over
+// the iterations that reached it). docs/experiments.md lists them; render shows ours beside
 // each.
 func PublishedMetrics() []string {
 	return []string{
@@ -110,6 +111,7 @@ func PublishedMetrics() []string {
 		"fsync_p99_seconds", "fsync_iops",
 		"wal_fsync_p99_seconds", "backend_commit_p99_seconds", "peer_rtt_p99_seconds",
 		"member_cpu_cores", "slow_applies",
+		"time_to_ready_seconds",
 	}
 }
 
