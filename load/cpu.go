@@ -57,3 +57,34 @@ func machineBusy() (time.Duration, bool) {
 	}
 	return time.Duration(busy) * time.Second / clockTicks, true
 }
+
+// CPUMeter measures, from its start, the CPU this process used (the load
+// generator's) and the CPU the whole machine used. Use it from one
+// goroutine.
+type CPUMeter struct {
+	start       time.Time
+	self, busy  time.Duration
+	machineRead bool
+}
+
+// StartCPU starts a CPUMeter now.
+func StartCPU() CPUMeter {
+	busy, ok := machineBusy()
+	return CPUMeter{start: time.Now(), self: processCPU(), busy: busy, machineRead: ok}
+}
+
+// Cores returns the cores this process and the machine used since the
+// meter started (0 for what could not be measured).
+func (m CPUMeter) Cores() (self, machine float64) {
+	secs := time.Since(m.start).Seconds()
+	if secs <= 0 {
+		return 0, 0
+	}
+	if d := processCPU() - m.self; d > 0 {
+		self = d.Seconds() / secs
+	}
+	if busy, ok := machineBusy(); ok && m.machineRead && busy > m.busy {
+		machine = (busy - m.busy).Seconds() / secs
+	}
+	return self, machine
+}

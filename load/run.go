@@ -37,8 +37,7 @@ type run struct {
 func runLoad(ctx context.Context, tr transport, ops []string, gens []Client, spec Spec, probe *Request, members []string) result.Run {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	cpu0 := processCPU()
-	busy0, busy0ok := machineBusy()
+	cpu := StartCPU()
 	r := &run{ctx: ctx, tr: tr, auth: tr.authenticates(), spec: spec, start: time.Now(), end: spec.FirstSeq + spec.Total, done: make(chan struct{})}
 	r.rec = newRecorder(len(ops), spec.Rate > 0, r.start)
 	r.next.Store(spec.FirstSeq)
@@ -79,14 +78,7 @@ func runLoad(ctx context.Context, tr transport, ops []string, gens []Client, spe
 		timer.Stop()
 	}
 	run := ctl.finish(ctx, ops, tr.conns())
-	if secs := run.End.Sub(run.Start).Seconds(); secs > 0 {
-		if cpu := processCPU() - cpu0; cpu > 0 {
-			run.LoadCPUCores = cpu.Seconds() / secs
-		}
-		if busy, ok := machineBusy(); ok && busy0ok && busy > busy0 {
-			run.MachineCPUCores = (busy - busy0).Seconds() / secs
-		}
-	}
+	run.LoadCPUCores, run.MachineCPUCores = cpu.Cores()
 	if cn != nil {
 		run.Canary, run.ClusterUnavailability = cn.finish(r.rec.okSlots())
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/etcdlab/etcdlab/invalid"
+	"github.com/etcdlab/etcdlab/load"
 	"github.com/etcdlab/etcdlab/load/kube"
 	"github.com/etcdlab/etcdlab/load/safety"
 	"github.com/etcdlab/etcdlab/result"
@@ -112,7 +113,12 @@ func (c *Config) runKube(ctx context.Context, t *target, doc *result.Document) e
 		if c.RunStarted != nil {
 			c.RunStarted(name)
 		}
-		run, err := c.recorded(ctx, t, func() (result.Run, error) { return kube.Run(ctx, t.cli, s) })
+		run, err := c.recorded(ctx, t, func() (result.Run, error) {
+			cpu := load.StartCPU()
+			r, err := kube.Run(ctx, t.cli, s)
+			r.LoadCPUCores, r.MachineCPUCores = cpu.Cores()
+			return r, err
+		})
 		if err != nil {
 			return runFailure(err)
 		}
