@@ -70,6 +70,7 @@ func (s *Spec) Plan(profile string) (*Plan, error) {
 	}
 	sweep := s.sweepFor(prof)
 	overrides := s.overridesFor(prof)
+	applied := map[string]bool{}
 	p := &Plan{Spec: s, Profile: profile}
 	for si := range s.Setups {
 		st := &s.Setups[si]
@@ -98,7 +99,7 @@ func (s *Spec) Plan(profile string) (*Plan, error) {
 					}
 					c.Check = &j
 				default:
-					if err := s.planBench(&c, wi, profile, overrides); err != nil {
+					if err := s.planBench(&c, wi, profile, overrides, applied); err != nil {
 						return nil, err
 					}
 				}
@@ -111,6 +112,11 @@ func (s *Spec) Plan(profile string) (*Plan, error) {
 			}
 		}
 	}
+	for _, k := range slices.Sorted(maps.Keys(prof.Set)) {
+		if !applied[k] {
+			return nil, s.errorf([]any{"profiles", profile, "set", k}, "no bench workload has --%s", k)
+		}
+	}
 	for _, pub := range s.Published {
 		p.Published = append(p.Published, result.Published{Match: maps.Clone(pub.Match), Metric: pub.Metric, Value: pub.Value, Note: pub.Note})
 	}
@@ -118,14 +124,21 @@ func (s *Spec) Plan(profile string) (*Plan, error) {
 }
 
 // planBench substitutes the cell's values into workload wi's line, applies
-// the overrides and parses it.
-func (s *Spec) planBench(c *Cell, wi int, profile string, overrides [][2]string) error {
+// the overrides the line's subcommand has (noting each in applied) and
+// parses it.
+func (s *Spec) planBench(c *Cell, wi int, profile string, overrides [][2]string, applied map[string]bool) error {
 	at := []any{"workloads", wi, "bench"}
 	words, err := splitLine(substitute(c.Workload.Bench, c.Params))
 	if err != nil {
 		return s.errorf(at, "%v", err)
 	}
 	for _, o := range overrides {
+		// A profile's set gives a flag to the lines that have it: --total
+		// to put, not to kube.
+		if lineFlags(words).Lookup(o[0]) == nil {
+			continue
+		}
+		applied[o[0]] = true
 		if words, err = override(words, o[0], o[1]); err != nil {
 			return s.errorf(at, "cell %s (profile %s): %v", c.ID, profile, err)
 		}

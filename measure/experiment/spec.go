@@ -180,8 +180,9 @@ type Profile struct {
 	Sweep      Sweep  `yaml:"sweep"`
 	Warmup     string `yaml:"warmup"`
 	Iterations int    `yaml:"iterations"`
-	// Set gives bench flags for every bench workload, replacing the
-	// line's own: {duration: 8s, total: 1000}.
+	// Set gives bench flags to every bench workload whose subcommand has
+	// them, replacing the line's own: {duration: 8s, total: 1000}; a flag
+	// no workload has is an error.
 	Set map[string]string `yaml:"set"`
 	// DiskRuntime caps every disk job's main job; LevelDuration sets
 	// every check's level duration.

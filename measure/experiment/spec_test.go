@@ -48,7 +48,7 @@ func TestParseErrors(t *testing.T) {
 		{"published metric", minimal + "published:\n  - {match: {setup: one}, metric: qps, value: 1}\n", `x.yaml line 11: published[0].metric: unknown metric "qps"`},
 		{"published match", minimal + "published:\n  - {match: {setup: two}, metric: throughput_rps, value: 1}\n", `x.yaml line 11: published[0].match.setup: no cell has setup "two"`},
 		{"profile sweep", minimal + "profiles:\n  quick: {sweep: {conns: [1]}}\n", `x.yaml line 11: profiles.quick.sweep.conns: "conns" is not swept by the file`},
-		{"profile set", minimal + "profiles:\n  quick: {set: {totl: 5}}\n", "x.yaml line 7: workloads[0].bench: cell one/put/clients=1 (profile quick): bench has no flag --totl"},
+		{"profile set", minimal + "profiles:\n  quick: {set: {totl: 5}}\n", "x.yaml line 11: profiles.quick.set.totl: no bench workload has --totl"},
 		{"syntax", minimal + "  - {\n", "x.yaml line 8: did not find expected key"},
 		{"type", strings.Replace(minimal, "members: 1", "members: one", 1), "x.yaml line 4: cannot unmarshal !!str `one` into int"},
 		{"empty", "", "x.yaml: the file is empty"},
