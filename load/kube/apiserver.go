@@ -78,9 +78,9 @@ func (a *apiserver) createOp(ctx context.Context, c *client, op string, r res, o
 // update is an update, patch or subresource write of one object: the
 // apiserver's GuaranteedUpdate from its watch cache's copy.
 func (a *apiserver) update(ctx context.Context, c *client, op string, r res, ns, name string,
-	fn func(cur object) (object, error)) (entry, error) {
+	fn func(cur object) (object, error)) error {
 	if err := c.wait(ctx); err != nil {
-		return entry{}, err
+		return err
 	}
 	key := a.st.keys.key(r, ns, name)
 	var cached *entry
@@ -89,7 +89,8 @@ func (a *apiserver) update(ctx context.Context, c *client, op string, r res, ns,
 			cached = &e
 		}
 	}
-	return a.st.update(ctx, op, r, key, cached, 0, fn)
+	_, err := a.st.update(ctx, op, r, key, cached, 0, fn)
+	return err
 }
 
 // get is a GET with resourceVersion "" (a quorum read from etcd).
@@ -117,15 +118,16 @@ func (a *apiserver) remove(ctx context.Context, c *client, r res, ns, name strin
 }
 
 // createEvent writes a new event with a lease of the event TTL.
-func (a *apiserver) createEvent(ctx context.Context, c *client, ev object) (entry, error) {
+func (a *apiserver) createEvent(ctx context.Context, c *client, ev object) error {
 	if err := c.wait(ctx); err != nil {
-		return entry{}, err
+		return err
 	}
 	lease, err := a.leases.get(ctx, a.lim.EventTTL)
 	if err != nil {
-		return entry{}, err
+		return err
 	}
-	return a.st.create(ctx, "create events", resEvents, ev, lease)
+	_, err = a.st.create(ctx, "create events", resEvents, ev, lease)
+	return err
 }
 
 // patchEvent updates an event (events have no watch cache: read first),
@@ -187,7 +189,8 @@ func (a *apiserver) countObjects(ctx context.Context) {
 // pkg/storage/etcd3/compact.go): every interval a Txn on compact_rev_key
 // (If Version = the last seen Then Put(rev) Else Get) elects one compactor,
 // which compacts to the revision it saw an interval earlier. The key lives
-// under the run's prefix instead of etcd's root.
+// under the run's /registry prefix instead of etcd's root, so the cleanup
+// removes it.
 func (a *apiserver) compactLoop(ctx context.Context) {
 	key := a.st.keys.root + "compact_rev_key"
 	t := time.NewTicker(a.lim.CompactionInterval)

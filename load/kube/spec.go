@@ -44,6 +44,11 @@ type Spec struct {
 	// deployments it deletes and re-creates a minute.
 	Duration       time.Duration
 	ChurnPerMinute float64
+	// Teardown deletes the manifest through the control plane at the end
+	// (kubectl delete, the garbage collector, graceful pod deletion by the
+	// kubelets), measured like the rest; otherwise the run's keys are only
+	// removed by the final cleanup, which is not measured.
+	Teardown bool
 	// Timeout bounds the wait for every pod Ready in manifest mode.
 	Timeout        time.Duration
 	RequestTimeout time.Duration

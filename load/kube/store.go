@@ -279,3 +279,5 @@ func (s *store) count(ctx context.Context, r res) (int64, error) {
 	})
 	return n, err
 }
+
+func isAlreadyExists(err error) bool { return errors.Is(err, errAlreadyExists) }
