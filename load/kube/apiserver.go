@@ -93,6 +93,22 @@ func (a *apiserver) update(ctx context.Context, c *client, op string, r res, ns,
 	return err
 }
 
+// updateRev is update returning the revision written (or the current one
+// when nothing changed).
+func (a *apiserver) updateRev(ctx context.Context, c *client, op string, r res, ns, name string,
+	fn func(cur object) (object, error)) (int64, error) {
+	if err := c.wait(ctx); err != nil {
+		return 0, err
+	}
+	key := a.st.keys.key(r, ns, name)
+	var cached *entry
+	if e, ok := a.caches[r].get(key); ok {
+		cached = &e
+	}
+	e, err := a.st.update(ctx, op, r, key, cached, 0, fn)
+	return e.rev, err
+}
+
 // get is a GET with resourceVersion "" (a quorum read from etcd).
 func (a *apiserver) get(ctx context.Context, c *client, r res, ns, name string) (entry, error) {
 	if err := c.wait(ctx); err != nil {

@@ -25,10 +25,20 @@ type endpointsController struct {
 	q        *queue
 	slices   bool
 	perSlice int
+
+	// wrote tracks the slices this controller wrote, by service UID:
+	// slice name → revision. A sync whose cache has not caught up with
+	// them retries later instead of acting on stale slices, as the
+	// EndpointSlice controller's endpointSliceTracker does.
+	mu    sync.Mutex
+	wrote map[string]map[string]int64
 }
 
+// errStaleCache makes a sync retry once the cache caught up.
+var errStaleCache = errors.New("kube: endpointslice cache is older than this controller's own writes")
+
 func newEndpointsController(api *apiserver, cl *client, slices bool, perSlice int) *endpointsController {
-	c := &endpointsController{api: api, cl: cl, q: newQueue(), slices: slices, perSlice: perSlice}
+	c := &endpointsController{api: api, cl: cl, q: newQueue(), slices: slices, perSlice: perSlice, wrote: map[string]map[string]int64{}}
 	api.cache(resServices).handle(func(e watchEvent) {
 		o := e.cur.obj
 		if o == nil {
@@ -154,6 +164,9 @@ func subsetsEqual(a, b []corev1.EndpointSubset) bool { //nolint:staticcheck // E
 func (c *endpointsController) syncSlices(ctx context.Context, svc *corev1.Service) error {
 	bs := c.backends(svc)
 	have := c.api.cache(resSlices).byIndex("owner", string(svc.UID))
+	if c.stale(string(svc.UID), have) {
+		return errStaleCache
+	}
 	sort.Slice(have, func(i, j int) bool { return have[i].obj.GetName() < have[j].obj.GetName() })
 	n := (len(bs) + c.perSlice - 1) / c.perSlice
 	for i := 0; i < max(n, len(have), 1); i++ {
@@ -167,11 +180,12 @@ func (c *endpointsController) syncSlices(ctx context.Context, svc *corev1.Servic
 			if err := c.api.remove(ctx, c.cl, resSlices, svc.Namespace, have[i].obj.GetName()); err != nil && !isNotFound(err) {
 				return err
 			}
+			c.track(string(svc.UID), have[i].obj.GetName(), -1)
 		case i < len(have):
 			if sliceEqual(have[i].obj.(*discoveryv1.EndpointSlice).Endpoints, eps) {
 				continue
 			}
-			err := c.api.update(ctx, c.cl, "update endpointslices", resSlices, svc.Namespace, have[i].obj.GetName(), func(o object) (object, error) {
+			rev, err := c.api.updateRev(ctx, c.cl, "update endpointslices", resSlices, svc.Namespace, have[i].obj.GetName(), func(o object) (object, error) {
 				s := o.(*discoveryv1.EndpointSlice)
 				s.Endpoints = eps
 				return s, nil
@@ -179,6 +193,7 @@ func (c *endpointsController) syncSlices(ctx context.Context, svc *corev1.Servic
 			if err != nil {
 				return err
 			}
+			c.track(string(svc.UID), have[i].obj.GetName(), rev)
 		default:
 			proto := corev1.ProtocolTCP
 			port, pname := int32(containerPort), ""
@@ -187,12 +202,43 @@ func (c *endpointsController) syncSlices(ctx context.Context, svc *corev1.Servic
 				AddressType: discoveryv1.AddressTypeIPv4, Endpoints: eps, Ports: []discoveryv1.EndpointPort{{Name: &pname, Port: &port, Protocol: &proto}}}
 			s.GenerateName = svc.Name + "-"
 			s.OwnerReferences = controllerRef("Service", "v1", svc.Name, svc.UID)
-			if _, err := c.api.create(ctx, c.cl, resSlices, s); err != nil {
+			e, err := c.api.create(ctx, c.cl, resSlices, s)
+			if err != nil {
 				return err
 			}
+			c.track(string(svc.UID), s.Name, e.rev)
 		}
 	}
 	return nil
+}
+
+// track notes a slice written at rev (-1: deleted).
+func (c *endpointsController) track(svc, name string, rev int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	m := c.wrote[svc]
+	if m == nil {
+		m = map[string]int64{}
+		c.wrote[svc] = m
+	}
+	m[name] = rev
+}
+
+// stale reports whether the cache misses a write of this controller.
+func (c *endpointsController) stale(svc string, have []entry) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	seen := map[string]int64{}
+	for _, e := range have {
+		seen[e.obj.GetName()] = e.rev
+	}
+	for name, rev := range c.wrote[svc] {
+		got, ok := seen[name]
+		if (rev >= 0 && (!ok || got < rev)) || (rev < 0 && ok) {
+			return true
+		}
+	}
+	return false
 }
 
 func sliceEndpoints(bs []backend) []discoveryv1.Endpoint {
