@@ -6,14 +6,7 @@
 // resource, and watch lag.
 package kube
 
-import (
-	"context"
-	"errors"
-	"time"
-
-	"github.com/etcdlab/etcdlab/result"
-	clientv3 "go.etcd.io/etcd/client/v3"
-)
+import "time"
 
 // Modes of a run.
 const (
@@ -40,6 +33,10 @@ type Spec struct {
 	// Nodes is the number of emulated worker nodes (each a kubelet);
 	// PodsPerNode their max-pods.
 	Nodes, PodsPerNode int
+	// APIServers is the number of kube-apiservers: each has its own
+	// watch caches (a list and a watch per resource against etcd) and
+	// event lease manager; components are spread over them.
+	APIServers int
 	// ImagePull and ContainerStart are what etcd does not cause: each pod
 	// waits this long between being bound and running. 0 by default.
 	ImagePull, ContainerStart time.Duration
@@ -47,6 +44,11 @@ type Spec struct {
 	// deployments it deletes and re-creates a minute.
 	Duration       time.Duration
 	ChurnPerMinute float64
+	// Teardown deletes the manifest through the control plane at the end
+	// (kubectl delete, the garbage collector, graceful pod deletion by the
+	// kubelets), measured like the rest; otherwise the run's keys are only
+	// removed by the final cleanup, which is not measured.
+	Teardown bool
 	// Timeout bounds the wait for every pod Ready in manifest mode.
 	Timeout        time.Duration
 	RequestTimeout time.Duration
@@ -83,17 +85,22 @@ type Limits struct {
 	EventLeaseReuse      time.Duration
 	EventLeaseMaxObjects int
 	EventTTL             time.Duration
-	// CompactionInterval is kube-apiserver's compaction period.
+	// CompactionInterval is kube-apiserver's compaction period; negative
+	// turns compaction off.
 	CompactionInterval time.Duration
-}
-
-// ErrNotBuilt is returned until the engine exists.
-var ErrNotBuilt = errors.New("kube workload: not built yet")
-
-// Run runs the workload once against cli's cluster and returns the run:
-// Stats over every request, Ops per verb and resource, and Kube. It
-// removes what it wrote under s.Prefix before returning, also when ctx is
-// cancelled. cli is shared; Run does not close it.
-func Run(ctx context.Context, cli *clientv3.Client, s Spec) (result.Run, error) {
-	return result.Run{}, ErrNotBuilt
+	// KubeletEvents is the kubelet's event client limit (eventRecordQPS,
+	// eventBurst), apart from its API client.
+	KubeletEvents ClientLimits
+	// NodeStatusUpdate is how often a kubelet computes node status (and
+	// writes it if it changed or NodeStatusReport passed).
+	NodeStatusUpdate time.Duration
+	// EndpointsPerSlice is the EndpointSlice controller's
+	// max-endpoints-per-slice.
+	EndpointsPerSlice int
+	// HealthCheckInterval is how often each apiserver's etcd health check
+	// runs (its readiness probe); negative turns it off.
+	HealthCheckInterval time.Duration
+	// CountPollPeriod is how often each apiserver counts the objects of
+	// every resource; negative turns it off.
+	CountPollPeriod time.Duration
 }

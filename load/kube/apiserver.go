@@ -1,0 +1,247 @@
+package kube
+
+import (
+	"context"
+	"strconv"
+	"sync"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+// apiserver is one emulated kube-apiserver: its watch caches (one per
+// watched resource), its lease manager for events, and the API requests
+// components send it, each taking a token of the sender's client. Safe
+// for concurrent use once started.
+type apiserver struct {
+	id     int
+	st     *store
+	leases *leaseManager
+	caches map[res]*cacher
+	lim    Limits
+}
+
+func newAPIServer(id int, st *store, lim Limits, granted *grantedLeases) *apiserver {
+	a := &apiserver{id: id, st: st, lim: lim, caches: map[res]*cacher{},
+		leases: &leaseManager{st: st, reuse: lim.EventLeaseReuse, maxObjects: int64(lim.EventLeaseMaxObjects), granted: granted}}
+	for _, r := range allResources() {
+		if r.watched() {
+			a.caches[r] = newCacher(st, r)
+		}
+	}
+	a.caches[resPods].index("owner", ownerIndex)
+	a.caches[resPods].index("namespace", namespaceIndex)
+	a.caches[resReplicaSets].index("owner", ownerIndex)
+	a.caches[resSlices].index("owner", ownerIndex)
+	a.caches[resServices].index("namespace", namespaceIndex)
+	return a
+}
+
+func (a *apiserver) cache(r res) *cacher { return a.caches[r] }
+
+// start runs the watch caches and kube-apiserver's background requests
+// until ctx ends.
+func (a *apiserver) start(ctx context.Context, wg *sync.WaitGroup) {
+	for _, c := range a.caches {
+		wg.Go(func() { c.run(ctx) })
+	}
+	wg.Go(func() { a.health(ctx) })
+	wg.Go(func() { a.countObjects(ctx) })
+	if a.id == 0 && a.lim.CompactionInterval > 0 {
+		wg.Go(func() { a.compactLoop(ctx) })
+	}
+}
+
+// synced waits until every cache has listed.
+func (a *apiserver) synced(ctx context.Context) error {
+	for _, c := range a.caches {
+		select {
+		case <-c.hasSynced():
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+func (a *apiserver) create(ctx context.Context, c *client, r res, obj object) (entry, error) {
+	return a.createOp(ctx, c, "create "+r.name(), r, obj)
+}
+
+func (a *apiserver) createOp(ctx context.Context, c *client, op string, r res, obj object) (entry, error) {
+	if err := c.wait(ctx); err != nil {
+		return entry{}, err
+	}
+	return a.st.create(ctx, op, r, obj, 0)
+}
+
+// update is an update, patch or subresource write of one object: the
+// apiserver's GuaranteedUpdate from its watch cache's copy.
+func (a *apiserver) update(ctx context.Context, c *client, op string, r res, ns, name string,
+	fn func(cur object) (object, error)) error {
+	if err := c.wait(ctx); err != nil {
+		return err
+	}
+	key := a.st.keys.key(r, ns, name)
+	var cached *entry
+	if ch := a.caches[r]; ch != nil {
+		if e, ok := ch.get(key); ok {
+			cached = &e
+		}
+	}
+	_, err := a.st.update(ctx, op, r, key, cached, 0, fn)
+	return err
+}
+
+// updateRev is update returning the revision written (or the current one
+// when nothing changed).
+func (a *apiserver) updateRev(ctx context.Context, c *client, op string, r res, ns, name string,
+	fn func(cur object) (object, error)) (int64, error) {
+	if err := c.wait(ctx); err != nil {
+		return 0, err
+	}
+	key := a.st.keys.key(r, ns, name)
+	var cached *entry
+	if e, ok := a.caches[r].get(key); ok {
+		cached = &e
+	}
+	e, err := a.st.update(ctx, op, r, key, cached, 0, fn)
+	return e.rev, err
+}
+
+// get is a GET with resourceVersion "" (a quorum read from etcd).
+func (a *apiserver) get(ctx context.Context, c *client, r res, ns, name string) (entry, error) {
+	if err := c.wait(ctx); err != nil {
+		return entry{}, err
+	}
+	return a.st.get(ctx, "get "+r.name(), r, a.st.keys.key(r, ns, name))
+}
+
+// remove is a DELETE without grace: the apiserver's conditional delete
+// from its watch cache's copy.
+func (a *apiserver) remove(ctx context.Context, c *client, r res, ns, name string) error {
+	if err := c.wait(ctx); err != nil {
+		return err
+	}
+	key := a.st.keys.key(r, ns, name)
+	var cached *entry
+	if ch := a.caches[r]; ch != nil {
+		if e, ok := ch.get(key); ok {
+			cached = &e
+		}
+	}
+	return a.st.remove(ctx, "delete "+r.name(), r, key, cached)
+}
+
+// createEvent writes a new event with a lease of the event TTL.
+func (a *apiserver) createEvent(ctx context.Context, c *client, ev object) error {
+	if err := c.wait(ctx); err != nil {
+		return err
+	}
+	lease, err := a.leases.get(ctx, a.lim.EventTTL)
+	if err != nil {
+		return err
+	}
+	_, err = a.st.create(ctx, "create events", resEvents, ev, lease)
+	return err
+}
+
+// patchEvent updates an event (events have no watch cache: read first),
+// attaching a lease of the event TTL again.
+func (a *apiserver) patchEvent(ctx context.Context, c *client, ns, name string, fn func(cur object) (object, error)) (entry, error) {
+	if err := c.wait(ctx); err != nil {
+		return entry{}, err
+	}
+	lease, err := a.leases.get(ctx, a.lim.EventTTL)
+	if err != nil {
+		return entry{}, err
+	}
+	return a.st.update(ctx, "patch events", resEvents, a.st.keys.key(resEvents, ns, name), nil, lease, fn)
+}
+
+// health is the etcd health check behind /readyz, which kubeadm's
+// readiness probe of kube-apiserver calls every HealthCheckInterval: a Get
+// of /registry/health.
+func (a *apiserver) health(ctx context.Context) {
+	if a.lim.HealthCheckInterval <= 0 {
+		return
+	}
+	t := time.NewTicker(a.lim.HealthCheckInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			_, _ = a.st.do(ctx, "get health", func(ctx context.Context) error {
+				_, err := a.st.cli.Get(ctx, a.st.keys.health())
+				return err
+			})
+		}
+	}
+}
+
+// countObjects polls the object count of every resource each
+// CountPollPeriod (kube-apiserver's --etcd-count-metric-poll-period).
+func (a *apiserver) countObjects(ctx context.Context) {
+	if a.lim.CountPollPeriod <= 0 {
+		return
+	}
+	t := time.NewTicker(a.lim.CountPollPeriod)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			for _, r := range allResources() {
+				_, _ = a.st.count(ctx, r)
+			}
+		}
+	}
+}
+
+// compactLoop is kube-apiserver's compactor (k8s.io/apiserver
+// pkg/storage/etcd3/compact.go): every interval a Txn on compact_rev_key
+// (If Version = the last seen Then Put(rev) Else Get) elects one compactor,
+// which compacts to the revision it saw an interval earlier. The key lives
+// under the run's /registry prefix instead of etcd's root, so the cleanup
+// removes it.
+func (a *apiserver) compactLoop(ctx context.Context) {
+	key := a.st.keys.root + "compact_rev_key"
+	t := time.NewTicker(a.lim.CompactionInterval)
+	defer t.Stop()
+	var version, rev int64
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		var resp *clientv3.TxnResponse
+		_, err := a.st.do(ctx, "compact", func(ctx context.Context) (err error) {
+			resp, err = a.st.cli.Txn(ctx).If(clientv3.Compare(clientv3.Version(key), "=", version)).
+				Then(clientv3.OpPut(key, strconv.FormatInt(rev, 10))).Else(clientv3.OpGet(key)).Commit()
+			return err
+		})
+		if err != nil {
+			continue
+		}
+		cur := resp.Header.Revision
+		if !resp.Succeeded {
+			if kvs := resp.Responses[0].GetResponseRange().Kvs; len(kvs) > 0 {
+				version = kvs[0].Version
+			}
+			rev = cur
+			continue
+		}
+		version++
+		if rev != 0 {
+			_, _ = a.st.do(ctx, "compact", func(ctx context.Context) error {
+				_, err := a.st.cli.Compact(ctx, rev)
+				return err
+			})
+		}
+		rev = cur
+	}
+}

@@ -1,0 +1,30 @@
+package kube
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/etcdlab/etcdlab/lab/cluster"
+	"github.com/etcdlab/etcdlab/lab/etcdclient"
+	"github.com/etcdlab/etcdlab/lab/member"
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+func TestMain(m *testing.M) { os.Exit(member.RunTests(m)) }
+
+// startCluster starts a real cluster of n members and returns a client.
+func startCluster(t *testing.T, n int) *clientv3.Client {
+	t.Helper()
+	c, err := cluster.Start(context.Background(), cluster.Options{Members: n, BaseDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Stop() })
+	cli, err := etcdclient.New(c.Client())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cli.Close() })
+	return cli
+}

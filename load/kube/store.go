@@ -1,0 +1,283 @@
+package kube
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/etcdlab/etcdlab/load"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.etcd.io/etcd/client/v3/kubernetes"
+)
+
+// Errors of the storage layer, as kube-apiserver's storage returns them
+// (k8s.io/apiserver pkg/storage: NewKeyExistsError, NewKeyNotFoundError).
+var (
+	errAlreadyExists = errors.New("kube: AlreadyExists")
+	errNotFound      = errors.New("kube: NotFound")
+	// errNoChange from an update function leaves the object as it is.
+	errNoChange = errors.New("kube: no change")
+)
+
+// maxUpdateAttempts bounds GuaranteedUpdate's loop, which in
+// kube-apiserver only ends with the request's context.
+const maxUpdateAttempts = 100
+
+// entry is one stored object: decoded, its bytes as etcd holds them, and
+// its mod_revision. Objects in entries are shared and never modified.
+type entry struct {
+	obj  object
+	data []byte
+	rev  int64
+}
+
+// store is kube-apiserver's etcd3 storage layer (k8s.io/apiserver
+// pkg/storage/etcd3/store.go) on etcd's own kubernetes.Interface: the
+// request shapes, the conflict retries and "no write when the bytes did
+// not change". Every etcd request is timed into rec under the API request
+// it serves. Safe for concurrent use.
+type store struct {
+	kv      kubernetes.Interface
+	cli     *clientv3.Client
+	keys    keys
+	ops     *opTable
+	rec     *load.Recorder
+	timeout time.Duration
+	lag     *lagTracker
+	// watchers is how many watch caches see each watched resource's
+	// events (one per apiserver).
+	watchers int
+
+	conflicts, unknownOps, shard atomic.Int64
+}
+
+func newStore(cli *clientv3.Client, k keys, rec *load.Recorder, timeout time.Duration, lag *lagTracker, watchers int) *store {
+	kc := &kubernetes.Client{Client: cli}
+	kc.Kubernetes = kc // as kubernetes.New does
+	return &store{kv: kc, cli: cli, keys: k, ops: newOpTable(), rec: rec, timeout: timeout, lag: lag, watchers: watchers}
+}
+
+// do sends one etcd request of operation op with the request timeout and
+// records it. Failures caused by the run's own end (ctx cancelled) are not
+// recorded: they say nothing about etcd.
+func (s *store) do(ctx context.Context, op string, f func(ctx context.Context) error) (end time.Time, err error) {
+	id := s.ops.id(op)
+	if id < 0 {
+		s.unknownOps.Add(1)
+		id = 0
+	}
+	rctx, cancel := context.WithTimeout(ctx, s.timeout)
+	sent := time.Now()
+	err = f(rctx)
+	end = time.Now()
+	cancel()
+	if err == nil || ctx.Err() == nil {
+		s.rec.Record(int(s.shard.Add(1)), id, sent, end, err)
+	}
+	return end, err
+}
+
+// wrote notes a successful write for the watch-lag measurement.
+func (s *store) wrote(r res, key string, rev int64, at time.Time) {
+	if r.watched() {
+		s.lag.wrote(key, rev, at, s.watchers)
+	}
+}
+
+// get is a Get: Range(key, limit 1).
+func (s *store) get(ctx context.Context, op string, r res, key string) (entry, error) {
+	var resp kubernetes.GetResponse
+	_, err := s.do(ctx, op, func(ctx context.Context) (err error) {
+		resp, err = s.kv.Get(ctx, key, kubernetes.GetOptions{})
+		return err
+	})
+	if err != nil {
+		return entry{}, err
+	}
+	if resp.KV == nil {
+		return entry{}, fmt.Errorf("%w: %s", errNotFound, key)
+	}
+	obj, err := decode(r, resp.KV.Value, resp.KV.ModRevision)
+	if err != nil {
+		return entry{}, err
+	}
+	return entry{obj: obj, data: resp.KV.Value, rev: resp.KV.ModRevision}, nil
+}
+
+// create is a Create: Txn If(mod_revision(key) = 0) Then Put(key, value
+// [, lease]); a key that exists fails with errAlreadyExists.
+func (s *store) create(ctx context.Context, op string, r res, obj object, lease clientv3.LeaseID) (entry, error) {
+	key := s.keys.key(r, obj.GetNamespace(), obj.GetName())
+	data, err := encode(r, obj)
+	if err != nil {
+		return entry{}, err
+	}
+	var resp kubernetes.PutResponse
+	end, err := s.do(ctx, op, func(ctx context.Context) (err error) {
+		resp, err = s.kv.OptimisticPut(ctx, key, data, 0, kubernetes.PutOptions{LeaseID: lease})
+		return err
+	})
+	if err != nil {
+		return entry{}, err
+	}
+	if !resp.Succeeded {
+		return entry{}, fmt.Errorf("%w: %s", errAlreadyExists, key)
+	}
+	s.wrote(r, key, resp.Revision, end)
+	obj.SetResourceVersion(fmt.Sprint(resp.Revision))
+	return entry{obj: obj, data: data, rev: resp.Revision}, nil
+}
+
+// update is GuaranteedUpdate: from cached (the watch cache's copy; nil
+// reads the key first), fn makes the new object from a copy of the current
+// one; the write is Txn If(mod_revision = current) Then Put Else Range,
+// and a lost race retries from the object the Else branch returned. When
+// the new bytes equal the current ones nothing is written (after a fresh
+// read if the current object came from the cache), as store.go does.
+func (s *store) update(ctx context.Context, op string, r res, key string, cached *entry,
+	lease clientv3.LeaseID, fn func(cur object) (object, error)) (entry, error) {
+	var cur entry
+	fromCache := cached != nil && cached.obj != nil
+	if fromCache {
+		cur = *cached
+	} else {
+		var err error
+		if cur, err = s.get(ctx, op, r, key); err != nil {
+			return entry{}, err
+		}
+	}
+	for range maxUpdateAttempts {
+		next, err := fn(cur.obj.DeepCopyObject().(object))
+		if errors.Is(err, errNoChange) {
+			return cur, nil
+		}
+		if err != nil {
+			return entry{}, err
+		}
+		data, err := encode(r, next)
+		if err != nil {
+			return entry{}, err
+		}
+		if bytes.Equal(data, cur.data) {
+			if !fromCache {
+				return cur, nil
+			}
+			if cur, err = s.get(ctx, op, r, key); err != nil {
+				return entry{}, err
+			}
+			fromCache = false
+			continue
+		}
+		var resp kubernetes.PutResponse
+		end, err := s.do(ctx, op, func(ctx context.Context) (err error) {
+			resp, err = s.kv.OptimisticPut(ctx, key, data, cur.rev, kubernetes.PutOptions{GetOnFailure: true, LeaseID: lease})
+			return err
+		})
+		if err != nil {
+			return entry{}, err
+		}
+		if resp.Succeeded {
+			s.wrote(r, key, resp.Revision, end)
+			next.SetResourceVersion(fmt.Sprint(resp.Revision))
+			return entry{obj: next, data: data, rev: resp.Revision}, nil
+		}
+		s.conflicts.Add(1)
+		if resp.KV == nil {
+			return entry{}, fmt.Errorf("%w: %s", errNotFound, key)
+		}
+		obj, err := decode(r, resp.KV.Value, resp.KV.ModRevision)
+		if err != nil {
+			return entry{}, err
+		}
+		cur, fromCache = entry{obj: obj, data: resp.KV.Value, rev: resp.KV.ModRevision}, false
+	}
+	return entry{}, fmt.Errorf("kube: update %s: gave up after %d conflicts", key, maxUpdateAttempts)
+}
+
+// remove is a Delete: Txn If(mod_revision = current) Then DeleteRange(key)
+// Else Range(key), from cached (nil reads first), retrying from the
+// returned object until it wins or the key is gone (errNotFound).
+func (s *store) remove(ctx context.Context, op string, r res, key string, cached *entry) error {
+	var rev int64
+	if cached != nil && cached.obj != nil {
+		rev = cached.rev
+	} else {
+		cur, err := s.get(ctx, op, r, key)
+		if err != nil {
+			return err
+		}
+		rev = cur.rev
+	}
+	for range maxUpdateAttempts {
+		var resp kubernetes.DeleteResponse
+		end, err := s.do(ctx, op, func(ctx context.Context) (err error) {
+			resp, err = s.kv.OptimisticDelete(ctx, key, rev, kubernetes.DeleteOptions{GetOnFailure: true})
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if resp.Succeeded {
+			s.wrote(r, key, resp.Revision, end)
+			return nil
+		}
+		s.conflicts.Add(1)
+		if resp.KV == nil {
+			return fmt.Errorf("%w: %s", errNotFound, key)
+		}
+		rev = resp.KV.ModRevision
+	}
+	return fmt.Errorf("kube: delete %s: gave up after %d conflicts", key, maxUpdateAttempts)
+}
+
+// list is a paginated List of r's prefix: Range(prefix, limit) pinned at
+// the first page's revision, each next page from the last key + "\x00".
+// It returns the entries and the revision they are consistent at.
+func (s *store) list(ctx context.Context, r res, limit int64) ([]entry, int64, error) {
+	prefix := s.keys.resourcePrefix(r)
+	var out []entry
+	var rev int64
+	cont := ""
+	for {
+		var resp kubernetes.ListResponse
+		_, err := s.do(ctx, "list "+r.name(), func(ctx context.Context) (err error) {
+			resp, err = s.kv.List(ctx, prefix, kubernetes.ListOptions{Revision: rev, Limit: limit, Continue: cont})
+			return err
+		})
+		if err != nil {
+			return nil, 0, err
+		}
+		if rev == 0 {
+			rev = resp.Revision // the header's revision, pinned for the next pages
+		}
+		for _, kv := range resp.Kvs {
+			obj, err := decode(r, kv.Value, kv.ModRevision)
+			if err != nil {
+				return nil, 0, err
+			}
+			out = append(out, entry{obj: obj, data: kv.Value, rev: kv.ModRevision})
+		}
+		// More pages when this one was full and the range holds more
+		// (etcd's Count is of the whole range from the continue key).
+		if limit == 0 || int64(len(resp.Kvs)) < limit || resp.Count <= int64(len(resp.Kvs)) {
+			return out, rev, nil
+		}
+		cont = string(resp.Kvs[len(resp.Kvs)-1].Key) + "\x00"
+	}
+}
+
+// count is Count: a count-only Range over r's prefix, as kube-apiserver's
+// object-count metric polls it.
+func (s *store) count(ctx context.Context, r res) (int64, error) {
+	var n int64
+	_, err := s.do(ctx, "count", func(ctx context.Context) (err error) {
+		n, err = s.kv.Count(ctx, s.keys.resourcePrefix(r), kubernetes.CountOptions{})
+		return err
+	})
+	return n, err
+}
+
+func isAlreadyExists(err error) bool { return errors.Is(err, errAlreadyExists) }
