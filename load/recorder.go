@@ -264,6 +264,12 @@ func summarize(h *hdrhistogram.Histogram, n int64, sum, sumsq, mn, mx float64) r
 	l.Mean = mean
 	l.Stddev = math.Sqrt(math.Max(0, sumsq/float64(n)-mean*mean)) // population, as etcd benchmark
 	l.Min, l.Max = mn, mx
+	// The histogram's percentiles are its buckets' upper edges, up to 0.1%
+	// above the value; none may pass the exact slowest or fall below the
+	// exact fastest.
+	for _, p := range []*float64{&l.P10, &l.P25, &l.P50, &l.P75, &l.P90, &l.P95, &l.P99, &l.P999} {
+		*p = math.Min(math.Max(*p, mn), mx)
+	}
 	return l
 }
 

@@ -59,7 +59,7 @@ func kubeText(run result.Run, cfg *result.KubeConfig) string {
 		t     Table
 	}{
 		{"  etcd requests by verb and resource:\n", kubeRequests(run)},
-		{"  components (client-side limits as run):\n", kubeComponents(k)},
+		{"  components (client-side limits as run; where each default comes from: -o json or the HTML report):\n", kubeComponentsBrief(k)},
 		{"  Kubernetes API SLOs (kubernetes/community sig-scalability/slos/slos.md), on etcd's part of each call:\n", kubeSLOs(k)},
 	} {
 		if len(t.t.Rows) > 0 {
@@ -113,6 +113,17 @@ func kubeComponents(k *result.KubeRun) Table {
 			workers = fmt.Sprint(c.Workers)
 		}
 		t.Rows = append(t.Rows, []string{c.Name, fmt.Sprintf("%g", c.QPS), fmt.Sprint(c.Burst), workers, humanize.Comma(c.Requests), secs3(c.ThrottledSeconds), c.Source})
+	}
+	return t
+}
+
+// kubeComponentsBrief is kubeComponents without the sources, for the
+// terminal.
+func kubeComponentsBrief(k *result.KubeRun) Table {
+	t := kubeComponents(k)
+	t.Header = t.Header[:len(t.Header)-1]
+	for i, r := range t.Rows {
+		t.Rows[i] = r[:len(r)-1]
 	}
 	return t
 }
