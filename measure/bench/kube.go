@@ -102,8 +102,14 @@ func (c *Config) kubeSpec() kube.Spec {
 	return s
 }
 
-// runKube runs the Kubernetes-shaped workload's iterations.
+// runKube runs the Kubernetes-shaped workload's iterations. On a cluster
+// etcdlab did not start, kube-apiserver's compaction (which compacts the
+// whole key space, everyone's history) stays off unless Compact says so.
 func (c *Config) runKube(ctx context.Context, t *target, doc *result.Document) error {
+	if t.local == nil && !c.Compact {
+		c.Kube.Limits.CompactionInterval = -1
+		doc.Notes = append(doc.Notes, "kube-apiserver's compaction every 5 min is off: it compacts the whole cluster, not only the workload's keys (--compact turns it on)")
+	}
 	for it := 1; it <= c.Iterations && ctx.Err() == nil; it++ {
 		name := runName(c, 1, 0, it)
 		s := c.kubeSpec()
