@@ -49,7 +49,7 @@ type recShard struct {
 
 // opAcc accumulates one operation's results in one shard.
 type opAcc struct {
-	lat, svc      *hdrhistogram.Histogram
+	lat, svc      *hdrhistogram.Histogram // nil until the first success (svc only in open loop)
 	n             int64
 	sum, sumsq    float64 // seconds, for the exact mean and stddev
 	min, max      float64
@@ -70,10 +70,7 @@ func newRecorder(ops int, open bool, start time.Time) *recorder {
 		r.shards[i].per = make([]opAcc, ops)
 		for j := range r.shards[i].per {
 			a := &r.shards[i].per[j]
-			a.lat, a.min = newHist(), math.Inf(1)
-			if open {
-				a.svc = newHist()
-			}
+			a.min = math.Inf(1) // histograms come with the first success: a workload of many operations (load/kube) records most of them on few shards
 			a.errsByCode, a.errsByMessage = map[string]int64{}, map[string]int64{}
 		}
 	}
@@ -118,6 +115,12 @@ func (r *recorder) record(w, op int, intended, sent, end time.Time, err error) {
 	}
 	lat := end.Sub(intended)
 	secs := lat.Seconds()
+	if a.lat == nil {
+		a.lat = newHist()
+		if r.open {
+			a.svc = newHist()
+		}
+	}
 	_ = a.lat.RecordValue(clampMicros(lat))
 	if a.svc != nil {
 		_ = a.svc.RecordValue(clampMicros(end.Sub(sent)))
@@ -205,7 +208,9 @@ func (r *recorder) stats(op int, elapsed time.Duration) result.Stats {
 				continue
 			}
 			a := &sh.per[j]
-			lat.Merge(a.lat)
+			if a.lat != nil {
+				lat.Merge(a.lat)
+			}
 			if a.svc != nil {
 				svc.Merge(a.svc)
 			}

@@ -60,13 +60,24 @@ func TestBuiltinParameters(t *testing.T) {
 		return p
 	}
 	// 000: the article's command verbatim, over TLS, on the four presets.
+	// And the Kubernetes test: the manifest, 10 runs per scenario.
 	mc := plan("multicloud", "full")
-	if len(mc.Cells) != 4 {
+	if len(mc.Cells) != 8 {
 		t.Fatalf("multicloud: %d cells", len(mc.Cells))
 	}
 	for i, c := range mc.Cells {
 		cfg := c.Bench.Config
-		if c.Setup.Topology != "multicloud-"+string(rune('0'+i)) || !c.Setup.TLS || !cfg.TargetLeader || cfg.Conns[0] != 1 || cfg.Clients[0] != 1 ||
+		if c.Setup.Topology != "multicloud-"+string(rune('0'+i/2)) || !c.Setup.TLS {
+			t.Errorf("multicloud cell %s: setup %+v", c.ID, c.Setup)
+		}
+		if i%2 == 1 {
+			k := cfg.Kube
+			if cfg.Command != "kube" || k.Deployments != 10 || k.Replicas != 50 || !k.Services || k.Nodes != 6 || cfg.Iterations != 10 {
+				t.Errorf("multicloud cell %s: %+v", c.ID, cfg)
+			}
+			continue
+		}
+		if !cfg.TargetLeader || cfg.Conns[0] != 1 || cfg.Clients[0] != 1 ||
 			cfg.KeySize != 8 || !cfg.SequentialKeys || cfg.Total != 10000 || cfg.ValSize != 256 {
 			t.Errorf("multicloud cell %s: %+v", c.ID, cfg)
 		}
@@ -76,6 +87,12 @@ func TestBuiltinParameters(t *testing.T) {
 		if p.Match["setup"] == "multicloud-0" {
 			pub[p.Metric] = p.Value
 		}
+		if p.Metric == "time_to_ready_seconds" {
+			pub[p.Match["setup"]] = p.Value
+		}
+	}
+	if pub["multicloud-0"] != 66.1 || pub["multicloud-1"] != 69.8 || pub["multicloud-2"] != 82.9 || pub["multicloud-3"] != 128.9 {
+		t.Errorf("multicloud's times to Ready: %v", pub)
 	}
 	if pub["throughput_rps"] != 196.5 || pub["p50_seconds"] != 0.0049 || pub["p99_seconds"] != 0.0089 {
 		t.Errorf("multicloud published: %v", pub)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/etcdlab/etcdlab/emulate/wan"
 	"github.com/etcdlab/etcdlab/lab/cluster"
+	"github.com/etcdlab/etcdlab/measure/bench"
 )
 
 // The estimate's model. It is an estimate, said to be one wherever it is
@@ -80,6 +81,9 @@ func (s *Spec) estimate(c *Cell) time.Duration {
 		return overhead + checkProbe + time.Duration(levels)*(ld+checkLevelOverhead)
 	}
 	cfg := c.Bench.Config
+	if cfg.Command == bench.CmdKube {
+		return overhead + time.Duration(cfg.Iterations)*kubeRunTime(cfg, lat)
+	}
 	runTime := func(clients int, total int64, d time.Duration) time.Duration {
 		rate := math.Min(float64(clients)/lat.Seconds(), maxThroughput)
 		if cfg.Rate > 0 {
@@ -173,4 +177,22 @@ func delayP50(spec string) time.Duration {
 func levelSpan(first, last string) int {
 	idx := map[string]int{"": 0, "s": 0, "m": 1, "l": 2, "xl": 3}
 	return max(1, idx[last]-idx[first]+1)
+}
+
+// kubeRunTime models one bench kube run: the replicaset controller's pod
+// creates and their events through its client limit (the measured limit of
+// the default manifest: 25 s for 500 pods on this machine), a few chains of
+// round trips per pod batch, and the deletion afterwards.
+func kubeRunTime(cfg bench.Config, lat time.Duration) time.Duration {
+	k := cfg.Kube
+	if k.Mode == "steady" {
+		return cfg.Duration + 5*time.Second
+	}
+	pods := float64(k.Deployments * k.Replicas)
+	qps := k.Limits.ControllerManager.QPS
+	if qps <= 0 {
+		qps = 20
+	}
+	limited := time.Duration(pods / qps * float64(time.Second))
+	return limited + 40*lat + 5*time.Second
 }
