@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# What the Kubernetes-shaped workload's emulator costs (issue 15 bars: the
+# emulator's own CPU at most 25% of the cluster members' CPU during the
+# default workload; --nodes 5000 steady state, 500 lease renewals a second
+# plus status updates, sustained by one process).
+#
+# One 3-member cluster from `etcdlab cluster up`, then ROUNDS runs of
+# `bench kube` with its defaults against it, each measured side by side:
+# the etcdlab bench process's CPU (its rusage: the whole emulator, its
+# scraping included) and the three members' (utime + stime from
+# /proc/PID/stat, before and after). Prints each round and the median
+# ratio. Then one steady run of STEADY_NODES nodes for STEADY seconds:
+# lease renewals per second achieved against nodes/10, and the CPU of
+# both sides.
+#
+#   perf/kube-cost.sh [ROUNDS=3] [STEADY_NODES=5000] [STEADY=60s]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rounds=${1:-3}
+nodes=${2:-5000}
+steady=${3:-60s}
+work=$(mktemp -d "$PWD/.perf-kube-XXXXXX")
+bin=$(mktemp -d)/etcdlab
+up=
+cleanup() {
+  if [ -n "$up" ]; then kill "$up" 2>/dev/null || true; wait "$up" 2>/dev/null || true; fi
+  rm -rf "$(dirname "$bin")" "$work"
+}
+trap cleanup EXIT
+go build -o "$bin" ./cmd/etcdlab
+(cd "$work" && exec "$bin" cluster up --members 3 >up.out 2>up.err) &
+up=$!
+until [ -s "$work/.etcdlab/cluster.json" ]; do
+  kill -0 "$up" 2>/dev/null || { cat "$work/up.err"; exit 1; }
+  sleep 0.05
+done
+
+python3 - "$bin" "$work" "$rounds" "$nodes" "$steady" <<'EOF'
+import json, os, resource, statistics, subprocess, sys, time
+
+binary, work, rounds, nodes, steady = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+state = json.load(open(os.path.join(work, ".etcdlab/cluster.json")))
+pids = [m["pid"] for m in state["members"]]
+tick = os.sysconf("SC_CLK_TCK")
+eps = ",".join(state["endpoints"])
+
+def members_cpu():
+    total = 0.0
+    for pid in pids:
+        fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+        total += (int(fields[11]) + int(fields[12])) / tick
+    return total
+
+def bench(*args):
+    before, ru0, t0 = members_cpu(), resource.getrusage(resource.RUSAGE_CHILDREN), time.time()
+    out = subprocess.run([binary, "bench", "--quiet", "-o", "json", "--endpoints=" + eps, "kube", *args],
+                         check=True, capture_output=True, text=True, cwd=work).stdout
+    ru1, t1 = resource.getrusage(resource.RUSAGE_CHILDREN), time.time()
+    emu = (ru1.ru_utime - ru0.ru_utime) + (ru1.ru_stime - ru0.ru_stime)
+    return json.loads(out), emu, members_cpu() - before, t1 - t0
+
+ratios = []
+for i in range(rounds):
+    doc, emu, mem, wall = bench()
+    k = doc["runs"][0]["kube"]
+    ratios.append(emu / mem)
+    print(f"round {i+1}: {k['pods_ready']}/{k['pods']} pods Ready in {k['time_to_ready_seconds']:.1f} s; "
+          f"emulator {emu:.2f} CPU-s, members {mem:.2f} CPU-s over {wall:.1f} s: ratio {emu/mem:.3f}")
+print(f"default workload: median emulator/members CPU {statistics.median(ratios):.3f} (bar 0.25)")
+
+doc, emu, mem, wall = bench(f"--nodes={nodes}", "--steady", f"--duration={steady}")
+run = doc["runs"][0]
+secs = run["duration_seconds"]
+ops = {o["name"]: o for o in run.get("ops", [])}
+renew = sum(o["requests"] for n, o in ops.items() if n.startswith("update leases") or n.startswith("patch leases"))
+status = sum(o["requests"] for n, o in ops.items() if "nodes/status" in n)
+errors = sum(sum(o.get("errors", {}).values()) for o in ops.values())
+print(f"steady {nodes} nodes, {secs:.0f} s: {renew/secs:.0f} lease renewals/s (want {nodes/10:.0f}), "
+      f"{status/secs:.0f} node status updates/s, {errors} errors; emulator {emu/wall:.2f} cores, members {mem/wall:.2f} cores over {wall:.0f} s wall")
+EOF
