@@ -128,6 +128,9 @@ func CellBottleneck(doc *result.Document, i int, o Options) *result.Bottleneck {
 	if b := j.fault(c.Faults); b != nil {
 		return b
 	}
+	if b := j.kubeLimit(c); b != nil {
+		return j.withFaults(b, c.Faults)
+	}
 	if b := j.followedRate(); b != nil {
 		return b
 	}

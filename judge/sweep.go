@@ -289,6 +289,8 @@ func Describe(resource string) string {
 		return "the backend quota"
 	case ResourceFault:
 		return "a fault"
+	case ResourceRateLimit:
+		return "a Kubernetes component's client rate limit"
 	case ResourceOverload:
 		return "overload (requests timed out without a fault)"
 	case ResourceNone:

@@ -1,0 +1,78 @@
+package judge
+
+import (
+	"fmt"
+
+	"github.com/etcdlab/etcdlab/result"
+)
+
+// ResourceRateLimit is a Kubernetes component's client-side rate limit
+// (bench kube): the control plane, not etcd, set the pace.
+const ResourceRateLimit = "rate-limit"
+
+// rateLimitShare is the share of the time to Ready from which the slowest
+// component's rate-limit floor is named as the limit.
+const rateLimitShare = 0.7
+
+// kubeLimit is a bench kube cell's statement when a component's client
+// rate limit accounts for most of the time to every pod Ready: the least
+// time its requests need at its QPS after its burst, per instance
+// (kubelets are many), in the last run that reached Ready; nil otherwise
+// (the general rules then judge the cell).
+func (j *judgement) kubeLimit(c *result.Cell) *result.Bottleneck {
+	var k *result.KubeRun
+	for i := len(c.Runs) - 1; i >= 0; i-- {
+		if r := c.Runs[i].Kube; r != nil && r.TimeToReadySeconds > 0 {
+			k = r
+			break
+		}
+	}
+	if k == nil {
+		return nil
+	}
+	var worst *result.KubeComponent
+	var floor float64
+	for i := range k.Components {
+		comp := &k.Components[i]
+		if comp.QPS <= 0 {
+			continue
+		}
+		if f := componentFloor(comp); f > floor {
+			worst, floor = comp, f
+		}
+	}
+	if worst == nil || floor < rateLimitShare*k.TimeToReadySeconds || worst.ThrottledSeconds <= 0 {
+		return nil
+	}
+	j.f["time_to_ready_seconds"], j.f["rate_limit_floor_seconds"], j.f["component_qps"] = k.TimeToReadySeconds, floor, worst.QPS
+	s := fmt.Sprintf("Kubernetes' client-side rate limit set the time to Ready: %s sent %s requests in the run through its %g QPS limit (burst %d), at least %s of sending, and its requests waited %s for the limiter in all; every pod was Ready after %s",
+		worst.Name, count(float64(worst.Requests)), worst.QPS, worst.Burst, secs(floor), secs(worst.ThrottledSeconds), secs(k.TimeToReadySeconds))
+	s += fmt.Sprintf("; etcd's part: request p50 %s", secs(j.m.P50.Mean))
+	if r := j.rttClause(); r != "" {
+		s += ", " + r
+	}
+	if cc := j.cpuClause(); cc != "" {
+		s += "; " + cc
+	}
+	return j.done(ResourceRateLimit, s+".")
+}
+
+// componentFloor is the least time a component's requests take at its
+// limit: those past the burst at QPS, per instance ("kubelet ×6").
+func componentFloor(c *result.KubeComponent) float64 {
+	n := 1
+	if _, err := fmt.Sscanf(lastWord(c.Name), "×%d", &n); err != nil || n < 1 {
+		n = 1
+	}
+	per := float64(c.Requests) / float64(n)
+	return max(0, per-float64(c.Burst)) / c.QPS
+}
+
+func lastWord(s string) string {
+	for i := len(s) - 1; i >= 0; i-- {
+		if s[i] == ' ' {
+			return s[i+1:]
+		}
+	}
+	return s
+}
