@@ -85,4 +85,6 @@ type KubeConfig struct {
 	ContainerStart Duration `json:"container_start,omitempty"`
 	ChurnPerMinute float64  `json:"churn_per_minute,omitempty"`
 	ReadyTimeout   Duration `json:"ready_timeout,omitempty"`
+	APIServers     int      `json:"apiservers,omitempty"`
+	Teardown       bool     `json:"teardown,omitempty"`
 }

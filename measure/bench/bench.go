@@ -259,7 +259,7 @@ func (cfg *Config) describe() *result.BenchConfig {
 		k := cfg.Kube
 		bc.Kube = &result.KubeConfig{Mode: k.Mode, Deployments: k.Deployments, Replicas: k.Replicas, Services: k.Services, Namespace: k.Namespace,
 			Nodes: k.Nodes, PodsPerNode: k.PodsPerNode, ImagePull: result.Duration(k.ImagePull), ContainerStart: result.Duration(k.ContainerStart),
-			ChurnPerMinute: k.ChurnPerMinute, ReadyTimeout: result.Duration(k.Timeout)}
+			ChurnPerMinute: k.ChurnPerMinute, ReadyTimeout: result.Duration(k.Timeout), APIServers: k.APIServers, Teardown: k.Teardown}
 	case CmdWatchLatency:
 		bc.Workload = &result.Workload{Streams: cfg.Streams, WatchersPerStream: cfg.WatchersPerStream, PutTotal: cfg.PutTotal, PutRate: cfg.PutRate,
 			PrevKV: new(cfg.PrevKV), ValSize: new(cfg.ValSize)}

@@ -42,7 +42,7 @@ func FlagNames() map[string]string {
 		// bench kube's client limits
 		"ControllerManagerQPS": "--controller-manager-qps", "ControllerManagerBurst": "--controller-manager-burst",
 		"SchedulerQPS": "--scheduler-qps", "SchedulerBurst": "--scheduler-burst",
-		"KubeletQPS": "--kubelet-qps", "KubeletBurst": "--kubelet-burst",
+		"KubeletQPS": "--kubelet-qps", "KubeletBurst": "--kubelet-burst", "ReadyTimeout": "--ready-timeout",
 	}
 }
 

@@ -38,7 +38,9 @@ func (o *kubeOptions) register(fl *pflag.FlagSet) {
 	fl.DurationVar(&s.ImagePull, "image-pull", 0, "time each pod waits for its image after being bound (etcd does not cause it; reported apart)")
 	fl.DurationVar(&s.ContainerStart, "container-start", 0, "time each pod's containers take to start (etcd does not cause it; reported apart)")
 	fl.BoolVar(&o.steady, "steady", false, "steady state for --duration: node lease renewals and status updates, deployment churn")
-	fl.Float64Var(&s.ChurnPerMinute, "churn-per-minute", 0, "steady state: deployments deleted and re-created per minute")
+	fl.Float64Var(&s.ChurnPerMinute, "churn-per-minute", 1, "steady state: deployments deleted and re-created per minute (-1: none)")
+	fl.IntVar(&s.APIServers, "apiservers", 3, "emulated kube-apiservers, each with its own watch caches (the field report's 3 control-plane nodes)")
+	fl.BoolVar(&s.Teardown, "teardown", false, "after every pod is Ready, delete the manifest through the control plane (garbage collector, kubelets) and measure it")
 	fl.DurationVar(&s.Timeout, "ready-timeout", 10*time.Minute, "give up waiting for every pod Ready after this long")
 	fl.Float64Var(&l.ControllerManager.QPS, "controller-manager-qps", l.ControllerManager.QPS, "kube-controller-manager --kube-api-qps (per controller client)")
 	fl.IntVar(&l.ControllerManager.Burst, "controller-manager-burst", l.ControllerManager.Burst, "kube-controller-manager --kube-api-burst")
@@ -75,8 +77,11 @@ func (c *Config) validateKube() error {
 	if s.Mode == kube.ModeSteady && c.Duration <= 0 {
 		return invalid.Errorf("a steady-state run ({Steady}) needs a {Duration}")
 	}
-	if s.ImagePull < 0 || s.ContainerStart < 0 || s.ChurnPerMinute < 0 || s.Timeout < 0 {
-		return invalid.Errorf("{ImagePull}, {ContainerStart}, {ChurnPerMinute} and {ReadyTimeout} must not be negative")
+	if s.ImagePull < 0 || s.ContainerStart < 0 || s.Timeout < 0 {
+		return invalid.Errorf("{ImagePull}, {ContainerStart} and {ReadyTimeout} must not be negative")
+	}
+	if s.APIServers < 1 {
+		return invalid.Errorf("{Apiservers} must be at least 1, not %d", s.APIServers)
 	}
 	l := s.Limits
 	bad := func(cl kube.ClientLimits) bool { return cl.QPS <= 0 || cl.Burst < 1 }

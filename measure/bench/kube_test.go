@@ -1,0 +1,53 @@
+package bench
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/etcdlab/etcdlab/lab/cluster"
+)
+
+// TestKubeOnForeignCluster: bench kube's command line, parsed as a person
+// types it, runs on a cluster etcdlab did not start: every pod Ready,
+// requests by verb and resource, the members scraped, kube-apiserver's
+// compaction off (it would compact everyone's history), and nothing left
+// under the prefix.
+func TestKubeOnForeignCluster(t *testing.T) {
+	t.Parallel()
+	c, cli := foreign(t, cluster.Options{})
+	cl, err := ParseArgs([]string{"--endpoints=" + strings.Join(c.Client().Endpoints, ","), "--prefix=/kube-test/", "--request-timeout=10s",
+		"kube", "--deployments=2", "--replicas=3", "--nodes=2", "--apiservers=1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := cl.Config
+	cfg.ScrapeInterval = DefaultScrapeInterval
+	doc, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Runs) != 1 || doc.Runs[0].Kube == nil || doc.Bench.Kube == nil || doc.Bench.Kube.Replicas != 3 {
+		t.Fatalf("runs %+v, bench %+v", doc.Runs, doc.Bench)
+	}
+	r := doc.Runs[0]
+	k := r.Kube
+	if k.PodsReady != 6 || k.Pods != 6 || k.TimeToReadySeconds <= 0 || r.Server == nil || r.LoadCPUCores <= 0 {
+		t.Fatalf("kube %+v, server %v, load CPU %g", k, r.Server != nil, r.LoadCPUCores)
+	}
+	var creates int64
+	for _, o := range r.Ops {
+		if o.Name == "create pods" {
+			creates = o.Requests
+		}
+	}
+	if creates != 6 {
+		t.Errorf("create pods: %d requests, want 6", creates)
+	}
+	if !strings.Contains(strings.Join(doc.Notes, "\n"), "compaction every 5 min is off") {
+		t.Errorf("notes lack the compaction being off: %q", doc.Notes)
+	}
+	if n := count(t, cli, "/kube-test/"); n != 0 {
+		t.Errorf("%d keys left under the prefix", n)
+	}
+}
