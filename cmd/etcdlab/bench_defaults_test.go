@@ -276,7 +276,8 @@ func TestBenchConfigFromFlags(t *testing.T) {
 // name is rendered as a flag of some bench subcommand.
 func TestBenchParamNames(t *testing.T) {
 	t.Parallel()
-	notFlags := map[string]bool{"Command": true, "Args": true, "Conn": true, "LocalBaseDir": true, "Log": true, "Progress": true, "Cluster": true, "RunStarted": true}
+	notFlags := map[string]bool{"Command": true, "Args": true, "Conn": true, "LocalBaseDir": true, "Log": true, "Progress": true, "Cluster": true, "RunStarted": true,
+		"CleanedUp": true, "Kube": true} // a hook; bench kube's options, whose fields are its flags (TestKubeFlagNames)
 	b := (&app{stdout: io.Discard, stderr: io.Discard}).newBench()
 	typ := reflect.TypeFor[bench.Config]()
 	for i := range typ.NumField() {
@@ -356,6 +357,30 @@ func TestParseArgsSameAsCLI(t *testing.T) {
 		_ = sub.ParseFlags(rest)
 		if wantOut := b.commandLine(sub, sub.Flags().Args()).Output; got.Output != wantOut {
 			t.Errorf("%q: output %+v, the CLI's %+v (%s)", line, got.Output, wantOut, c.Name())
+		}
+	}
+}
+
+// TestKubeFlagNames: every option bench kube's errors name is a flag of
+// bench kube.
+func TestKubeFlagNames(t *testing.T) {
+	t.Parallel()
+	b := (&app{stdout: io.Discard, stderr: io.Discard}).newBench()
+	var kube *cobra.Command
+	for _, c := range b.cmd.Commands() {
+		if c.Name() == bench.CmdKube {
+			kube = c
+		}
+	}
+	if kube == nil {
+		t.Fatal("no bench kube")
+	}
+	for _, field := range []string{"Deployments", "Replicas", "Nodes", "PodsPerNode", "Steady", "Duration", "ImagePull", "ContainerStart", "ReadyTimeout",
+		"Apiservers", "ControllerManagerQPS", "ControllerManagerBurst", "SchedulerQPS", "SchedulerBurst", "KubeletQPS", "KubeletBurst",
+		"ConcurrentDeploymentSyncs", "ConcurrentReplicasetSyncs"} {
+		name := strings.TrimPrefix(flagNamer(kube)(field), "--")
+		if kube.Flags().Lookup(name) == nil && kube.InheritedFlags().Lookup(name) == nil {
+			t.Errorf("{%s} renders as --%s, which bench kube does not have", field, name)
 		}
 	}
 }
