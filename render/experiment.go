@@ -80,7 +80,7 @@ func newExpModel(doc *result.Document) expModel {
 		m.Overall = judge.SweepBottleneck(doc, judge.Options{})
 		m.Computed = m.Computed || m.Overall != nil
 	}
-	m.Published = publishedRows(e, m.Cells)
+	m.Published = append(publishedRows(e, m.Cells), publishedRatios(e, m.Cells)...)
 	m.Gains = gains(m.Cells)
 	m.Figures = append(m.Figures, m.sweepFigures()...)
 	panels, note := m.panelFigures()

@@ -41,6 +41,55 @@ func publishedRows(e *result.Experiment, cells []expCell) []publishedRow {
 	return rows
 }
 
+// publishedRatios compares the article's growth with ours: for a metric
+// the article gives for one workload in several setups (the multi-cloud
+// article's time to Ready per scenario), the last setup's value over the
+// first's, the article's and ours side by side.
+func publishedRatios(e *result.Experiment, cells []expCell) []publishedRow {
+	type point struct {
+		setup   string
+		article float64
+		ours    float64
+		ok      bool
+		note    string
+	}
+	byKey := map[string][]point{}
+	var order []string
+	for _, p := range e.Published {
+		setup, wl := p.Match["setup"], p.Match["workload"]
+		if setup == "" || len(p.Match) != 2 || wl == "" || p.Value == 0 {
+			continue
+		}
+		key := p.Metric + "\x00" + wl
+		if _, seen := byKey[key]; !seen {
+			order = append(order, key)
+		}
+		pt := point{setup: setup, article: p.Value, note: p.Note}
+		for _, c := range cells {
+			if matches(p.Match, c.Cell) {
+				pt.ours, pt.ok = ourValue(c, p.Metric)
+			}
+		}
+		byKey[key] = append(byKey[key], pt)
+	}
+	var rows []publishedRow
+	for _, key := range order {
+		pts := byKey[key]
+		if len(pts) < 2 {
+			continue
+		}
+		first, last := pts[0], pts[len(pts)-1]
+		metric, _, _ := strings.Cut(key, "\x00")
+		ours := "not measured by etcdlab"
+		if first.ok && last.ok && first.ours > 0 {
+			ours = fmt.Sprintf("%.2f", last.ours/first.ours)
+		}
+		rows = append(rows, publishedRow{Cell: last.setup + " / " + first.setup, Metric: metricName(metric) + " (ratio)",
+			Published: fmt.Sprintf("%.2f", last.article/first.article), Ours: ours, Note: last.note})
+	}
+	return rows
+}
+
 // matches reports whether a published figure's Match selects c: "cell"
 // (or "id") is the cell's ID, "setup" and "workload" its matrix entries,
 // any other key one of its params.

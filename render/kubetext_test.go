@@ -77,3 +77,31 @@ func TestKubeHTML(t *testing.T) {
 		}
 	}
 }
+
+// TestPublishedRatio: the article's growth from its first scenario to its
+// last beside ours, for a metric it gives per setup.
+func TestPublishedRatio(t *testing.T) {
+	t.Parallel()
+	k := kubeFixture()
+	cell := func(setup string, ttr float64) result.Cell {
+		runs := []result.Run{k.Runs[0]}
+		kr := *runs[0].Kube
+		kr.TimeToReadySeconds = ttr
+		runs[0].Kube = &kr
+		return result.Cell{ID: setup + "/kube", Setup: setup, Workload: "kube", Status: result.CellOK, Params: map[string]string{"setup": setup, "workload": "kube"},
+			Runs: runs, Summaries: []result.Summary{{Name: "kube", Iterations: 1}}}
+	}
+	doc := &result.Document{SchemaVersion: result.SchemaVersion, Kind: result.KindExperiment, Environment: result.Environment{CPUs: 2},
+		Experiment: &result.Experiment{Name: "mc", Cells: []result.Cell{cell("multicloud-0", 25), cell("multicloud-3", 26)},
+			Published: []result.Published{
+				{Match: map[string]string{"setup": "multicloud-0", "workload": "kube"}, Metric: "time_to_ready_seconds", Value: 66.1},
+				{Match: map[string]string{"setup": "multicloud-3", "workload": "kube"}, Metric: "time_to_ready_seconds", Value: 128.9},
+			}}}
+	var b bytes.Buffer
+	if err := ExperimentText(&b, doc, TerminalOptions{Wide: true}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "| multicloud-3 / multicloud-0 | time to every pod Ready (ratio) | 1.95") || !strings.Contains(b.String(), "| 1.04 ") {
+		t.Errorf("no ratio row:\n%s", b.String())
+	}
+}
