@@ -31,6 +31,7 @@ func newAPIServer(id int, st *store, lim Limits, granted *grantedLeases) *apiser
 	}
 	a.caches[resPods].index("owner", ownerIndex)
 	a.caches[resPods].index("namespace", namespaceIndex)
+	a.caches[resPods].index("label", labelIndex)
 	a.caches[resReplicaSets].index("owner", ownerIndex)
 	a.caches[resSlices].index("owner", ownerIndex)
 	a.caches[resServices].index("namespace", namespaceIndex)

@@ -76,7 +76,16 @@ type backend struct {
 func (c *endpointsController) backends(svc *corev1.Service) []backend {
 	sel := labels.SelectorFromSet(svc.Spec.Selector)
 	var out []backend
-	for _, e := range c.api.cache(resPods).byIndex("namespace", svc.Namespace) {
+	if len(svc.Spec.Selector) == 0 {
+		return nil // a service without a selector has no pods (its endpoints are managed by hand)
+	}
+	var k0 string // any one pair: every selected pod carries it
+	for k := range svc.Spec.Selector {
+		if k0 == "" || k < k0 {
+			k0 = k
+		}
+	}
+	for _, e := range c.api.cache(resPods).byIndex("label", labelKey(svc.Namespace, k0, svc.Spec.Selector[k0])) {
 		p := e.obj.(*corev1.Pod)
 		if p.Status.PodIP == "" || p.DeletionTimestamp != nil || !sel.Matches(labels.Set(p.Labels)) {
 			continue

@@ -240,5 +240,20 @@ func ownerIndex(o object) []string {
 	return nil
 }
 
+// labelIndex indexes objects by each of their labels, as
+// "namespace/key=value": a selector's pods are among those of any one of
+// its pairs (the endpoints controllers' lookups, which would otherwise
+// scan the namespace on every sync).
+func labelIndex(o object) []string {
+	ls := o.GetLabels()
+	out := make([]string, 0, len(ls))
+	for k, v := range ls {
+		out = append(out, labelKey(o.GetNamespace(), k, v))
+	}
+	return out
+}
+
+func labelKey(ns, k, v string) string { return ns + "/" + k + "=" + v }
+
 // namespaceIndex indexes objects by namespace.
 func namespaceIndex(o object) []string { return []string{o.GetNamespace()} }
