@@ -118,6 +118,9 @@ func CellBottleneck(doc *result.Document, i int, o Options) *result.Bottleneck {
 		return unknown("the cell has no measured run")
 	}
 	j := judgement{m: m, at: loadPhrase(m), cpu: cpuContext(doc, c, o), rtt: rttOf(c, m, o)}
+	if pods := kubePods(c); pods > 0 {
+		j.at = "in the Kubernetes run of " + plural(float64(pods), "pod", "pods") // its "clients" are the control plane's components
+	}
 	if d := setupDisk(exp, c.Setup); d != nil {
 		j.diskIOPS, j.diskP99 = d.IOPS, d.SyncLatency.At(99)
 	}

@@ -57,6 +57,16 @@ func (j *judgement) kubeLimit(c *result.Cell) *result.Bottleneck {
 	return j.done(ResourceRateLimit, s+".")
 }
 
+// kubePods is the pods of a bench kube cell's manifest, 0 for other cells.
+func kubePods(c *result.Cell) int {
+	for _, r := range c.Runs {
+		if r.Kube != nil {
+			return r.Kube.Pods
+		}
+	}
+	return 0
+}
+
 // componentFloor is the least time a component's requests take at its
 // limit: those past the burst at QPS, per instance ("kubelet ×6").
 func componentFloor(c *result.KubeComponent) float64 {

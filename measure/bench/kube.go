@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 
@@ -116,7 +117,10 @@ func (c *Config) runKube(ctx context.Context, t *target, doc *result.Document) e
 		doc.Notes = append(doc.Notes, "kube-apiserver's compaction every 5 min is off: it compacts the whole cluster, not only the workload's keys (--compact turns it on)")
 	}
 	for it := 1; it <= c.Iterations && ctx.Err() == nil; it++ {
-		name := runName(c, 1, 0, it)
+		name := CmdKube
+		if c.Iterations > 1 {
+			name += fmt.Sprintf(" iteration=%d", it)
+		}
 		s := c.kubeSpec()
 		if c.Progress != nil {
 			s.Progress = func(ready, total int) { c.Progress(name, int64(ready), int64(total)) }
