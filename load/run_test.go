@@ -319,7 +319,11 @@ func TestAuthRefresh(t *testing.T) {
 	changed := make(chan error, 1)
 	go func() {
 		time.Sleep(500 * time.Millisecond)
-		_, err := acli.UserChangePassword(ctx, "root", pw)
+		// Its own deadline: the setup's may be spent by now, and the
+		// change hashes the password with bcrypt in the race-built member.
+		cctx, ccancel := context.WithTimeout(context.Background(), 15*time.Second)
+		defer ccancel()
+		_, err := acli.UserChangePassword(cctx, "root", pw)
 		changed <- err
 	}()
 	r, err := s.Run(context.Background(), Spec{Clients: 4, Duration: 1500 * time.Millisecond, RequestTimeout: 5 * time.Second})
