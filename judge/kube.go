@@ -2,6 +2,7 @@ package judge
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/etcdlab/etcdlab/result"
 )
@@ -71,18 +72,9 @@ func kubePods(c *result.Cell) int {
 // limit: those past the burst at QPS, per instance ("kubelet ×6").
 func componentFloor(c *result.KubeComponent) float64 {
 	n := 1
-	if _, err := fmt.Sscanf(lastWord(c.Name), "×%d", &n); err != nil || n < 1 {
+	if _, err := fmt.Sscanf(c.Name[strings.LastIndexByte(c.Name, ' ')+1:], "×%d", &n); err != nil || n < 1 {
 		n = 1
 	}
 	per := float64(c.Requests) / float64(n)
 	return max(0, per-float64(c.Burst)) / c.QPS
-}
-
-func lastWord(s string) string {
-	for i := len(s) - 1; i >= 0; i-- {
-		if s[i] == ' ' {
-			return s[i+1:]
-		}
-	}
-	return s
 }

@@ -164,42 +164,22 @@ func (a *apiserver) patchEvent(ctx context.Context, c *client, ns, name string, 
 // readiness probe of kube-apiserver calls every HealthCheckInterval: a Get
 // of /registry/health.
 func (a *apiserver) health(ctx context.Context) {
-	if a.lim.HealthCheckInterval <= 0 {
-		return
-	}
-	t := time.NewTicker(a.lim.HealthCheckInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			_, _ = a.st.do(ctx, "get health", func(ctx context.Context) error {
-				_, err := a.st.cli.Get(ctx, a.st.keys.health())
-				return err
-			})
-		}
-	}
+	every(ctx, a.lim.HealthCheckInterval, func() {
+		_, _ = a.st.do(ctx, "get health", func(ctx context.Context) error {
+			_, err := a.st.cli.Get(ctx, a.st.keys.health())
+			return err
+		})
+	})
 }
 
 // countObjects polls the object count of every resource each
 // CountPollPeriod (kube-apiserver's --etcd-count-metric-poll-period).
 func (a *apiserver) countObjects(ctx context.Context) {
-	if a.lim.CountPollPeriod <= 0 {
-		return
-	}
-	t := time.NewTicker(a.lim.CountPollPeriod)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			for _, r := range allResources() {
-				_, _ = a.st.count(ctx, r)
-			}
+	every(ctx, a.lim.CountPollPeriod, func() {
+		for _, r := range allResources() {
+			_, _ = a.st.count(ctx, r)
 		}
-	}
+	})
 }
 
 // compactLoop is kube-apiserver's compactor (k8s.io/apiserver
@@ -210,15 +190,8 @@ func (a *apiserver) countObjects(ctx context.Context) {
 // removes it.
 func (a *apiserver) compactLoop(ctx context.Context) {
 	key := a.st.keys.root + "compact_rev_key"
-	t := time.NewTicker(a.lim.CompactionInterval)
-	defer t.Stop()
 	var version, rev int64
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+	every(ctx, a.lim.CompactionInterval, func() {
 		var resp *clientv3.TxnResponse
 		_, err := a.st.do(ctx, "compact", func(ctx context.Context) (err error) {
 			resp, err = a.st.cli.Txn(ctx).If(clientv3.Compare(clientv3.Version(key), "=", version)).
@@ -226,7 +199,7 @@ func (a *apiserver) compactLoop(ctx context.Context) {
 			return err
 		})
 		if err != nil {
-			continue
+			return
 		}
 		cur := resp.Header.Revision
 		if !resp.Succeeded {
@@ -234,7 +207,7 @@ func (a *apiserver) compactLoop(ctx context.Context) {
 				version = kvs[0].Version
 			}
 			rev = cur
-			continue
+			return
 		}
 		version++
 		if rev != 0 {
@@ -244,5 +217,23 @@ func (a *apiserver) compactLoop(ctx context.Context) {
 			})
 		}
 		rev = cur
+	})
+}
+
+// every calls f each interval d until ctx ends, on the caller's
+// goroutine; nothing when d is not positive.
+func every(ctx context.Context, d time.Duration, f func()) {
+	if d <= 0 {
+		return
+	}
+	t := time.NewTicker(d)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			f()
+		}
 	}
 }

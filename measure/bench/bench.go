@@ -136,7 +136,7 @@ func (cfg *Config) runAll(ctx context.Context, t *target, wl load.Workload, doc 
 			break
 		}
 	}
-	doc.Summaries = summarize(doc.Runs)
+	doc.Summaries = result.Summarize(doc.Runs)
 	return nil
 }
 

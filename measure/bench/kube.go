@@ -140,7 +140,7 @@ func (c *Config) runKube(ctx context.Context, t *target, doc *result.Document) e
 		run.Name, run.Iteration = name, it
 		doc.Runs = append(doc.Runs, run)
 	}
-	doc.Summaries = summarize(doc.Runs)
+	doc.Summaries = result.Summarize(doc.Runs)
 	return nil
 }
 

@@ -66,25 +66,32 @@ func (s *Spec) check() error {
 }
 
 func (s *Spec) checkNames() error {
-	seen := map[string]bool{}
+	setups := make([]string, len(s.Setups))
 	for i, st := range s.Setups {
-		if !nameRE.MatchString(st.Name) {
-			return s.errorf([]any{"setups", i, "name"}, "%q: a setup needs a name of lower case letters, digits, dots, dashes and _", st.Name)
-		}
-		if seen[st.Name] {
-			return s.errorf([]any{"setups", i, "name"}, "a second setup named %q", st.Name)
-		}
-		seen[st.Name] = true
+		setups[i] = st.Name
 	}
-	seen = map[string]bool{}
+	workloads := make([]string, len(s.Workloads))
 	for i, w := range s.Workloads {
-		if !nameRE.MatchString(w.Name) {
-			return s.errorf([]any{"workloads", i, "name"}, "%q: a workload needs a name of lower case letters, digits, dots, dashes and _", w.Name)
+		workloads[i] = w.Name
+	}
+	if err := s.checkUnique("setups", "setup", setups); err != nil {
+		return err
+	}
+	return s.checkUnique("workloads", "workload", workloads)
+}
+
+// checkUnique checks the names of a section's entries: well formed, and
+// each once.
+func (s *Spec) checkUnique(section, what string, names []string) error {
+	seen := map[string]bool{}
+	for i, n := range names {
+		if !nameRE.MatchString(n) {
+			return s.errorf([]any{section, i, "name"}, "%q: a %s needs a name of lower case letters, digits, dots, dashes and _", n, what)
 		}
-		if seen[w.Name] {
-			return s.errorf([]any{"workloads", i, "name"}, "a second workload named %q", w.Name)
+		if seen[n] {
+			return s.errorf([]any{section, i, "name"}, "a second %s named %q", what, n)
 		}
-		seen[w.Name] = true
+		seen[n] = true
 	}
 	return nil
 }

@@ -90,32 +90,15 @@ func cellPoints(c *result.Cell) []result.Summary {
 	if len(c.Summaries) > 0 {
 		return c.Summaries
 	}
-	type key struct{ conns, clients int }
-	var order []key
-	groups := map[key][]result.Run{}
+	var measured []result.Run
 	for _, r := range c.Runs {
-		if r.Requests == 0 {
-			continue
+		if r.Requests > 0 {
+			measured = append(measured, r)
 		}
-		k := key{r.Conns, r.Clients}
-		if _, ok := groups[k]; !ok {
-			order = append(order, k)
-		}
-		groups[k] = append(groups[k], r)
 	}
-	out := make([]result.Summary, 0, len(order))
-	for _, k := range order {
-		rs := groups[k]
-		of := func(f func(r result.Run) float64) result.MeanSD {
-			xs := make([]float64, len(rs))
-			for i, r := range rs {
-				xs[i] = f(r)
-			}
-			return result.MeanSDOf(xs)
-		}
-		out = append(out, result.Summary{Name: fmt.Sprintf("conns=%d clients=%d", k.conns, k.clients), Conns: k.conns, Clients: k.clients, Iterations: len(rs),
-			ThroughputRPS: of(func(r result.Run) float64 { return r.ThroughputRPS }), P50: of(func(r result.Run) float64 { return r.Latency.P50 }),
-			P99: of(func(r result.Run) float64 { return r.Latency.P99 }), Mean: of(func(r result.Run) float64 { return r.Latency.Mean })})
+	out := result.Summarize(measured)
+	for i := range out {
+		out[i].Name = fmt.Sprintf("conns=%d clients=%d", out[i].Conns, out[i].Clients)
 	}
 	return out
 }
