@@ -56,18 +56,19 @@ func TestEmulatedNetwork(t *testing.T) {
 		from, to string
 		want     time.Duration
 	}{{"m1", "m2", ms(20)}, {"m2", "m1", ms(20)}, {"m1", "m3", ms(50)}, {"m2", "m3", ms(40)}} {
-		// The fastest of three probes: a busy machine only adds time, and
-		// the upper bound is there to catch a delay applied twice.
+		// The fastest of five probes: a busy machine only adds time (CI saw
+		// +19 ms on a 50 ms path with parallel tests), and the upper bound,
+		// half the path again, is there to catch a delay applied twice.
 		rtt := time.Hour
-		for range 3 {
+		for range 5 {
 			r, err := c.ProbeRTT(ctx, tc.from, tc.to)
 			if err != nil {
 				t.Fatalf("probe %s->%s: %v", tc.from, tc.to, err)
 			}
 			rtt = min(rtt, r)
 		}
-		if rtt < tc.want || rtt > tc.want+ms(15) {
-			t.Errorf("probe %s->%s: %v, want %v (+ <15ms)", tc.from, tc.to, rtt, tc.want)
+		if rtt < tc.want || rtt >= tc.want+tc.want/2 {
+			t.Errorf("probe %s->%s: %v, want %v (+ < %v)", tc.from, tc.to, rtt, tc.want, tc.want/2)
 		}
 	}
 	cli := client(t, c.Client())
