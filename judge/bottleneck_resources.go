@@ -63,7 +63,12 @@ func (j *judgement) cpuCandidates() []candidate {
 	}
 	if m.LoadCPURuns > 0 && c.machine > 0 {
 		j.f["cores"] = c.machine
-		out = append(out, candidate{ResourceClientCPU, m.LoadCPUCores / c.machine / cpuSaturated, j.sayClientCPU})
+		avail := c.machine
+		if l := float64(m.LoadCoresLimit); l > 0 && l < avail {
+			avail = l // its Go runtime could use no more (bench --cpus)
+			j.f["load_cores_limit"] = l
+		}
+		out = append(out, candidate{ResourceClientCPU, m.LoadCPUCores / avail / cpuSaturated, j.sayClientCPU})
 	}
 	return out
 }
@@ -89,6 +94,14 @@ func (j *judgement) sayMachine(res string) string {
 func (j *judgement) sayClientCPU() string {
 	m := j.m
 	s := fmt.Sprintf("The load generator's CPU limited throughput: %s it used %s of this machine's %s cores", j.at, cores(m.LoadCPUCores), cores(j.cpu.machine))
+	if l := float64(m.LoadCoresLimit); l > 0 && l < j.cpu.machine {
+		unit := "cores"
+		if l == 1 {
+			unit = "core"
+		}
+		s = fmt.Sprintf("The load generator's CPU limited throughput: %s it used %s of the %s %s its Go runtime could use (--cpus; the machine has %s)",
+			j.at, cores(m.LoadCPUCores), cores(l), unit, cores(j.cpu.machine))
+	}
 	if m.ServerRuns > 0 {
 		s += fmt.Sprintf(", while %s used %s; %s", members(m.Members), cores(m.MemberCPUCores), j.walClause())
 	}

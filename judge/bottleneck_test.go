@@ -22,6 +22,7 @@ type spec struct {
 	noServer           bool
 	cpu                []float64 // per member mean cores; 0.1 each when nil
 	load               float64   // load generator cores; 0: not measured
+	loadLimit          int       // the load generator's GOMAXPROCS; 0: not recorded
 	fsyncP50, fsyncP99 []float64 // per member; 0.2 ms / 0.4 ms when nil
 	fsyncsPerSec       float64   // per member; 100 when 0
 	rtt                float64   // peer round trip p99 per member
@@ -64,7 +65,7 @@ func (s spec) cell() result.Cell {
 	for it := 1; it <= s.iterations; it++ {
 		r := result.Run{Name: c.ID, Clients: s.clients, Conns: 50, Iteration: it, Start: start, End: start.Add(time.Duration(s.secs * float64(time.Second))),
 			Stats: result.Stats{Requests: int64(s.rps * s.secs), DurationSeconds: s.secs, ThroughputRPS: s.rps * (1 + 0.01*float64(it-1)),
-				Latency: result.Latency{P50: s.p50, P99: s.p50 * 3}, Errors: map[string]int64{}}, LoadCPUCores: s.load, MachineCPUCores: s.machine}
+				Latency: result.Latency{P50: s.p50, P99: s.p50 * 3}, Errors: map[string]int64{}}, LoadCPUCores: s.load, LoadCoresLimit: s.loadLimit, MachineCPUCores: s.machine}
 		if s.quota > 0 {
 			r.Errors["ResourceExhausted"] = s.quota
 			r.ErrorMessages = map[string]int64{"etcdserver: mvcc: database space exceeded": s.quota}
@@ -143,6 +144,9 @@ func TestCellBottleneck(t *testing.T) {
 			map[string]float64{"machine_cpu_cores": 1.95}},
 		{"load generator on its own machine", experiment(4, false, spec{clients: 5000, rps: 9000, p50: 0.5, load: 3.6}.cell()), Options{},
 			ResourceClientCPU, []string{"The load generator's CPU limited throughput: at 5,000 clients it used 3.6 of this machine's 4 cores"}, nil},
+		{"load generator on one core of its machine", experiment(4, false, spec{clients: 5000, rps: 9000, p50: 0.5, load: 0.92, loadLimit: 1}.cell()), Options{},
+			ResourceClientCPU, []string{"The load generator's CPU limited throughput: at 5,000 clients it used 0.9 of the 1 core its Go runtime could use (--cpus; the machine has 4)"},
+			map[string]float64{"load_cores_limit": 1}},
 		{"WAL busy", experiment(2, true, spec{clients: 1000, rps: 600, p50: 0.05, fsyncsPerSec: 150, fsyncP50: []float64{0.005, 0.005, 0.005}, fsyncP99: []float64{0.012, 0.012, 0.012}}.cell()), Options{},
 			ResourceDisk, []string{"The disk limited throughput: at 1,000 clients the WAL fsynced 150 times a second at p50 5.00 ms, in fsync about 75% of the run", "WAL fsync p99 12.00 ms (etcd asks for under 10 ms)"},
 			map[string]float64{"wal_busy": 0.75}},

@@ -49,6 +49,9 @@ type Measures struct {
 	// LoadCPURuns runs that measured it.
 	LoadCPUCores float64 `json:"load_cpu_cores,omitempty"`
 	LoadCPURuns  int     `json:"load_cpu_runs,omitempty"`
+	// LoadCoresLimit is the fewest cores the load generator's Go runtime
+	// could use in those runs (GOMAXPROCS; 0: not recorded).
+	LoadCoresLimit int `json:"load_cores_limit,omitempty"`
 	// MachineCPUCores is this machine's CPU in use, whoever used it,
 	// averaged over the MachineCPURuns runs that measured it.
 	MachineCPUCores float64 `json:"machine_cpu_cores,omitempty"`
@@ -138,6 +141,9 @@ func Measure(c *result.Cell) Measures {
 		if r.LoadCPUCores > 0 {
 			m.LoadCPUCores += r.LoadCPUCores
 			m.LoadCPURuns++
+		}
+		if l := r.LoadCoresLimit; l > 0 && (m.LoadCoresLimit == 0 || l < m.LoadCoresLimit) {
+			m.LoadCoresLimit = l
 		}
 		if r.Server != nil && len(r.Server.Members) > 0 {
 			server.add(&m, r.Server, secs)

@@ -3,6 +3,7 @@ package load
 import (
 	"bufio"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -65,13 +66,18 @@ type CPUMeter struct {
 	start       time.Time
 	self, busy  time.Duration
 	machineRead bool
+	procs       int
 }
 
 // StartCPU starts a CPUMeter now.
 func StartCPU() CPUMeter {
 	busy, ok := machineBusy()
-	return CPUMeter{start: time.Now(), self: processCPU(), busy: busy, machineRead: ok}
+	return CPUMeter{start: time.Now(), self: processCPU(), busy: busy, machineRead: ok, procs: runtime.GOMAXPROCS(0)}
 }
+
+// Procs is the cores this process's Go runtime could use when the meter
+// started (GOMAXPROCS): at most what Cores' self can reach.
+func (m CPUMeter) Procs() int { return m.procs }
 
 // Cores returns the cores this process and the machine used since the
 // meter started (0 for what could not be measured).

@@ -79,6 +79,7 @@ func runLoad(ctx context.Context, tr transport, ops []string, gens []Client, spe
 	}
 	run := ctl.finish(ctx, ops, tr.conns())
 	run.LoadCPUCores, run.MachineCPUCores = cpu.Cores()
+	run.LoadCoresLimit = cpu.Procs()
 	if cn != nil {
 		run.Canary, run.ClusterUnavailability = cn.finish(r.rec.okSlots())
 	}

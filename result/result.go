@@ -163,6 +163,10 @@ type Run struct {
 	// sent the requests) used over the run, in cores: its CPU seconds over
 	// the run's seconds. 0 when it was not measured.
 	LoadCPUCores float64 `json:"load_cpu_cores,omitempty"`
+	// LoadCoresLimit is the cores the load generator's Go runtime could
+	// use (GOMAXPROCS, bench --cpus): its CPU cannot exceed it. 0 when not
+	// recorded.
+	LoadCoresLimit int `json:"load_cores_limit,omitempty"`
 	// MachineCPUCores is all of this machine's CPU in use over the run, in
 	// cores (from /proc/stat), whoever used it: the load generator, the
 	// members when etcdlab started them here, and any other process. 0

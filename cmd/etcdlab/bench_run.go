@@ -19,6 +19,12 @@ func (a *app) runBench(c *cobra.Command, o bench.Output, cfg bench.Config) error
 		return exitcode.Usagef("-o must be text, json or csv, not %q", o.Format)
 	}
 	cfg.Log = a.stderr
+	if o.CPUs < 0 {
+		return exitcode.Usagef("--cpus must be 0 (every core) or more, not %d", o.CPUs)
+	}
+	if o.CPUs > 0 && a.maxProcs != nil {
+		defer a.maxProcs(a.maxProcs(o.CPUs))
+	}
 	if o.CPUProfile != "" {
 		pf, err := os.Create(o.CPUProfile)
 		if err != nil {

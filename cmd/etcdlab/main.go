@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"syscall"
 
 	"github.com/etcdlab/etcdlab/internal/exitcode"
@@ -31,7 +32,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "etcdlab: second interrupt, exiting now")
 		os.Exit(exitcode.Interrupted)
 	}()
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	code := (&app{stdout: os.Stdout, stderr: os.Stderr, maxProcs: runtime.GOMAXPROCS}).run(ctx, os.Args[1:])
 	signal.Stop(sigs)
 	cancel()
 	os.Exit(code)

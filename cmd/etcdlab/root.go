@@ -18,13 +18,22 @@ import (
 type app struct {
 	stdout io.Writer
 	stderr io.Writer
+	// maxProcs sets GOMAXPROCS (bench --cpus) and returns the previous
+	// value. Only the real command sets it: it is process-wide, and tests
+	// run commands side by side in one process.
+	maxProcs func(int) int
 }
 
 // run executes one etcdlab command line and returns the exit code. It prints
 // a failing command's error as one line on stderr, followed by its detail
 // (such as a member's log tail) when it has one.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	a := &app{stdout: stdout, stderr: stderr}
+	return (&app{stdout: stdout, stderr: stderr}).run(ctx, args)
+}
+
+// run executes one command line with a's settings.
+func (a *app) run(ctx context.Context, args []string) int {
+	stdout, stderr := a.stdout, a.stderr
 	root := a.rootCmd()
 	root.SetArgs(args)
 	root.SetOut(stdout)

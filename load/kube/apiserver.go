@@ -110,12 +110,13 @@ func (a *apiserver) updateRev(ctx context.Context, c *client, op string, r res, 
 	return e.rev, err
 }
 
-// get is a GET with resourceVersion "" (a quorum read from etcd).
-func (a *apiserver) get(ctx context.Context, c *client, r res, ns, name string) (entry, error) {
+// get is a GET with resourceVersion "" (a quorum read from etcd); its
+// callers only need to know the object is there.
+func (a *apiserver) get(ctx context.Context, c *client, r res, ns, name string) error {
 	if err := c.wait(ctx); err != nil {
-		return entry{}, err
+		return err
 	}
-	return a.st.get(ctx, "get "+r.name(), r, a.st.keys.key(r, ns, name))
+	return a.st.read(ctx, "get "+r.name(), a.st.keys.key(r, ns, name))
 }
 
 // remove is a DELETE without grace: the apiserver's conditional delete

@@ -231,7 +231,7 @@ func (k *kubelet) terminate(ctx context.Context, p *corev1.Pod) {
 // podStatus is one status manager sync: a GET of the pod, then a PATCH of
 // pods/status applying fn (skipped for a pod that is gone or replaced).
 func (k *kubelet) podStatus(ctx context.Context, pod *corev1.Pod, fn func(*corev1.Pod)) error {
-	if _, err := k.api.get(ctx, k.cl, resPods, pod.Namespace, pod.Name); err != nil {
+	if err := k.api.get(ctx, k.cl, resPods, pod.Namespace, pod.Name); err != nil {
 		return err
 	}
 	err := k.api.update(ctx, k.cl, "patch pods/status", resPods, pod.Namespace, pod.Name, func(cur object) (object, error) {

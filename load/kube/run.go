@@ -44,7 +44,7 @@ func Run(ctx context.Context, cli *clientv3.Client, s Spec) (run result.Run, err
 	start := time.Now()
 	rec := load.NewRecorder(len(opNames()), start)
 	lag, granted := newLagTracker(), &grantedLeases{}
-	st := newStore(cli, k, rec, s.RequestTimeout, lag, s.APIServers)
+	st := newStore(cli, s.KV, k, rec, s.RequestTimeout, lag, s.APIServers)
 	cp := newControlPlane(s, st, granted)
 	cp.tr = newTracker(cp.apis[0], s.Progress)
 

@@ -6,7 +6,11 @@
 // resource, and watch lag.
 package kube
 
-import "time"
+import (
+	"time"
+
+	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
+)
 
 // Modes of a run.
 const (
@@ -53,6 +57,12 @@ type Spec struct {
 	Timeout        time.Duration
 	RequestTimeout time.Duration
 	Limits         Limits
+	// KV, if set, carries the kube-apiservers' Range and Txn requests
+	// (etcd's kubernetes client builds them as always) instead of the
+	// clientv3 client's gRPC-go connection: load.UnaryConn's KV, the load
+	// engine's wire transport. Watches, leases, health checks and
+	// compaction stay on the clientv3 client. The run does not close it.
+	KV pb.KVClient
 	// Progress, if set, is called with pods Ready so far and the total
 	// (manifest mode) from one goroutine; it must not block.
 	Progress func(ready, total int)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/etcdlab/etcdlab/load"
+	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/client/v3/kubernetes"
 )
@@ -50,14 +51,23 @@ type store struct {
 	// watchers is how many watch caches see each watched resource's
 	// events (one per apiserver).
 	watchers int
+	// decoded shares the watch caches' decoding of each event.
+	decoded *sharedDecodes
 
 	conflicts, unknownOps, shard atomic.Int64
 }
 
-func newStore(cli *clientv3.Client, k keys, rec *load.Recorder, timeout time.Duration, lag *lagTracker, watchers int) *store {
+// newStore sends the storage layer's requests through etcd's kubernetes
+// client on cli, or, when remote is set, on a clientv3 KV over remote (see
+// Spec.KV): the same requests, built by the same client code.
+func newStore(cli *clientv3.Client, remote pb.KVClient, k keys, rec *load.Recorder, timeout time.Duration, lag *lagTracker, watchers int) *store {
 	kc := &kubernetes.Client{Client: cli}
+	if remote != nil {
+		kc.Client = &clientv3.Client{KV: clientv3.NewKVFromKVClient(remote, nil)}
+	}
 	kc.Kubernetes = kc // as kubernetes.New does
-	return &store{kv: kc, cli: cli, keys: k, ops: newOpTable(), rec: rec, timeout: timeout, lag: lag, watchers: watchers}
+	return &store{kv: kc, cli: cli, keys: k, ops: newOpTable(), rec: rec, timeout: timeout, lag: lag, watchers: watchers,
+		decoded: newSharedDecodes(watchers)}
 }
 
 // do sends one etcd request of operation op with the request timeout and
@@ -85,6 +95,20 @@ func (s *store) wrote(r res, key string, rev int64, at time.Time) {
 	if r.watched() {
 		s.lag.wrote(key, rev, at, s.watchers)
 	}
+}
+
+// read is a Get whose object nobody uses (the kubelet's GET before its
+// status patch): the same request to etcd, without our decoding.
+func (s *store) read(ctx context.Context, op string, key string) error {
+	var resp kubernetes.GetResponse
+	_, err := s.do(ctx, op, func(ctx context.Context) (err error) {
+		resp, err = s.kv.Get(ctx, key, kubernetes.GetOptions{})
+		return err
+	})
+	if err == nil && resp.KV == nil {
+		err = fmt.Errorf("%w: %s", errNotFound, key)
+	}
+	return err
 }
 
 // get is a Get: Range(key, limit 1).

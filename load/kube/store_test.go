@@ -18,7 +18,7 @@ import (
 )
 
 func testStore(cli *clientv3.Client, prefix string) *store {
-	return newStore(cli, keys{root: prefix + "/registry/"}, load.NewRecorder(len(opNames()), time.Now()), 5*time.Second, newLagTracker(), 1)
+	return newStore(cli, nil, keys{root: prefix + "/registry/"}, load.NewRecorder(len(opNames()), time.Now()), 5*time.Second, newLagTracker(), 1)
 }
 
 func testPod(name string) *corev1.Pod {

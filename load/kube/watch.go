@@ -170,7 +170,7 @@ func (c *cacher) watch(ctx context.Context, rev int64) error {
 				c.apply(watchEvent{kind: evDeleted, key: key, old: old})
 				continue
 			}
-			obj, err := decode(c.res, ev.Kv.Value, ev.Kv.ModRevision)
+			obj, err := c.st.decoded.decode(c.res, ev.Kv.Key, ev.Kv.Value, ev.Kv.ModRevision)
 			if err != nil {
 				return err
 			}

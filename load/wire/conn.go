@@ -10,7 +10,8 @@
 //
 // Only what etcd's unary API needs is implemented: no compression, no
 // server push, no streaming calls. Response messages are not decoded; a call
-// reports only its gRPC status, which is all a load generator needs. The
+// reports its gRPC status, which is all a load generator needs, and hands
+// the response's bytes to a callback that is also a Receiver. The
 // server's SETTINGS_MAX_CONCURRENT_STREAMS is honoured: calls beyond it wait
 // in send order for a stream, their deadline running.
 package wire
@@ -50,6 +51,15 @@ type Message interface {
 // it may start another call.
 type Callback interface {
 	Done(err error)
+}
+
+// Receiver is a Callback that wants the response: Receive gets the
+// response message's bytes (without gRPC's length prefix) just before
+// Done(nil), from the same goroutine. The bytes are only valid during the
+// call; Receive must not block.
+type Receiver interface {
+	Callback
+	Receive(msg []byte)
 }
 
 // Options configure a connection.
@@ -116,6 +126,8 @@ type Conn struct {
 type call struct {
 	id       uint32 // 0 while it waits for a stream
 	cb       Callback
+	recv     Receiver // cb, when it wants the response
+	resp     []byte   // the response's DATA so far, for recv
 	deadline int64 // unix nanos
 	done     bool
 	method   int     // while it waits for a stream
@@ -253,6 +265,7 @@ func (c *Conn) Call(method int, msg Message, deadline time.Time, cb Callback) er
 		return err
 	}
 	cl := &call{cb: cb, deadline: deadline.UnixNano(), grpcCode: -1}
+	cl.recv, _ = cb.(Receiver)
 	if c.qhead < len(c.queue) || uint32(len(c.calls)) >= c.maxStreams {
 		cl.method, cl.msg = method, msg
 		c.queue = append(c.queue, cl)
@@ -518,6 +531,9 @@ func (c *Conn) onData(f *http2.DataFrame) {
 	n := int64(f.Length)
 	c.mu.Lock()
 	c.unacked += n
+	if cl := c.calls[f.StreamID]; cl != nil && cl.recv != nil {
+		cl.resp = append(cl.resp, f.Data()...) // the framer reuses its buffer
+	}
 	if c.unacked > recvWindow/2 {
 		c.writeFrame(http2.FrameWindowUpdate, 0, 0, u32(uint32(c.unacked)))
 		c.unacked = 0
@@ -628,6 +644,14 @@ func (c *Conn) finish(id uint32, err error) {
 	if err == nil {
 		switch cl.grpcCode {
 		case 0:
+			if cl.recv != nil {
+				msg, perr := unframe(cl.resp)
+				if perr != nil {
+					err = perr
+					break
+				}
+				cl.recv.Receive(msg)
+			}
 		case -1:
 			err = status.Error(codes.Internal, "response without grpc-status")
 		default:
@@ -636,6 +660,20 @@ func (c *Conn) finish(id uint32, err error) {
 	}
 	cl.cb.Done(err)
 	complete(ended)
+}
+
+// unframe returns the one message of a unary response: gRPC's 5-byte
+// prefix (uncompressed, length) then the message.
+func unframe(b []byte) ([]byte, error) {
+	switch {
+	case len(b) < 5:
+		return nil, status.Error(codes.Internal, "response without a message")
+	case b[0] != 0:
+		return nil, status.Error(codes.Internal, "compressed response (none was asked for)")
+	case int(binary.BigEndian.Uint32(b[1:5])) != len(b)-5:
+		return nil, status.Error(codes.Internal, fmt.Sprintf("response of %d bytes announced %d", len(b)-5, binary.BigEndian.Uint32(b[1:5])))
+	}
+	return b[5:], nil
 }
 
 // sweeper ends calls whose deadline passed, oldest first, whether they

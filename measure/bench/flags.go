@@ -56,7 +56,17 @@ type Output struct {
 	// Quiet turns the progress bar off; CPUProfile profiles etcdlab.
 	Quiet      bool
 	CPUProfile string
+	// CPUs is --cpus: the cores etcdlab's own Go runtime may use while it
+	// runs (GOMAXPROCS, process-wide, so the caller sets it; 0 leaves Go's
+	// default, every core). Its default is 0, and 1 for kube: the
+	// emulator needs well under a core at its defaults, and on one core
+	// Go hands work between goroutines without waking other threads,
+	// which was about a sixth of the emulator's CPU (docs/benchmarks.md).
+	CPUs int
 }
+
+// KubeCPUs is --cpus's default for kube.
+const KubeCPUs = 1
 
 // CommandLine is a parsed bench command line: the run it asks for and how
 // to show it.
@@ -135,7 +145,11 @@ func (f *Flags) CommandLine(name string, args []string, changed func(flag string
 	if cfg.Conn.DialTimeout <= 0 {
 		cfg.Conn.DialTimeout = etcdclient.DefaultDialTimeout
 	}
-	return CommandLine{Config: cfg, Output: Output{Format: o.output, Precise: o.precise, Sample: o.sample, Quiet: o.quiet, CPUProfile: o.cpuProfile}}
+	cpus := o.cpus
+	if name == CmdKube && !changed("cpus") {
+		cpus = KubeCPUs
+	}
+	return CommandLine{Config: cfg, Output: Output{Format: o.output, Precise: o.precise, Sample: o.sample, Quiet: o.quiet, CPUProfile: o.cpuProfile, CPUs: cpus}}
 }
 
 // DefaultScrapeInterval is how often the members' metrics are scraped
@@ -160,6 +174,7 @@ type globalOptions struct {
 	output           string
 	quiet            bool
 	cpuProfile       string
+	cpus             int
 	engine           string
 	canaryInterval   time.Duration
 	pinEndpoints     bool
@@ -190,6 +205,7 @@ func (o *globalOptions) register(pf *pflag.FlagSet) {
 	pf.BoolVar(&o.quiet, "quiet", false, "no progress bar")
 	pf.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of etcdlab itself to this file")
 	_ = pf.MarkHidden("cpuprofile")
+	pf.IntVar(&o.cpus, "cpus", 0, "cores etcdlab's own Go runtime may use while it runs (GOMAXPROCS; 0: every core; kube's default is 1)")
 	pf.StringVar(&o.engine, "engine", EngineWire, "load engine: wire (etcdlab's asynchronous transport) or grpc (gRPC-go, a goroutine per client)")
 	_ = pf.MarkHidden("engine")
 	pf.DurationVar(&o.canaryInterval, "canary-interval", 100*time.Millisecond,

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/etcdlab/etcdlab/load/safety"
 	"github.com/etcdlab/etcdlab/result"
 	"github.com/spf13/pflag"
+	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
 )
 
 // CmdKube is the Kubernetes-shaped workload (package load/kube): not one
@@ -116,12 +118,18 @@ func (c *Config) runKube(ctx context.Context, t *target, doc *result.Document) e
 		c.Kube.Limits.CompactionInterval = -1
 		doc.Notes = append(doc.Notes, "kube-apiserver's compaction every 5 min is off: it compacts the whole cluster, not only the workload's keys (--compact turns it on)")
 	}
+	kv, closeKV, err := c.kubeKV(ctx, t, doc)
+	if err != nil {
+		return runFailure(err)
+	}
+	defer closeKV()
 	for it := 1; it <= c.Iterations && ctx.Err() == nil; it++ {
 		name := CmdKube
 		if c.Iterations > 1 {
 			name += fmt.Sprintf(" iteration=%d", it)
 		}
 		s := c.kubeSpec()
+		s.KV = kv
 		if c.Progress != nil {
 			s.Progress = func(ready, total int) { c.Progress(name, int64(ready), int64(total)) }
 		}
@@ -132,6 +140,7 @@ func (c *Config) runKube(ctx context.Context, t *target, doc *result.Document) e
 			cpu := load.StartCPU()
 			r, err := kube.Run(ctx, t.cli, s)
 			r.LoadCPUCores, r.MachineCPUCores = cpu.Cores()
+			r.LoadCoresLimit = cpu.Procs()
 			return r, err
 		})
 		if err != nil {
@@ -142,6 +151,26 @@ func (c *Config) runKube(ctx context.Context, t *target, doc *result.Document) e
 	}
 	doc.Summaries = result.Summarize(doc.Runs)
 	return nil
+}
+
+// kubeKV is the transport of the kube-apiservers' Range and Txn requests:
+// the wire engine's (as every bench workload's, and far cheaper in CPU than
+// gRPC-go for small calls) unless the engine is grpc or the connection
+// authenticates as a user (wire sends no token), when it is nil: etcd's
+// clientv3 client over gRPC-go. Watches and leases always use clientv3.
+func (c *Config) kubeKV(ctx context.Context, t *target, doc *result.Document) (pb.KVClient, func(), error) {
+	if c.Engine == EngineGRPC {
+		return nil, func() {}, nil
+	}
+	u, err := load.DialUnary(ctx, t.conn)
+	if errors.Is(err, load.ErrUnaryNeedsGRPC) {
+		doc.Notes = append(doc.Notes, "the kube-apiservers' requests went through gRPC-go, not the wire engine: the connection authenticates as a user and wire sends no token")
+		return nil, func() {}, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return u.KV(), u.Close, nil
 }
 
 // kubeEstimateBytes bounds what a kube run adds to the database before

@@ -111,6 +111,7 @@ func forbiddenFlags() map[string]string {
 		"output":       "the experiment writes its own result",
 		"quiet":        "the experiment draws its own progress line",
 		"cpuprofile":   "not in experiments",
+		"cpus":         "not in experiments: their clusters' network emulation runs in etcdlab's process, on every core",
 		"metrics-urls": "the setup gives them (local: automatic; live: setups[].metrics_urls)",
 	}
 	for _, f := range etcdclient.FlagNames() {
