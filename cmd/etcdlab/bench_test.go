@@ -59,6 +59,7 @@ func TestBenchErrors(t *testing.T) {
 		{"key size 0", append([]string{"bench", "--endpoints", ep, "put", "--key-size", "0"}, tlsArgs...), 2, "--key-size must be at least 1"},
 		{"unknown subcommand", []string{"bench", "mvcc-put"}, 2, `unknown command "mvcc-put"`},
 		{"bad output", []string{"bench", "-o", "xml", "put"}, 2, "-o must be"},
+		{"negative cpus", []string{"bench", "--cpus", "-1", "kube"}, 2, "--cpus must be 0 (every core) or more, not -1"},
 		{"range no key", append([]string{"bench", "--endpoints", ep, "range"}, tlsArgs...), 2, "range needs a key"},
 		{"txn ops 0", append([]string{"bench", "--endpoints", ep, "txn-put", "--txn-ops", "0"}, tlsArgs...), 2, "--txn-ops must be at least 1, not 0"},
 		{"put rate 0", append([]string{"bench", "--endpoints", ep, "watch-latency", "--put-rate", "0"}, tlsArgs...), 2, "--put-rate must be at least 1, not 0"},

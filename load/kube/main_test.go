@@ -16,6 +16,14 @@ func TestMain(m *testing.M) { os.Exit(member.RunTests(m)) }
 // startCluster starts a real cluster of n members and returns a client.
 func startCluster(t *testing.T, n int) *clientv3.Client {
 	t.Helper()
+	cli, _ := startClusterConf(t, n)
+	return cli
+}
+
+// startClusterConf starts an n-member cluster and returns a client and how
+// to reach it.
+func startClusterConf(t *testing.T, n int) (*clientv3.Client, etcdclient.Config) {
+	t.Helper()
 	c, err := cluster.Start(context.Background(), cluster.Options{Members: n, BaseDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
@@ -26,5 +34,5 @@ func startCluster(t *testing.T, n int) *clientv3.Client {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cli.Close() })
-	return cli
+	return cli, c.Client()
 }

@@ -5,10 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/etcdlab/etcdlab/load"
+	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -72,20 +74,39 @@ func TestEncodingIsKubeApiserversStorageEncoding(t *testing.T) {
 // checks kube-apiserver's semantics on etcd's kubernetes interface.
 func TestRequestShapes(t *testing.T) {
 	t.Parallel()
-	cli := startCluster(t, 1)
-	st := testStore(cli, "/shapes")
+	cli, conf := startClusterConf(t, 1)
+	unary, err := load.DialUnary(context.Background(), conf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(unary.Close)
+	// The same semantics whichever transport carries the storage layer's
+	// requests: gRPC-go, or the wire engine bench uses by default.
+	for _, tc := range []struct {
+		name string
+		kv   pb.KVClient
+	}{{"grpc", nil}, {"wire", unary.KV()}} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := newStore(cli, tc.kv, keys{root: "/shapes-" + tc.name + "/registry/"}, load.NewRecorder(len(opNames()), time.Now()), 5*time.Second, newLagTracker(), 1)
+			requestShapes(t, cli, st)
+		})
+	}
+}
+
+func requestShapes(t *testing.T, cli *clientv3.Client, st *store) {
 	ctx := context.Background()
+	prefix := strings.TrimSuffix(st.keys.root, "registry/")
 	key := st.keys.key(resPods, "ns", "p")
-	if key != "/shapes/registry/pods/ns/p" {
+	if key != prefix+"registry/pods/ns/p" {
 		t.Fatalf("key %q", key)
 	}
-	if k := st.keys.key(resNodes, "", "n1"); k != "/shapes/registry/minions/n1" {
+	if k := st.keys.key(resNodes, "", "n1"); k != prefix+"registry/minions/n1" {
 		t.Fatalf("node key %q", k)
 	}
-	if k := st.keys.key(resServices, "ns", "s"); k != "/shapes/registry/services/specs/ns/s" {
+	if k := st.keys.key(resServices, "ns", "s"); k != prefix+"registry/services/specs/ns/s" {
 		t.Fatalf("service key %q", k)
 	}
-	if k := st.keys.key(resEndpoints, "ns", "s"); k != "/shapes/registry/services/endpoints/ns/s" {
+	if k := st.keys.key(resEndpoints, "ns", "s"); k != prefix+"registry/services/endpoints/ns/s" {
 		t.Fatalf("endpoints key %q", k)
 	}
 
@@ -209,7 +230,7 @@ func TestRequestShapes(t *testing.T) {
 	if st.unknownOps.Load() != 0 {
 		t.Fatal("an operation name is missing from the table")
 	}
-	if _, err := cli.Delete(ctx, "/shapes/", clientv3.WithPrefix()); err != nil {
+	if _, err := cli.Delete(ctx, prefix, clientv3.WithPrefix()); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -32,8 +33,8 @@ func TestKubeOnForeignCluster(t *testing.T) {
 	}
 	r := doc.Runs[0]
 	k := r.Kube
-	if k.PodsReady != 6 || k.Pods != 6 || k.TimeToReadySeconds <= 0 || r.Server == nil || r.LoadCPUCores <= 0 {
-		t.Fatalf("kube %+v, server %v, load CPU %g", k, r.Server != nil, r.LoadCPUCores)
+	if k.PodsReady != 6 || k.Pods != 6 || k.TimeToReadySeconds <= 0 || r.Server == nil || r.LoadCPUCores <= 0 || r.LoadCoresLimit != runtime.GOMAXPROCS(0) {
+		t.Fatalf("kube %+v, server %v, load CPU %g on %d cores", k, r.Server != nil, r.LoadCPUCores, r.LoadCoresLimit)
 	}
 	var creates int64
 	for _, o := range r.Ops {
@@ -49,5 +50,29 @@ func TestKubeOnForeignCluster(t *testing.T) {
 	}
 	if n := count(t, cli, "/kube-test/"); n != 0 {
 		t.Errorf("%d keys left under the prefix", n)
+	}
+}
+
+// TestKubeCPUs: bench kube runs etcdlab on one core unless --cpus says
+// otherwise (0: every core); other workloads leave Go's default.
+func TestKubeCPUs(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args []string
+		want int
+	}{
+		{[]string{"--endpoints=127.0.0.1:1", "kube"}, KubeCPUs},
+		{[]string{"--endpoints=127.0.0.1:1", "--cpus=2", "kube"}, 2},
+		{[]string{"--endpoints=127.0.0.1:1", "--cpus=0", "kube"}, 0},
+		{[]string{"--endpoints=127.0.0.1:1", "put"}, 0},
+		{[]string{"--endpoints=127.0.0.1:1", "--cpus=1", "put"}, 1},
+	} {
+		cl, err := ParseArgs(tc.args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cl.Output.CPUs != tc.want {
+			t.Errorf("%v: --cpus %d, want %d", tc.args, cl.Output.CPUs, tc.want)
+		}
 	}
 }
