@@ -4,8 +4,10 @@
 # default workload; --nodes 5000 steady state, 500 lease renewals a second
 # plus status updates, sustained by one process).
 #
-# One 3-member cluster from `etcdlab cluster up`, then ROUNDS runs of
-# `bench kube` with its defaults against it, each measured side by side:
+# One 3-member cluster from `etcdlab cluster up`, then ROUNDS rounds of
+# `bench kube` against it, each round one run with its defaults (--cpus 1)
+# and one with --cpus=0 (every core), interleaved; each run measured side
+# by side:
 # the etcdlab bench process's CPU (its rusage: the whole emulator, its
 # scraping included) and the three members' (utime + stime from
 # /proc/PID/stat, before and after). Prints each round and the median
@@ -53,20 +55,25 @@ def members_cpu():
 
 def bench(*args):
     before, ru0, t0 = members_cpu(), resource.getrusage(resource.RUSAGE_CHILDREN), time.time()
-    out = subprocess.run([binary, "bench", "--quiet", "-o", "json", "--endpoints=" + eps, "kube", *args],
+    glob = [a for a in args if a.startswith("--cpus")]
+    sub = [a for a in args if not a.startswith("--cpus")]
+    out = subprocess.run([binary, "bench", "--quiet", "-o", "json", "--endpoints=" + eps, *glob, "kube", *sub],
                          check=True, capture_output=True, text=True, cwd=work).stdout
     ru1, t1 = resource.getrusage(resource.RUSAGE_CHILDREN), time.time()
     emu = (ru1.ru_utime - ru0.ru_utime) + (ru1.ru_stime - ru0.ru_stime)
     return json.loads(out), emu, members_cpu() - before, t1 - t0
 
-ratios = []
+ratios = {"defaults": [], "--cpus=0": []}
 for i in range(rounds):
-    doc, emu, mem, wall = bench()
-    k = doc["runs"][0]["kube"]
-    ratios.append(emu / mem)
-    print(f"round {i+1}: {k['pods_ready']}/{k['pods']} pods Ready in {k['time_to_ready_seconds']:.1f} s; "
-          f"emulator {emu:.2f} CPU-s, members {mem:.2f} CPU-s over {wall:.1f} s: ratio {emu/mem:.3f}")
-print(f"default workload: median emulator/members CPU {statistics.median(ratios):.3f} (bar 0.25)")
+    for name, args in (("defaults", []), ("--cpus=0", ["--cpus=0"])):
+        doc, emu, mem, wall = bench(*args)
+        k = doc["runs"][0]["kube"]
+        ratios[name].append(emu / mem)
+        print(f"round {i+1} {name}: {k['pods_ready']}/{k['pods']} pods Ready in {k['time_to_ready_seconds']:.1f} s; "
+              f"emulator {emu:.2f} CPU-s, members {mem:.2f} CPU-s over {wall:.1f} s: ratio {emu/mem:.3f}", flush=True)
+for name, v in ratios.items():
+    print(f"default workload, {name}: median emulator/members CPU {statistics.median(v):.3f} (bar 0.25), "
+          f"range {min(v):.3f}-{max(v):.3f}")
 
 doc, emu, mem, wall = bench(f"--nodes={nodes}", "--steady", f"--duration={steady}")
 run = doc["runs"][0]
