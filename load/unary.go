@@ -104,7 +104,7 @@ func (u *UnaryConn) Invoke(ctx context.Context, method string, args, reply any, 
 // start sends the call on the next live connection.
 func (u *UnaryConn) start(method int, msg wire.Message, deadline time.Time, w *unaryCall) error {
 	t := u.t
-	var last error = status.Error(codes.Unavailable, "no connection")
+	last := status.Error(codes.Unavailable, "no connection")
 	for range len(t.slots) {
 		s := t.live(-1)
 		if s == nil {

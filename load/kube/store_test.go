@@ -19,10 +19,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-func testStore(cli *clientv3.Client, prefix string) *store {
-	return newStore(cli, nil, keys{root: prefix + "/registry/"}, load.NewRecorder(len(opNames()), time.Now()), 5*time.Second, newLagTracker(), 1)
-}
-
 func testPod(name string) *corev1.Pod {
 	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", UID: types.UID("u-" + name), Labels: map[string]string{"app": "a"}},
 		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "registry.k8s.io/pause:3.10"}}}}

@@ -128,7 +128,7 @@ type call struct {
 	cb       Callback
 	recv     Receiver // cb, when it wants the response
 	resp     []byte   // the response's DATA so far, for recv
-	deadline int64 // unix nanos
+	deadline int64    // unix nanos
 	done     bool
 	method   int     // while it waits for a stream
 	msg      Message // while it waits for a stream
