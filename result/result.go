@@ -36,6 +36,7 @@ type Document struct {
 	Disk          *Disk        `json:"disk,omitempty"`
 	Check         *Check       `json:"check,omitempty"`
 	Experiment    *Experiment  `json:"experiment,omitempty"`
+	Doctor        *Doctor      `json:"doctor,omitempty"`
 	// Runs holds one entry per measurement: per sweep point and iteration.
 	Runs []Run `json:"runs"`
 	// Summaries aggregate the iterations of each sweep point.
