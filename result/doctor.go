@@ -37,6 +37,68 @@ type DoctorMember struct {
 	// Reachable is false when its endpoint did not answer; Error says why.
 	Reachable bool   `json:"reachable"`
 	Error     string `json:"error,omitempty"`
+	// ClusterID and the leader it reports.
+	ClusterID string `json:"cluster_id,omitempty"`
+	LeaderID  string `json:"leader_id,omitempty"`
+	// RaftIndex and RaftAppliedIndex from its status; RaftTerm.
+	RaftIndex        uint64 `json:"raft_index,omitempty"`
+	RaftAppliedIndex uint64 `json:"raft_applied_index,omitempty"`
+	RaftTerm         uint64 `json:"raft_term,omitempty"`
+	// DBSize is the database file's size and DBInUse the part in use
+	// (bytes); QuotaBytes the member's backend quota (0: not known).
+	DBSize     int64   `json:"db_size_bytes,omitempty"`
+	DBInUse    int64   `json:"db_in_use_bytes,omitempty"`
+	QuotaBytes float64 `json:"quota_bytes,omitempty"`
+	// Alarms raised on this member (NOSPACE, CORRUPT).
+	Alarms []string `json:"alarms,omitempty"`
+	// ConnectSeconds is the median TCP connect time from here to its
+	// client endpoint over the window; ReadSerial and ReadLinear are its
+	// serializable and linearizable read latencies over the window.
+	ConnectSeconds float64     `json:"connect_seconds,omitempty"`
+	ReadSerial     *ReadFigure `json:"read_serializable,omitempty"`
+	ReadLinear     *ReadFigure `json:"read_linearizable,omitempty"`
+	// Metrics are its metrics over the window; nil when not scraped
+	// (MetricsError says why).
+	Metrics      *DoctorMetrics `json:"metrics,omitempty"`
+	MetricsError string         `json:"metrics_error,omitempty"`
+}
+
+// ReadFigure summarises one kind of read probe.
+type ReadFigure struct {
+	Samples int     `json:"samples"`
+	Errors  int     `json:"errors,omitempty"`
+	P50     float64 `json:"p50_seconds"`
+	Max     float64 `json:"max_seconds"`
+}
+
+// DoctorMetrics are one member's metrics over the window (between two
+// scrapes): quantiles from bucket deltas, counter increases, gauges at the
+// end. Quantiles of histograms that saw nothing in the window are from
+// the counts since the member started, and say so (…SinceStart).
+type DoctorMetrics struct {
+	CPUCores   float64 `json:"cpu_cores"`
+	RSSBytes   float64 `json:"rss_bytes,omitempty"`
+	Goroutines float64 `json:"goroutines,omitempty"`
+
+	WALFsyncP99        float64 `json:"wal_fsync_p99_seconds,omitempty"`
+	WALFsyncP999       float64 `json:"wal_fsync_p999_seconds,omitempty"`
+	WALFsyncs          float64 `json:"wal_fsyncs"`
+	WALFsyncSinceStart bool    `json:"wal_fsync_since_start,omitempty"`
+	CommitP99          float64 `json:"backend_commit_p99_seconds,omitempty"`
+	CommitSinceStart   bool    `json:"backend_commit_since_start,omitempty"`
+	PeerRTTP99         float64 `json:"peer_rtt_p99_seconds,omitempty"`
+	PeerRTTSinceStart  bool    `json:"peer_rtt_since_start,omitempty"`
+
+	SlowApplies       float64 `json:"slow_applies"`
+	SlowReadIndexes   float64 `json:"slow_read_indexes"`
+	HeartbeatFailures float64 `json:"heartbeat_send_failures"`
+	PeerSendFailures  float64 `json:"peer_send_failures"`
+	LeaderChanges     float64 `json:"leader_changes"`
+	ProposalsFailed   float64 `json:"proposals_failed"`
+	ProposalsPending  float64 `json:"proposals_pending"`
+	GRPCRequests      float64 `json:"grpc_requests"`
+	GRPCErrors        float64 `json:"grpc_errors"`
+	HasLeader         bool    `json:"has_leader"`
 }
 
 // DoctorStep is one step of the diagnosis.

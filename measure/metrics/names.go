@@ -80,4 +80,10 @@ const (
 	// a change between two scrapes means the member restarted and its
 	// counters began again from zero.
 	ProcessStartTime Name = "process_start_time_seconds"
+	// QuotaBackendBytes is the member's backend quota (etcd 3.4 and later).
+	QuotaBackendBytes Name = "etcd_server_quota_backend_bytes"
+	// PeerSentFailures counts failed sends to each peer (label To).
+	PeerSentFailures Name = "etcd_network_peer_sent_failures_total"
+	// Goroutines is the member process's goroutine count (Go collector).
+	Goroutines Name = "go_goroutines"
 )

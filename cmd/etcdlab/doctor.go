@@ -1,0 +1,75 @@
+package main
+
+import (
+	"errors"
+
+	"github.com/etcdlab/etcdlab/internal/exitcode"
+	"github.com/etcdlab/etcdlab/measure/doctor"
+	"github.com/etcdlab/etcdlab/render"
+	"github.com/etcdlab/etcdlab/result"
+	"github.com/spf13/cobra"
+)
+
+func (a *app) doctorCmd() *cobra.Command {
+	var (
+		o      doctor.Options
+		output string
+		term   render.TerminalOptions
+	)
+	c := &cobra.Command{
+		Use:   "doctor",
+		Short: "Why is this etcd slow? A read-only diagnosis of a live cluster",
+		Long: `Diagnoses a running cluster without writing to it (no key written, no
+compaction, no defragmentation: only reads, status and metrics), in the
+order the field reports work: membership and status (members, versions,
+one leader, applied index lag, alarms, the database against its quota and
+its fragmentation); serializable and linearizable reads on every member;
+CPU and memory; the network (TCP connect time from here, peer round trip,
+peer send failures); the disk (WAL fsync and backend commit p99 over the
+window, from histogram deltas as PromQL); the members' own complaints (slow
+applies, late heartbeats, leader changes, failed proposals, gRPC errors).
+Metrics and probes are watched for --window.
+
+Then the diagnosis: findings ranked by how well the evidence explains a
+slow cluster, each with its measurements, threshold and source, the member
+where it is one member's, and the fix. What could not be seen is said,
+never a hang. Exit code 0 when no finding fails, 3 when one does, 1 when
+the diagnosis could not run.`,
+		Example: `  etcdlab doctor --endpoints https://10.0.0.1:2379,https://10.0.0.2:2379,https://10.0.0.3:2379 --cacert ca.crt --cert c.crt --key c.key
+  etcdlab doctor --endpoints 127.0.0.1:2379 --metrics-urls http://127.0.0.1:2381 -o json`,
+		Args: noArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if output != "text" && output != "json" {
+				return exitcode.Usagef("-o must be text or json, not %q", output)
+			}
+			o.Log = a.stderr
+			doc, err := doctor.Run(c.Context(), o)
+			if err != nil {
+				return err
+			}
+			if output == "json" {
+				err = result.Write(a.stdout, doc)
+			} else {
+				err = render.DoctorText(a.stdout, doc, term)
+			}
+			if err != nil {
+				return err
+			}
+			if c.Context().Err() != nil {
+				return exitcode.Failuref("interrupted: the diagnosis above is partial")
+			}
+			if doc.Overall == result.Fail {
+				return exitcode.With(errors.New("the diagnosis found a FAIL (see above)"), exitcode.CheckFailed)
+			}
+			return nil
+		},
+	}
+	fl := c.Flags()
+	fl.SortFlags = false
+	addConnFlags(fl, &o.Conn)
+	fl.StringSliceVar(&o.MetricsURLs, "metrics-urls", nil, "members' metrics URLs, one per endpoint (default: the client endpoints)")
+	fl.DurationVar(&o.Window, "window", doctor.DefaultWindow, "how long to watch the members' metrics and probe them")
+	fl.StringVarP(&output, "output", "o", "text", "stdout: text (the diagnosis) or json (the result)")
+	fl.BoolVar(&term.Wide, "wide", false, "text at full width (default: within 120 columns)")
+	return c
+}

@@ -1,0 +1,223 @@
+package judge
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/dustin/go-humanize"
+	"github.com/etcdlab/etcdlab/result"
+)
+
+// Doctor judges what `etcdlab doctor` measured (doc.Doctor's members):
+// it writes each step's checks, then the findings, the best-explained
+// first, and the document's overall status (FAIL when a finding fails).
+func Doctor(doc *result.Document) {
+	d := doc.Doctor
+	if d == nil {
+		return
+	}
+	dj := &doctorJudge{d: d}
+	d.Steps = []result.DoctorStep{dj.membership(), dj.reads(), dj.cpuMemory(), dj.network(), dj.disk(), dj.complaints()}
+	sort.SliceStable(dj.findings, func(i, j int) bool { return dj.findings[i].Score > dj.findings[j].Score })
+	for i := range dj.findings {
+		dj.findings[i].Rank = i + 1
+	}
+	d.Findings = dj.findings
+	doc.Overall = result.Pass
+	for _, f := range d.Findings {
+		if f.Status == result.Fail {
+			doc.Overall = result.Fail
+			break
+		}
+		doc.Overall = result.Warn
+	}
+}
+
+// doctorJudge collects findings while the steps are judged.
+type doctorJudge struct {
+	d        *result.Doctor
+	findings []result.Finding
+}
+
+// find adds a finding; score orders findings (1 is at its threshold).
+func (j *doctorJudge) find(f result.Finding) {
+	if f.Status == "" {
+		f.Status = result.Warn
+	}
+	j.findings = append(j.findings, f)
+}
+
+// versions are the distinct versions of the members named (all when
+// none is).
+func (j *doctorJudge) versions(names ...string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, m := range j.d.Members {
+		if m.Version == "" || seen[m.Version] || (len(names) > 0 && !contains(names, m.Name)) {
+			continue
+		}
+		seen[m.Version] = true
+		out = append(out, m.Version)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if x == y {
+			return true
+		}
+	}
+	return false
+}
+
+// check is a verdict on one member's figure: id's threshold, the member's
+// name in What.
+func check(id ID, member string, v float64, display func(float64) string) result.Verdict {
+	out := Value(id, v, display)
+	if member != "" {
+		out.What = member + ": " + out.What
+	}
+	return out
+}
+
+// membership is step 1: every member reachable, one cluster, one leader
+// everyone agrees on, applied indexes close, no alarm, the database
+// against its quota and its fragmentation.
+func (j *doctorJudge) membership() result.DoctorStep {
+	st := result.DoctorStep{Name: "membership"}
+	leaders, clusters := map[string]bool{}, map[string]bool{}
+	var minApplied, maxApplied uint64
+	reachable := 0
+	for _, m := range j.d.Members {
+		if !m.Reachable {
+			st.Unseen = append(st.Unseen, fmt.Sprintf("%s (%s): %s", m.Name, m.Endpoint, m.Error))
+			j.find(result.Finding{Status: result.Fail, Cause: "membership", Member: m.Name, Score: 3,
+				Summary:  fmt.Sprintf("%s does not answer at %s: %s", m.Name, m.Endpoint, m.Error),
+				Evidence: []string{"Status from " + m.Endpoint + ": " + m.Error},
+				Fix:      "check that the member runs and that its client URL is reachable from here; a cluster that lost a member has less fault tolerance",
+				Source:   "etcdctl endpoint health"})
+			continue
+		}
+		reachable++
+		leaders[m.LeaderID] = true
+		clusters[m.ClusterID] = true
+		if minApplied == 0 || m.RaftAppliedIndex < minApplied {
+			minApplied = m.RaftAppliedIndex
+		}
+		maxApplied = max(maxApplied, m.RaftAppliedIndex)
+		for _, a := range m.Alarms {
+			status, score := result.Warn, 1.5
+			if strings.Contains(a, "NOSPACE") || strings.Contains(a, "CORRUPT") {
+				status, score = result.Fail, 10
+			}
+			j.find(result.Finding{Status: status, Cause: alarmCause(a), Member: m.Name, Score: score,
+				Summary:  fmt.Sprintf("alarm %s is raised on %s", a, m.Name),
+				Evidence: []string{"AlarmList: " + a + " on " + m.Name},
+				Fix:      alarmFix(a), Source: "etcd maintenance guide (alarms)", Versions: j.versions(m.Name)})
+		}
+	}
+	if reachable == 0 {
+		return st
+	}
+	switch {
+	case len(clusters) > 1:
+		j.find(result.Finding{Status: result.Fail, Cause: "membership", Score: 8, Summary: "the endpoints belong to different clusters",
+			Evidence: []string{fmt.Sprintf("%d cluster IDs among the members", len(clusters))}, Fix: "give doctor the endpoints of one cluster", Source: "etcdctl endpoint status"})
+	case leaders["0"] || len(leaders) > 1:
+		j.find(result.Finding{Status: result.Fail, Cause: "leader", Score: 6, Summary: "the members do not agree on one leader",
+			Evidence: []string{fmt.Sprintf("leaders reported: %s", strings.Join(keys(leaders), ", "))},
+			Fix:      "a cluster without an agreed leader cannot commit: look at the network between members and at their disks", Source: "etcd_server_has_leader (etcd mixin etcdNoLeader)"})
+	}
+	if lag := maxApplied - minApplied; lag > 5000 {
+		j.find(result.Finding{Status: result.Warn, Cause: "membership", Score: 1.2, Summary: fmt.Sprintf("a member's applied index is %s entries behind", humanize.Comma(int64(lag))),
+			Evidence: []string{fmt.Sprintf("raft applied index from %d to %d", minApplied, maxApplied)},
+			Fix:      "a member that falls behind is slow to apply (disk or CPU) or was partitioned; look at that member's disk", Source: "etcdctl endpoint status"})
+	}
+	j.quota(&st)
+	return st
+}
+
+func keys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func alarmCause(a string) string {
+	if strings.Contains(a, "NOSPACE") {
+		return "quota"
+	}
+	return "membership"
+}
+
+func alarmFix(a string) string {
+	switch {
+	case strings.Contains(a, "NOSPACE"):
+		return "the database reached its quota and etcd refuses writes: compact, defragment, then `etcdctl alarm disarm`, and raise --quota-backend-bytes if the data needs it"
+	case strings.Contains(a, "CORRUPT"):
+		return "a member's data differs from the others': replace that member (remove, wipe, re-add) from a healthy snapshot"
+	}
+	return "see etcd's maintenance guide"
+}
+
+// Quota bands: etcd mixin etcdDatabaseQuotaLowSpace fires at 95%; we warn
+// from 80% so there is time to act.
+const (
+	quotaWarn = 0.80
+	quotaFail = 0.95
+	// fragmentation: etcd mixin etcdDatabaseHighFragmentationRatio (in use
+	// under half of a file over 100 MB).
+	fragInUse   = 0.5
+	fragMinSize = 100 << 20
+)
+
+// quota judges the largest database against its member's quota.
+func (j *doctorJudge) quota(st *result.DoctorStep) {
+	var worst *result.DoctorMember
+	for i := range j.d.Members {
+		m := &j.d.Members[i]
+		if m.Reachable && m.QuotaBytes > 0 && (worst == nil || float64(m.DBSize)/m.QuotaBytes > float64(worst.DBSize)/worst.QuotaBytes) {
+			worst = m
+		}
+		if m.Reachable && m.DBSize > fragMinSize && float64(m.DBInUse) < fragInUse*float64(m.DBSize) {
+			j.find(result.Finding{Status: result.Warn, Cause: "fragmentation", Member: m.Name, Score: 1.1,
+				Summary:  fmt.Sprintf("%s's database is %s, of which %s in use", m.Name, ibytes(float64(m.DBSize)), ibytes(float64(m.DBInUse))),
+				Evidence: []string{fmt.Sprintf("db size %s, in use %s (%.0f%%)", ibytes(float64(m.DBSize)), ibytes(float64(m.DBInUse)), 100*float64(m.DBInUse)/float64(m.DBSize))},
+				Fix:      "defragment the member (etcdctl defrag, one member at a time, outside busy hours)", Source: "etcd mixin etcdDatabaseHighFragmentationRatio"})
+		}
+	}
+	if worst == nil {
+		st.Unseen = append(st.Unseen, "the backend quota (etcd_server_quota_backend_bytes): no member's metrics had it")
+		return
+	}
+	ratio := float64(worst.DBSize) / worst.QuotaBytes
+	v := result.Verdict{ID: "server.db_quota", What: worst.Name + ": database size against the backend quota", Value: ratio, Unit: "ratio",
+		Display: fmt.Sprintf("%.0f%% (%s of %s)", 100*ratio, ibytes(float64(worst.DBSize)), ibytes(worst.QuotaBytes)),
+		Threshold: fmt.Sprintf("< %.0f%% (warn from %.0f%%)", 100*quotaFail, 100*quotaWarn), Source: "etcd mixin etcdDatabaseQuotaLowSpace", Status: result.Pass}
+	if ratio >= quotaWarn {
+		v.Status = result.Warn
+		if ratio >= quotaFail {
+			v.Status = result.Fail
+		}
+		v.Explanation = "the database nears its quota; at the quota etcd raises NOSPACE and refuses every write"
+		j.find(result.Finding{Status: v.Status, Cause: "quota", Score: 2 + 10*(ratio-quotaWarn),
+			Summary:  fmt.Sprintf("the database is at %.0f%% of its quota: %s of %s on %s", 100*ratio, ibytes(float64(worst.DBSize)), ibytes(worst.QuotaBytes), worst.Name),
+			Evidence: []string{fmt.Sprintf("db size %s, in use %s, quota %s (%s)", ibytes(float64(worst.DBSize)), ibytes(float64(worst.DBInUse)), ibytes(worst.QuotaBytes), v.Threshold)},
+			Fix:      "compact old revisions and defragment, find what fills the keyspace (doctor --keyspace), and raise --quota-backend-bytes (at most 8 GiB recommended)",
+			Source:   v.Source, Versions: j.versions(worst.Name)})
+	}
+	st.Checks = append(st.Checks, v)
+}
+
+func ibytes(v float64) string {
+	if v < 0 {
+		v = 0
+	}
+	return humanize.IBytes(uint64(v))
+}

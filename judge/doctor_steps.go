@@ -1,0 +1,280 @@
+package judge
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/etcdlab/etcdlab/internal/units"
+	"github.com/etcdlab/etcdlab/result"
+)
+
+// Bands of doctor's own rules, each with its source in the finding.
+const (
+	// starvedRead: a local (serializable) read needs no other member and no
+	// disk; one that waits this long on one member, while the others and
+	// the TCP handshake (answered by the kernel) are fast, waited for the
+	// process itself.
+	starvedRead = 0.100
+	// starvedRatio: and at least this many times the other members' worst.
+	starvedRatio = 5.0
+	// grpcErrWarn and grpcErrFail: etcd mixin etcdHighNumberOfFailedGRPCRequests.
+	grpcErrWarn, grpcErrFail = 0.01, 0.05
+)
+
+// reads is step 2: serializable and linearizable read latency per member;
+// the gap between them is the ReadIndex round to the leader.
+func (j *doctorJudge) reads() result.DoctorStep {
+	st := result.DoctorStep{Name: "reads"}
+	for _, m := range j.d.Members {
+		if !m.Reachable {
+			continue
+		}
+		for _, r := range []struct {
+			kind string
+			f    *result.ReadFigure
+		}{{"serializable", m.ReadSerial}, {"linearizable", m.ReadLinear}} {
+			if r.f == nil {
+				st.Unseen = append(st.Unseen, fmt.Sprintf("%s: no %s read was tried", m.Name, r.kind))
+				continue
+			}
+			v := result.Verdict{ID: "read." + r.kind, What: fmt.Sprintf("%s: %s read latency", m.Name, r.kind), Value: r.f.P50, Unit: "s",
+				Display: fmt.Sprintf("p50 %s, max %s over %d reads", units.Seconds(r.f.P50), units.Seconds(r.f.Max), r.f.Samples),
+				Threshold: "informational", Source: "etcdctl check perf; etcd-diagnosis", Status: result.Pass}
+			if r.f.Errors > 0 {
+				v.Status = result.Warn
+				v.Explanation = fmt.Sprintf("%d of %d reads failed or timed out", r.f.Errors, r.f.Errors+r.f.Samples)
+			}
+			st.Checks = append(st.Checks, v)
+		}
+	}
+	j.starvation()
+	return st
+}
+
+// starvation finds a member whose local reads stall while the others' do
+// not and its TCP handshakes stay fast: the process is not running when
+// asked (CPU starvation, a throttled cgroup, stop-the-world pauses).
+func (j *doctorJudge) starvation() {
+	for i, m := range j.d.Members {
+		if m.ReadSerial == nil || m.ReadSerial.Samples == 0 || m.ReadSerial.Max < starvedRead {
+			continue
+		}
+		others := 0.0
+		n := 0
+		for k, o := range j.d.Members {
+			if k != i && o.ReadSerial != nil && o.ReadSerial.Samples > 0 {
+				others = max(others, o.ReadSerial.Max)
+				n++
+			}
+		}
+		if n == 0 || m.ReadSerial.Max < starvedRatio*others || (m.ConnectSeconds > 0 && m.ConnectSeconds*4 > m.ReadSerial.Max) {
+			continue
+		}
+		ev := []string{
+			fmt.Sprintf("serializable reads on %s: p50 %s, max %s over %d; the other members' max %s", m.Name, units.Seconds(m.ReadSerial.P50), units.Seconds(m.ReadSerial.Max), m.ReadSerial.Samples, units.Seconds(others)),
+			fmt.Sprintf("TCP connect to %s: %s (the kernel answers it, the process need not run)", m.Name, units.Seconds(m.ConnectSeconds)),
+		}
+		if m.Metrics != nil {
+			ev = append(ev, fmt.Sprintf("%s used %.2f cores over the window", m.Name, m.Metrics.CPUCores))
+		}
+		status := result.Warn
+		if m.ReadSerial.Max >= 2*starvedRead {
+			status = result.Fail
+		}
+		j.find(result.Finding{Status: status, Cause: "cpu", Member: m.Name, Score: m.ReadSerial.Max / starvedRead,
+			Summary:  fmt.Sprintf("%s stalls: local reads took up to %s there and at most %s elsewhere, while the network answered in %s", m.Name, units.Seconds(m.ReadSerial.Max), units.Seconds(others), units.Seconds(m.ConnectSeconds)),
+			Evidence: ev,
+			Fix:      "give the member CPU: check its cgroup CPU limit and throttling, noisy neighbours on the node, swap, and long GC or VM pauses; etcd wants dedicated cores",
+			Source:   "etcd FAQ (CPU starvation); etcdlab's read probes (a local read needs neither disk nor peers)", Versions: j.versions(m.Name)})
+	}
+}
+
+// cpuMemory is step 3: each member's CPU (cores used over the window), RSS
+// and goroutines, for the record; starvation is judged from the reads.
+func (j *doctorJudge) cpuMemory() result.DoctorStep {
+	st := result.DoctorStep{Name: "cpu-memory"}
+	for _, m := range j.d.Members {
+		if m.Metrics == nil {
+			if m.Reachable {
+				st.Unseen = append(st.Unseen, fmt.Sprintf("%s's metrics: %s", m.Name, m.MetricsError))
+			}
+			continue
+		}
+		st.Checks = append(st.Checks, result.Verdict{ID: "process.cpu", What: m.Name + ": CPU used (process_cpu_seconds_total)", Value: m.Metrics.CPUCores, Unit: "cores",
+			Display:   fmt.Sprintf("%.2f cores, RSS %s, %.0f goroutines", m.Metrics.CPUCores, ibytes(m.Metrics.RSSBytes), m.Metrics.Goroutines),
+			Threshold: "informational (the member's cores are not visible from here)", Source: "cluster-etcd-operator performance-metrics.md", Status: result.Pass})
+	}
+	return st
+}
+
+// network is step 4: TCP connect time from here, the peer round trip, peer
+// send failures and slow read indexes.
+func (j *doctorJudge) network() result.DoctorStep {
+	st := result.DoctorStep{Name: "network"}
+	worstRTT, rttFrom, sinceStart := 0.0, "", false
+	for _, m := range j.d.Members {
+		if m.ConnectSeconds > 0 {
+			v := check(NetworkConnect, m.Name, m.ConnectSeconds, units.Seconds)
+			st.Checks = append(st.Checks, v)
+			if v.Status == result.Fail {
+				j.find(result.Finding{Status: result.Fail, Cause: "network", Member: m.Name, Score: m.ConnectSeconds / 0.008,
+					Summary:  fmt.Sprintf("TCP connects to %s take %s from here", m.Name, units.Seconds(m.ConnectSeconds)),
+					Evidence: []string{v.What + " " + v.Display + " (" + v.Threshold + ")"}, Fix: v.Explanation, Source: v.Source})
+			}
+		}
+		if m.Metrics == nil {
+			continue
+		}
+		if m.Metrics.PeerRTTP99 > 0 {
+			st.Checks = append(st.Checks, check(ServerPeerRTTP99, m.Name, m.Metrics.PeerRTTP99, units.Seconds))
+			if m.Metrics.PeerRTTP99 > worstRTT {
+				worstRTT, rttFrom, sinceStart = m.Metrics.PeerRTTP99, m.Name, m.Metrics.PeerRTTSinceStart
+			}
+		}
+		if m.Metrics.PeerSendFailures > 0 {
+			j.find(result.Finding{Status: result.Warn, Cause: "network", Member: m.Name, Score: 1.5,
+				Summary:  fmt.Sprintf("%s failed to send to its peers %.0f times in %s", m.Name, m.Metrics.PeerSendFailures, units.Seconds(j.d.WindowSeconds)),
+				Evidence: []string{fmt.Sprintf("etcd_network_peer_sent_failures_total +%.0f", m.Metrics.PeerSendFailures)},
+				Fix:      "a peer is down or unreachable from this member", Source: "etcd mixin etcdMembersDown", Versions: j.versions(m.Name)})
+		}
+	}
+	if t, _ := Lookup(ServerPeerRTTP99); worstRTT >= t.Fail {
+		when := "over the window"
+		if sinceStart {
+			when = "since the member started (no probe in the window)"
+		}
+		ev := []string{fmt.Sprintf("peer round trip p99 %s on %s, %s (%s)", units.Seconds(worstRTT), rttFrom, when, "< "+units.Seconds(t.Fail))}
+		if gap, who := j.readIndexGap(); gap > 0 {
+			ev = append(ev, fmt.Sprintf("a linearizable read costs %s more than a serializable one on %s (the ReadIndex round to the leader)", units.Seconds(gap), who))
+		}
+		j.find(result.Finding{Status: result.Fail, Cause: "network", Score: worstRTT / t.Fail,
+			Summary:  fmt.Sprintf("the members are %s apart (peer round trip p99)", units.Seconds(worstRTT)),
+			Evidence: ev, Fix: t.Advice, Source: t.Source, Versions: j.versions()})
+	}
+	return st
+}
+
+// readIndexGap is the largest p50 gap between a member's linearizable and
+// serializable reads, and that member.
+func (j *doctorJudge) readIndexGap() (float64, string) {
+	gap, who := 0.0, ""
+	for _, m := range j.d.Members {
+		if m.ReadLinear != nil && m.ReadSerial != nil && m.ReadLinear.Samples > 0 && m.ReadSerial.Samples > 0 {
+			if g := m.ReadLinear.P50 - m.ReadSerial.P50; g > gap {
+				gap, who = g, m.Name
+			}
+		}
+	}
+	return gap, who
+}
+
+// disk is step 5: WAL fsync p99 and p99.9 and backend commit p99 per
+// member over the window.
+func (j *doctorJudge) disk() result.DoctorStep {
+	st := result.DoctorStep{Name: "disk"}
+	for _, m := range j.d.Members {
+		x := m.Metrics
+		if x == nil {
+			continue
+		}
+		if x.WALFsyncP99 == 0 {
+			st.Unseen = append(st.Unseen, m.Name+": no WAL fsync observed yet")
+			continue
+		}
+		fs := check(ServerWALFsyncP99, m.Name, x.WALFsyncP99, func(v float64) string { return units.Quantile(v, result.LowestDiskBucket) })
+		if x.WALFsyncSinceStart {
+			fs.Display += " (since start: none in the window)"
+		}
+		st.Checks = append(st.Checks, fs)
+		cm := check(ServerBackendCommitP99, m.Name, x.CommitP99, func(v float64) string { return units.Quantile(v, result.LowestDiskBucket) })
+		if x.CommitSinceStart {
+			cm.Display += " (since start)"
+		}
+		if x.CommitP99 > 0 {
+			st.Checks = append(st.Checks, cm)
+		}
+		if fs.Status != result.Fail && cm.Status != result.Fail {
+			continue
+		}
+		when := fmt.Sprintf("%.0f fsyncs in the window", x.WALFsyncs)
+		if x.WALFsyncSinceStart {
+			when = "since the member started (no fsync in the window)"
+		}
+		ev := []string{fmt.Sprintf("WAL fsync p99 %s, p99.9 %s on %s, %s (etcd asks for under 10 ms)", units.Quantile(x.WALFsyncP99, result.LowestDiskBucket), units.Quantile(x.WALFsyncP999, result.LowestDiskBucket), m.Name, when)}
+		if x.CommitP99 > 0 {
+			ev = append(ev, fmt.Sprintf("backend commit p99 %s (etcd asks for under 25 ms)", units.Quantile(x.CommitP99, result.LowestDiskBucket)))
+		}
+		if x.SlowApplies > 0 || x.HeartbeatFailures > 0 {
+			ev = append(ev, fmt.Sprintf("%.0f slow applies and %.0f late heartbeats in the window", x.SlowApplies, x.HeartbeatFailures))
+		}
+		t, _ := Lookup(ServerWALFsyncP99)
+		score := max(x.WALFsyncP99/0.010, x.CommitP99/0.025)
+		if x.WALFsyncSinceStart {
+			score /= 2 // old news may not be today's problem
+		}
+		j.find(result.Finding{Status: result.Fail, Cause: "disk", Member: m.Name, Score: score,
+			Summary:  fmt.Sprintf("the disk of %s: WAL fsync p99 %s, %.0fx etcd's 10 ms", m.Name, units.Quantile(x.WALFsyncP99, result.LowestDiskBucket), x.WALFsyncP99/0.010),
+			Evidence: ev, Fix: "move etcd's data (at least the WAL) to SSD/NVMe or a dedicated volume with provisioned IOPS; no network or shared storage, no other I/O on it",
+			Source: t.Source, Versions: j.versions(m.Name)})
+	}
+	return st
+}
+
+// complaints is step 6: what the members count against themselves over
+// the window: slow applies, slow read indexes, late heartbeats, leader
+// changes, failed and pending proposals, gRPC errors.
+func (j *doctorJudge) complaints() result.DoctorStep {
+	st := result.DoctorStep{Name: "complaints"}
+	var changes float64
+	var noLeader []string
+	for _, m := range j.d.Members {
+		x := m.Metrics
+		if x == nil {
+			continue
+		}
+		for _, c := range []struct {
+			id ID
+			v  float64
+		}{{ServerSlowApplies, x.SlowApplies}, {ServerHeartbeatFailures, x.HeartbeatFailures}, {ServerProposalsFailed, x.ProposalsFailed}} {
+			st.Checks = append(st.Checks, check(c.id, m.Name, c.v, units.Count))
+		}
+		changes = max(changes, x.LeaderChanges)
+		if !x.HasLeader {
+			noLeader = append(noLeader, m.Name)
+		}
+		if x.GRPCRequests >= 100 {
+			ratio := x.GRPCErrors / x.GRPCRequests
+			v := result.Verdict{ID: "server.grpc_errors", What: m.Name + ": failed unary gRPC requests", Value: ratio, Unit: "ratio",
+				Display: fmt.Sprintf("%.1f%% of %.0f", 100*ratio, x.GRPCRequests), Threshold: "< 5% (warn from 1%)", Source: "etcd mixin etcdHighNumberOfFailedGRPCRequests", Status: result.Pass}
+			if ratio >= grpcErrWarn {
+				v.Status = result.Warn
+				if ratio >= grpcErrFail {
+					v.Status = result.Fail
+				}
+				j.find(result.Finding{Status: v.Status, Cause: "requests", Member: m.Name, Score: ratio / grpcErrFail,
+					Summary:  fmt.Sprintf("%.1f%% of %s's unary requests failed", 100*ratio, m.Name),
+					Evidence: []string{v.What + " " + v.Display}, Fix: "see the codes in grpc_server_handled_total: Unavailable and DeadlineExceeded point to the leader, disk or network findings above", Source: v.Source})
+			}
+			st.Checks = append(st.Checks, v)
+		}
+		if x.SlowReadIndexes > 0 {
+			j.find(result.Finding{Status: result.Warn, Cause: "network", Member: m.Name, Score: 1.2,
+				Summary:  fmt.Sprintf("%s waited too long for ReadIndex %.0f times", m.Name, x.SlowReadIndexes),
+				Evidence: []string{fmt.Sprintf("etcd_server_slow_read_indexes_total +%.0f", x.SlowReadIndexes)},
+				Fix:      "a slow leader or a slow network between this member and the leader", Source: "etcd server/etcdserver (waiting for ReadIndex response took too long)", Versions: j.versions(m.Name)})
+		}
+	}
+	lc := check(ServerLeaderChanges, "", changes, units.Count)
+	st.Checks = append(st.Checks, lc)
+	if lc.Status != result.Pass {
+		j.find(result.Finding{Status: lc.Status, Cause: "leader", Score: 0.8 + changes/4,
+			Summary:  fmt.Sprintf("the leader changed %.0f times in %s", changes, units.Seconds(j.d.WindowSeconds)),
+			Evidence: []string{lc.What + " " + lc.Display}, Fix: lc.Explanation, Source: lc.Source, Versions: j.versions()})
+	}
+	if len(noLeader) > 0 {
+		slices.Sort(noLeader)
+		j.find(result.Finding{Status: result.Fail, Cause: "leader", Score: 6, Summary: fmt.Sprintf("%v had no leader at the end of the window", noLeader),
+			Evidence: []string{"etcd_server_has_leader 0"}, Fix: "without a leader nothing commits: the network between members, their disks or lost quorum", Source: "etcd mixin etcdNoLeader"})
+	}
+	return st
+}

@@ -1,0 +1,133 @@
+// Package doctor diagnoses a live etcd cluster without writing to it: it
+// reads the membership and every member's status, probes reads and TCP
+// connects and watches the members' metrics over a window, then hands the
+// figures to the judge, which ranks the causes. It never writes a key,
+// compacts or defragments: every request it sends is a read (Range,
+// MemberList, Status, AlarmList with the GET action) or an HTTP GET of
+// /metrics.
+package doctor
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/etcdlab/etcdlab/invalid"
+	"github.com/etcdlab/etcdlab/judge"
+	"github.com/etcdlab/etcdlab/lab/etcdclient"
+	"github.com/etcdlab/etcdlab/measure/envinfo"
+	"github.com/etcdlab/etcdlab/result"
+)
+
+// DefaultWindow is how long the members' metrics are watched and the
+// probes run: long enough for rates and a few dozen probes, short enough
+// for a diagnosis in under 15 s.
+const DefaultWindow = 8 * time.Second
+
+// Options configure a diagnosis.
+type Options struct {
+	// Conn reaches the cluster (its endpoints are required).
+	Conn etcdclient.Config
+	// MetricsURLs are the members' metrics URLs, in the order of the
+	// endpoints; default: the client endpoints (etcd serves /metrics
+	// there).
+	MetricsURLs []string
+	// Window is how long metrics are watched and probes run
+	// (DefaultWindow when 0).
+	Window time.Duration
+	// ProbeInterval spaces each member's probes (default 200 ms).
+	ProbeInterval time.Duration
+	// Log receives one progress line per step; nil discards them.
+	Log io.Writer
+}
+
+// requestTimeout bounds every request doctor sends.
+const requestTimeout = 3 * time.Second
+
+func (o *Options) validate() error {
+	if len(o.Conn.Endpoints) == 0 {
+		return invalid.Errorf("{Endpoints} are required: doctor diagnoses a running cluster")
+	}
+	if len(o.MetricsURLs) > 0 && len(o.MetricsURLs) != len(o.Conn.Endpoints) {
+		return invalid.Errorf("{MetricsURLs} must name one URL per endpoint (%d endpoints, %d URLs)", len(o.Conn.Endpoints), len(o.MetricsURLs))
+	}
+	if o.Window < 0 || o.ProbeInterval < 0 {
+		return invalid.Errorf("{Window} and {ProbeInterval} must not be negative")
+	}
+	return nil
+}
+
+// Run diagnoses the cluster. Errors are for options that are not valid;
+// anything that could not be seen once running is said in the document
+// (a step's Unseen, a member's Error).
+func Run(ctx context.Context, o Options) (*result.Document, error) {
+	if err := o.validate(); err != nil {
+		return nil, err
+	}
+	if o.Window == 0 {
+		o.Window = DefaultWindow
+	}
+	if o.ProbeInterval == 0 {
+		o.ProbeInterval = 200 * time.Millisecond
+	}
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+	tlsCfg, err := o.Conn.TLS()
+	if err != nil {
+		return nil, err
+	}
+	doc := &result.Document{SchemaVersion: result.SchemaVersion, Kind: result.KindDoctor, CreatedAt: time.Now().UTC(),
+		Environment: envinfo.Collect(), Runs: []result.Run{}}
+	d := &result.Doctor{WindowSeconds: o.Window.Seconds()}
+	doc.Doctor = d
+
+	fmt.Fprintln(o.Log, "doctor: membership and status")
+	d.Members, doc.Notes = membership(ctx, o.Conn)
+
+	// Members the endpoints did not name (from the member list) are
+	// scraped at their client URL.
+	urls := make([]string, len(d.Members))
+	for i, m := range d.Members {
+		urls[i] = m.Endpoint
+		if i < len(o.MetricsURLs) {
+			urls[i] = o.MetricsURLs[i]
+		}
+	}
+	fmt.Fprintf(o.Log, "doctor: watching metrics, reads and connects for %s\n", o.Window)
+	before := scrapeAll(ctx, urls, tlsCfg)
+	probes := probeAll(ctx, o, d.Members)
+	after := scrapeAll(ctx, urls, tlsCfg)
+	for i := range d.Members {
+		m := &d.Members[i]
+		m.ReadSerial, m.ReadLinear, m.ConnectSeconds = probes[i].figures()
+		if after[i].err != nil {
+			m.MetricsError = after[i].err.Error()
+			continue
+		}
+		if before[i].err != nil {
+			m.MetricsError = before[i].err.Error()
+			continue
+		}
+		m.Metrics = windowMetrics(before[i].snap, after[i].snap)
+		if m.Version == "" {
+			m.Version = versionOf(after[i].snap)
+		}
+		if q, ok := quotaOf(after[i].snap); ok {
+			m.QuotaBytes = q
+		}
+	}
+	judge.Doctor(doc)
+	return doc, nil
+}
+
+// parallel runs f for 0..n-1 concurrently and waits.
+func parallel(n int, f func(i int)) {
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { f(i) })
+	}
+	wg.Wait()
+}

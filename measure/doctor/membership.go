@@ -1,0 +1,134 @@
+package doctor
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/etcdlab/etcdlab/lab/etcdclient"
+	"github.com/etcdlab/etcdlab/result"
+	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+// membership is step 1's reading: the member list (from any endpoint that
+// answers), then every member's status and alarms from its own endpoint.
+// Members come in the order of the endpoints given, then the members the
+// list names that the endpoints did not. Notes say what could not be read.
+func membership(ctx context.Context, conn etcdclient.Config) ([]result.DoctorMember, []string) {
+	var notes []string
+	members := make([]result.DoctorMember, len(conn.Endpoints))
+	for i, ep := range conn.Endpoints {
+		members[i] = result.DoctorMember{Name: ep, Endpoint: ep}
+	}
+	list, err := memberList(ctx, conn)
+	if err != nil {
+		notes = append(notes, "the member list could not be read from any endpoint: "+err.Error())
+	}
+	for _, m := range list {
+		i := indexOfURL(members, m.ClientURLs)
+		if i < 0 {
+			if len(m.ClientURLs) == 0 {
+				continue // a member added but not started
+			}
+			members = append(members, result.DoctorMember{Endpoint: m.ClientURLs[0]})
+			i = len(members) - 1
+		}
+		members[i].Name, members[i].ID, members[i].IsLearner = m.Name, fmt.Sprintf("%x", m.ID), m.IsLearner
+		if members[i].Name == "" {
+			members[i].Name = members[i].Endpoint
+		}
+	}
+	parallel(len(members), func(i int) { status(ctx, conn, &members[i]) })
+	return members, notes
+}
+
+// memberList asks each endpoint in turn until one answers.
+func memberList(ctx context.Context, conn etcdclient.Config) ([]*pb.Member, error) {
+	var last error
+	for _, ep := range conn.Endpoints {
+		cli, err := one(conn, ep)
+		if err != nil {
+			last = err
+			continue
+		}
+		cctx, cancel := context.WithTimeout(ctx, requestTimeout)
+		resp, err := cli.MemberList(cctx)
+		cancel()
+		cli.Close()
+		if err == nil {
+			return resp.Members, nil
+		}
+		last = fmt.Errorf("%s: %s", ep, etcdclient.Describe(err))
+	}
+	return nil, last
+}
+
+// one is a client of endpoint ep only.
+func one(conn etcdclient.Config, ep string) (*clientv3.Client, error) {
+	c := conn
+	c.Endpoints = []string{ep}
+	if c.DialTimeout <= 0 || c.DialTimeout > requestTimeout {
+		c.DialTimeout = requestTimeout
+	}
+	return etcdclient.New(c)
+}
+
+// status fills m from its endpoint's Status and the alarms it reports.
+func status(ctx context.Context, conn etcdclient.Config, m *result.DoctorMember) {
+	cli, err := one(conn, m.Endpoint)
+	if err != nil {
+		m.Error = err.Error()
+		return
+	}
+	defer cli.Close()
+	cctx, cancel := context.WithTimeout(ctx, requestTimeout)
+	defer cancel()
+	st, err := cli.Status(cctx, m.Endpoint)
+	if err != nil {
+		m.Error = etcdclient.Describe(err)
+		return
+	}
+	m.Reachable = true
+	m.Version = st.Version
+	m.ClusterID = fmt.Sprintf("%x", st.Header.ClusterId)
+	m.LeaderID = fmt.Sprintf("%x", st.Leader)
+	if m.ID == "" {
+		m.ID = fmt.Sprintf("%x", st.Header.MemberId)
+	}
+	m.IsLeader = st.Leader != 0 && st.Leader == st.Header.MemberId
+	m.IsLearner = m.IsLearner || st.IsLearner
+	m.RaftIndex, m.RaftAppliedIndex, m.RaftTerm = st.RaftIndex, st.RaftAppliedIndex, st.RaftTerm
+	m.DBSize, m.DBInUse = st.DbSize, st.DbSizeInUse
+	// AlarmList is a read: an AlarmRequest with the GET action.
+	if al, err := cli.AlarmList(cctx); err == nil {
+		for _, a := range al.Alarms {
+			if fmt.Sprintf("%x", a.MemberID) == m.ID {
+				m.Alarms = append(m.Alarms, a.Alarm.String())
+			}
+		}
+	}
+}
+
+// indexOfURL finds the member whose endpoint is one of urls.
+func indexOfURL(ms []result.DoctorMember, urls []string) int {
+	for i, m := range ms {
+		for _, u := range urls {
+			if sameURL(m.Endpoint, u) {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// sameURL compares endpoints with or without their scheme.
+func sameURL(a, b string) bool {
+	strip := func(s string) string {
+		if _, rest, ok := strings.Cut(s, "://"); ok {
+			return rest
+		}
+		return s
+	}
+	return strip(a) == strip(b)
+}

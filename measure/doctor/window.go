@@ -1,0 +1,102 @@
+package doctor
+
+import (
+	"context"
+	"crypto/tls"
+	"math"
+
+	"github.com/etcdlab/etcdlab/measure/metrics"
+	"github.com/etcdlab/etcdlab/result"
+)
+
+// scrape is one member's scrape, or why there is none.
+type scrape struct {
+	snap *metrics.Snapshot
+	err  error
+}
+
+// scrapeAll scrapes every URL at once.
+func scrapeAll(ctx context.Context, urls []string, tlsCfg *tls.Config) []scrape {
+	out := make([]scrape, len(urls))
+	parallel(len(urls), func(i int) {
+		out[i].snap, out[i].err = metrics.Scrape(ctx, urls[i], tlsCfg, requestTimeout)
+	})
+	return out
+}
+
+// windowMetrics is what a member's metrics say between two scrapes, as
+// PromQL would over the window: increase() of counters, quantiles over
+// bucket deltas, gauges at the end. A histogram without observations in
+// the window (an idle member's WAL, the peer round trip probed every few
+// seconds) is read since the member started, and marked so.
+func windowMetrics(b, a *metrics.Snapshot) *result.DoctorMetrics {
+	secs := a.At.Sub(b.At).Seconds()
+	m := &result.DoctorMetrics{}
+	if cpu, ok := metrics.Increase(b, a, metrics.ProcessCPUSeconds); ok && secs > 0 {
+		m.CPUCores = cpu / secs
+	}
+	m.RSSBytes, _ = a.Gauge(metrics.ProcessResidentMemory)
+	m.Goroutines, _ = a.Gauge(metrics.Goroutines)
+	var n float64
+	m.WALFsyncP99, n, m.WALFsyncSinceStart = quantile(0.99, b, a, metrics.WALFsyncDuration)
+	m.WALFsyncP999, _, _ = quantile(0.999, b, a, metrics.WALFsyncDuration)
+	if !m.WALFsyncSinceStart {
+		m.WALFsyncs = n
+	}
+	m.CommitP99, _, m.CommitSinceStart = quantile(0.99, b, a, metrics.BackendCommitDuration)
+	m.PeerRTTP99, _, m.PeerRTTSinceStart = quantile(0.99, b, a, metrics.PeerRoundTripTime)
+	m.SlowApplies, _ = metrics.Increase(b, a, metrics.SlowApplies)
+	m.SlowReadIndexes, _ = metrics.Increase(b, a, metrics.SlowReadIndexes)
+	m.HeartbeatFailures, _ = metrics.Increase(b, a, metrics.HeartbeatSendFailures)
+	m.PeerSendFailures, _ = metrics.Increase(b, a, metrics.PeerSentFailures)
+	m.LeaderChanges, _ = metrics.Increase(b, a, metrics.LeaderChanges)
+	m.ProposalsFailed, _ = metrics.Increase(b, a, metrics.ProposalsFailed)
+	m.ProposalsPending, _ = a.Gauge(metrics.ProposalsPending)
+	for code, v := range metrics.IncreaseBy(b, a, metrics.GRPCHandled, metrics.GRPCCodeLabel, map[string]string{metrics.GRPCTypeLabel: "unary"}) {
+		m.GRPCRequests += v
+		if grpcError(code) {
+			m.GRPCErrors += v
+		}
+	}
+	hl, _ := a.Gauge(metrics.HasLeader)
+	m.HasLeader = hl == 1
+	return m
+}
+
+// grpcError says whether a gRPC code is the server failing rather than the
+// client's own choice (a cancelled call, a missing key).
+func grpcError(code string) bool {
+	switch code {
+	case "OK", "Canceled", "NotFound", "InvalidArgument", "AlreadyExists", "FailedPrecondition":
+		return false
+	}
+	return true
+}
+
+// quantile is the q-quantile of name over the window, the number of
+// observations in it, and whether it had none, so the quantile is since
+// the member started (NaN-free: 0 when the histogram is absent or empty).
+func quantile(q float64, b, a *metrics.Snapshot, name metrics.Name) (v, n float64, sinceStart bool) {
+	v, n = metrics.Quantile(q, b, a, name)
+	if n > 0 && !math.IsNaN(v) {
+		return v, n, false
+	}
+	cum, ok := metrics.Deltas(nil, a, name)
+	if !ok || cum[math.Inf(1)] == 0 {
+		return 0, 0, false
+	}
+	return metrics.UpperQuantile(q, cum), cum[math.Inf(1)], true
+}
+
+// versionOf is the version a member's metrics report.
+func versionOf(s *metrics.Snapshot) string {
+	if vs := s.LabelValues(metrics.ServerVersion, metrics.ServerVersionLabel); len(vs) > 0 {
+		return vs[0]
+	}
+	return ""
+}
+
+// quotaOf is the member's backend quota in bytes.
+func quotaOf(s *metrics.Snapshot) (float64, bool) {
+	return s.Gauge(metrics.QuotaBackendBytes)
+}
