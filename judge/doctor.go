@@ -198,7 +198,7 @@ func (j *doctorJudge) quota(st *result.DoctorStep) {
 	}
 	ratio := float64(worst.DBSize) / worst.QuotaBytes
 	v := result.Verdict{ID: "server.db_quota", What: worst.Name + ": database size against the backend quota", Value: ratio, Unit: "ratio",
-		Display: fmt.Sprintf("%.0f%% (%s of %s)", 100*ratio, ibytes(float64(worst.DBSize)), ibytes(worst.QuotaBytes)),
+		Display:   fmt.Sprintf("%.0f%% (%s of %s)", 100*ratio, ibytes(float64(worst.DBSize)), ibytes(worst.QuotaBytes)),
 		Threshold: fmt.Sprintf("< %.0f%% (warn from %.0f%%)", 100*quotaFail, 100*quotaWarn), Source: "etcd mixin etcdDatabaseQuotaLowSpace", Status: result.Pass}
 	if ratio >= quotaWarn {
 		v.Status = result.Warn
@@ -206,7 +206,9 @@ func (j *doctorJudge) quota(st *result.DoctorStep) {
 			v.Status = result.Fail
 		}
 		v.Explanation = "the database nears its quota; at the quota etcd raises NOSPACE and refuses every write"
-		j.find(result.Finding{Status: v.Status, Cause: "quota", Score: 2 + 10*(ratio-quotaWarn),
+		// Near the quota every write is at risk of NOSPACE: an outage, not
+		// a slowdown, so it outranks the causes of slowness.
+		j.find(result.Finding{Status: v.Status, Cause: "quota", Score: 5 + 20*(ratio-quotaWarn),
 			Summary:  fmt.Sprintf("the database is at %.0f%% of its quota: %s of %s on %s", 100*ratio, ibytes(float64(worst.DBSize)), ibytes(worst.QuotaBytes), worst.Name),
 			Evidence: []string{fmt.Sprintf("db size %s, in use %s, quota %s (%s)", ibytes(float64(worst.DBSize)), ibytes(float64(worst.DBInUse)), ibytes(worst.QuotaBytes), v.Threshold)},
 			Fix:      "compact old revisions and defragment, find what fills the keyspace (doctor --keyspace), and raise --quota-backend-bytes (at most 8 GiB recommended)",

@@ -2,6 +2,7 @@ package judge
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/etcdlab/etcdlab/internal/units"
@@ -10,13 +11,12 @@ import (
 
 // Bands of doctor's own rules, each with its source in the finding.
 const (
-	// starvedRead: a local (serializable) read needs no other member and no
-	// disk; one that waits this long on one member, while the others and
-	// the TCP handshake (answered by the kernel) are fast, waited for the
-	// process itself.
-	starvedRead = 0.100
-	// starvedRatio: and at least this many times the other members' worst.
-	starvedRatio = 5.0
+	// starvedShare: the share of a member's local (serializable) reads
+	// that stalled (result.StallSeconds) for it to be starved, while the
+	// TCP handshake (answered by the kernel) stays fast; starvedRatio: at
+	// least this many times the share on any other member.
+	starvedShare = 0.15
+	starvedRatio = 3.0
 	// grpcErrWarn and grpcErrFail: etcd mixin etcdHighNumberOfFailedGRPCRequests.
 	grpcErrWarn, grpcErrFail = 0.01, 0.05
 )
@@ -38,7 +38,7 @@ func (j *doctorJudge) reads() result.DoctorStep {
 				continue
 			}
 			v := result.Verdict{ID: "read." + r.kind, What: fmt.Sprintf("%s: %s read latency", m.Name, r.kind), Value: r.f.P50, Unit: "s",
-				Display: fmt.Sprintf("p50 %s, max %s over %d reads", units.Seconds(r.f.P50), units.Seconds(r.f.Max), r.f.Samples),
+				Display:   fmt.Sprintf("p50 %s, max %s over %d reads", units.Seconds(r.f.P50), units.Seconds(r.f.Max), r.f.Samples),
 				Threshold: "informational", Source: "etcdctl check perf; etcd-diagnosis", Status: result.Pass}
 			if r.f.Errors > 0 {
 				v.Status = result.Warn
@@ -53,36 +53,47 @@ func (j *doctorJudge) reads() result.DoctorStep {
 
 // starvation finds a member whose local reads stall while the others' do
 // not and its TCP handshakes stay fast: the process is not running when
-// asked (CPU starvation, a throttled cgroup, stop-the-world pauses).
+// asked (CPU starvation, a throttled cgroup, stop-the-world pauses). A
+// busy machine slows everyone's reads a little; a starved member's stall
+// (StallSeconds and more) in a good share of its probes.
 func (j *doctorJudge) starvation() {
+	share := func(f *result.ReadFigure) float64 {
+		if f == nil || f.Samples == 0 {
+			return 0
+		}
+		return float64(f.Stalled) / float64(f.Samples)
+	}
 	for i, m := range j.d.Members {
-		if m.ReadSerial == nil || m.ReadSerial.Samples == 0 || m.ReadSerial.Max < starvedRead {
+		own := share(m.ReadSerial)
+		if own < starvedShare {
 			continue
 		}
-		others := 0.0
-		n := 0
+		others, othersMax, n := 0.0, 0.0, 0
 		for k, o := range j.d.Members {
 			if k != i && o.ReadSerial != nil && o.ReadSerial.Samples > 0 {
-				others = max(others, o.ReadSerial.Max)
+				others = max(others, share(o.ReadSerial))
+				othersMax = max(othersMax, o.ReadSerial.Max)
 				n++
 			}
 		}
-		if n == 0 || m.ReadSerial.Max < starvedRatio*others || (m.ConnectSeconds > 0 && m.ConnectSeconds*4 > m.ReadSerial.Max) {
+		if n == 0 || own < starvedRatio*others || (m.ConnectSeconds > 0 && m.ConnectSeconds >= result.StallSeconds) {
 			continue
 		}
 		ev := []string{
-			fmt.Sprintf("serializable reads on %s: p50 %s, max %s over %d; the other members' max %s", m.Name, units.Seconds(m.ReadSerial.P50), units.Seconds(m.ReadSerial.Max), m.ReadSerial.Samples, units.Seconds(others)),
+			fmt.Sprintf("%d of %d serializable reads on %s took %s or more (p50 %s, max %s); on the other members at most %.0f%% did (max %s)",
+				m.ReadSerial.Stalled, m.ReadSerial.Samples, m.Name, units.Seconds(result.StallSeconds), units.Seconds(m.ReadSerial.P50), units.Seconds(m.ReadSerial.Max), 100*others, units.Seconds(othersMax)),
 			fmt.Sprintf("TCP connect to %s: %s (the kernel answers it, the process need not run)", m.Name, units.Seconds(m.ConnectSeconds)),
 		}
 		if m.Metrics != nil {
 			ev = append(ev, fmt.Sprintf("%s used %.2f cores over the window", m.Name, m.Metrics.CPUCores))
 		}
 		status := result.Warn
-		if m.ReadSerial.Max >= 2*starvedRead {
+		if own >= 2*starvedShare {
 			status = result.Fail
 		}
-		j.find(result.Finding{Status: status, Cause: "cpu", Member: m.Name, Score: m.ReadSerial.Max / starvedRead,
-			Summary:  fmt.Sprintf("%s stalls: local reads took up to %s there and at most %s elsewhere, while the network answered in %s", m.Name, units.Seconds(m.ReadSerial.Max), units.Seconds(others), units.Seconds(m.ConnectSeconds)),
+		j.find(result.Finding{Status: status, Cause: "cpu", Member: m.Name, Score: 1 + 10*own,
+			Summary: fmt.Sprintf("%s stalls: %.0f%% of its local reads waited %s or more (up to %s), against at most %.0f%% elsewhere, while the network answered in %s",
+				m.Name, 100*own, units.Seconds(result.StallSeconds), units.Seconds(m.ReadSerial.Max), 100*others, units.Seconds(m.ConnectSeconds)),
 			Evidence: ev,
 			Fix:      "give the member CPU: check its cgroup CPU limit and throttling, noisy neighbours on the node, swap, and long GC or VM pauses; etcd wants dedicated cores",
 			Source:   "etcd FAQ (CPU starvation); etcdlab's read probes (a local read needs neither disk nor peers)", Versions: j.versions(m.Name)})
@@ -138,7 +149,18 @@ func (j *doctorJudge) network() result.DoctorStep {
 				Fix:      "a peer is down or unreachable from this member", Source: "etcd mixin etcdMembersDown", Versions: j.versions(m.Name)})
 		}
 	}
-	if t, _ := Lookup(ServerPeerRTTP99); worstRTT >= t.Fail {
+	t, _ := Lookup(ServerPeerRTTP99)
+	gap, gapOn := j.quorumRound()
+	if gap >= t.Fail && worstRTT < t.Fail {
+		ev := []string{fmt.Sprintf("a linearizable read costs %s more than a serializable one (p50) on %s, the member where it costs least: the ReadIndex round, which confirms leadership with a quorum of members (peer round trip < %s)", units.Seconds(gap), gapOn, units.Seconds(t.Fail))}
+		if worstRTT > 0 {
+			ev = append(ev, fmt.Sprintf("etcd's own peer round trip p99 %s on %s (probed every few seconds; recent changes show late)", units.Seconds(worstRTT), rttFrom))
+		}
+		j.find(result.Finding{Status: result.Fail, Cause: "network", Score: gap / t.Fail,
+			Summary:  fmt.Sprintf("the members are about %s apart: every linearizable read pays a quorum round trip of that much", units.Seconds(gap)),
+			Evidence: ev, Fix: t.Advice, Source: t.Source + "; etcd's ReadIndex (server/etcdserver/v3_server.go)", Versions: j.versions()})
+	}
+	if worstRTT >= t.Fail {
 		when := "over the window"
 		if sinceStart {
 			when = "since the member started (no probe in the window)"
@@ -152,6 +174,31 @@ func (j *doctorJudge) network() result.DoctorStep {
 			Evidence: ev, Fix: t.Advice, Source: t.Source, Versions: j.versions()})
 	}
 	return st
+}
+
+// quorumRound is the smallest p50 gap between a member's linearizable and
+// serializable reads (a serializable read is local; a linearizable one
+// adds the ReadIndex round: the leader confirms its leadership with a
+// quorum's heartbeat answers, and a follower asks the leader first), when
+// every member's local reads are fast (so the gap is not the member's own
+// slowness), and the member it was found on.
+func (j *doctorJudge) quorumRound() (float64, string) {
+	gap, who := math.Inf(1), ""
+	for _, m := range j.d.Members {
+		if m.ReadLinear == nil || m.ReadSerial == nil || m.ReadLinear.Samples == 0 || m.ReadSerial.Samples == 0 {
+			continue
+		}
+		if m.ReadSerial.P50 > 0.010 {
+			return 0, ""
+		}
+		if g := m.ReadLinear.P50 - m.ReadSerial.P50; g < gap {
+			gap, who = g, m.Name
+		}
+	}
+	if who == "" {
+		return 0, ""
+	}
+	return gap, who
 }
 
 // readIndexGap is the largest p50 gap between a member's linearizable and
@@ -209,11 +256,15 @@ func (j *doctorJudge) disk() result.DoctorStep {
 		}
 		t, _ := Lookup(ServerWALFsyncP99)
 		score := max(x.WALFsyncP99/0.010, x.CommitP99/0.025)
+		status := result.Fail
 		if x.WALFsyncSinceStart {
-			score /= 2 // old news may not be today's problem
+			// Nothing was written in the window: the figure is from the
+			// member's whole life (its start included), not today's load.
+			score /= 2
+			status = result.Warn
 		}
-		j.find(result.Finding{Status: result.Fail, Cause: "disk", Member: m.Name, Score: score,
-			Summary:  fmt.Sprintf("the disk of %s: WAL fsync p99 %s, %.0fx etcd's 10 ms", m.Name, units.Quantile(x.WALFsyncP99, result.LowestDiskBucket), x.WALFsyncP99/0.010),
+		j.find(result.Finding{Status: status, Cause: "disk", Member: m.Name, Score: score,
+			Summary:  diskSummary(m.Name, x),
 			Evidence: ev, Fix: "move etcd's data (at least the WAL) to SSD/NVMe or a dedicated volume with provisioned IOPS; no network or shared storage, no other I/O on it",
 			Source: t.Source, Versions: j.versions(m.Name)})
 	}
@@ -277,4 +328,14 @@ func (j *doctorJudge) complaints() result.DoctorStep {
 			Evidence: []string{"etcd_server_has_leader 0"}, Fix: "without a leader nothing commits: the network between members, their disks or lost quorum", Source: "etcd mixin etcdNoLeader"})
 	}
 	return st
+}
+
+// diskSummary names the figure that failed: WAL fsync against etcd's
+// 10 ms, else backend commit against 25 ms.
+func diskSummary(name string, x *result.DoctorMetrics) string {
+	if x.WALFsyncP99 >= 0.010 {
+		return fmt.Sprintf("the disk of %s: WAL fsync p99 %s, %.1fx etcd's 10 ms", name, units.Quantile(x.WALFsyncP99, result.LowestDiskBucket), x.WALFsyncP99/0.010)
+	}
+	return fmt.Sprintf("the disk of %s: backend commit p99 %s, %.1fx etcd's 25 ms (WAL fsync p99 %s)", name,
+		units.Quantile(x.CommitP99, result.LowestDiskBucket), x.CommitP99/0.025, units.Quantile(x.WALFsyncP99, result.LowestDiskBucket))
 }

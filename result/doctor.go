@@ -65,11 +65,17 @@ type DoctorMember struct {
 
 // ReadFigure summarises one kind of read probe.
 type ReadFigure struct {
-	Samples int     `json:"samples"`
-	Errors  int     `json:"errors,omitempty"`
+	Samples int `json:"samples"`
+	Errors  int `json:"errors,omitempty"`
+	// Stalled counts the reads that took StallSeconds or more.
+	Stalled int     `json:"stalled,omitempty"`
 	P50     float64 `json:"p50_seconds"`
 	Max     float64 `json:"max_seconds"`
 }
+
+// StallSeconds is how long a read must take to count as stalled: a local
+// read needs neither disk nor peers and takes about a millisecond.
+const StallSeconds = 0.100
 
 // DoctorMetrics are one member's metrics over the window (between two
 // scrapes): quantiles from bucket deltas, counter increases, gauges at the

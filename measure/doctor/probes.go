@@ -34,6 +34,11 @@ func readFigure(ds []time.Duration, errs int) *result.ReadFigure {
 		return nil
 	}
 	f := &result.ReadFigure{Samples: len(ds), Errors: errs}
+	for _, d := range ds {
+		if d.Seconds() >= result.StallSeconds {
+			f.Stalled++
+		}
+	}
 	if len(ds) > 0 {
 		f.P50, f.Max = median(ds).Seconds(), slices.Max(ds).Seconds()
 	}

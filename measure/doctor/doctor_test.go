@@ -1,0 +1,278 @@
+package doctor
+
+import (
+	"context"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/etcdlab/etcdlab/emulate/labnet"
+	"github.com/etcdlab/etcdlab/emulate/slowfs"
+	"github.com/etcdlab/etcdlab/emulate/wan"
+	"github.com/etcdlab/etcdlab/lab/cluster"
+	"github.com/etcdlab/etcdlab/lab/etcdclient"
+	"github.com/etcdlab/etcdlab/lab/member"
+	"github.com/etcdlab/etcdlab/result"
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+func TestMain(m *testing.M) { os.Exit(member.RunTests(m)) }
+
+// testWindow is shorter than the default to keep the tests quick; every
+// cause below is also found with the default.
+const testWindow = 4 * time.Second
+
+// start runs a cluster on tmpfs, so that this machine's own disk (which
+// may well be too slow for etcd) is not a finding of every test.
+func start(t *testing.T, o cluster.Options) (*cluster.Cluster, *clientv3.Client) {
+	t.Helper()
+	shm, err := os.MkdirTemp("/dev/shm", "doctor-test-")
+	if err != nil {
+		t.Skipf("no tmpfs at /dev/shm: %v", err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(shm) })
+	o.BaseDir = shm
+	if o.Members == 0 {
+		o.Members = 3
+	}
+	c, err := cluster.Start(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Stop() })
+	cli, err := etcdclient.New(c.Client())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cli.Close() })
+	return c, cli
+}
+
+// writer puts small values until stopped, as a cluster in use has load
+// (doctor itself writes nothing). It stops with the test.
+func writer(t *testing.T, cli *clientv3.Client) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for i := 0; ctx.Err() == nil; i++ {
+			pctx, pcancel := context.WithTimeout(ctx, 2*time.Second)
+			_, _ = cli.Put(pctx, "/load/k"+string(rune('a'+i%26)), "v")
+			pcancel()
+			time.Sleep(10 * time.Millisecond)
+		}
+	})
+	t.Cleanup(func() { cancel(); wg.Wait() })
+}
+
+func diagnose(t *testing.T, c *cluster.Cluster) *result.Document {
+	t.Helper()
+	doc, err := Run(context.Background(), Options{Conn: c.Client(), Window: testWindow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+// top returns the first finding, failing the test when there is none.
+func top(t *testing.T, doc *result.Document) result.Finding {
+	t.Helper()
+	if len(doc.Doctor.Findings) == 0 {
+		t.Fatalf("no finding; steps %+v", doc.Doctor.Steps)
+	}
+	return doc.Doctor.Findings[0]
+}
+
+func findings(doc *result.Document) string {
+	var b strings.Builder
+	for _, f := range doc.Doctor.Findings {
+		b.WriteString(f.Status + " " + f.Cause + " " + f.Member + ": " + f.Summary + "\n")
+	}
+	return b.String()
+}
+
+// TestHealthyAndReadOnly: a healthy cluster under light load gets no FAIL,
+// every member is seen with its version, metrics and probes, and the
+// cluster's revision (every write raises it) is the same before and after
+// the diagnosis when only doctor talked to it.
+func TestHealthyAndReadOnly(t *testing.T) {
+	t.Parallel()
+	c, cli := start(t, cluster.Options{})
+	ctx := context.Background()
+	before, err := cli.Get(ctx, "any")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := diagnose(t, c)
+	after, err := cli.Get(ctx, "any")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if before.Header.Revision != after.Header.Revision {
+		t.Fatalf("revision %d → %d: doctor wrote", before.Header.Revision, after.Header.Revision)
+	}
+	if doc.Overall == result.Fail {
+		t.Fatalf("a healthy cluster failed:\n%s", findings(doc))
+	}
+	if len(doc.Doctor.Members) != 3 {
+		t.Fatalf("%d members", len(doc.Doctor.Members))
+	}
+	leaders := 0
+	for _, m := range doc.Doctor.Members {
+		if !m.Reachable || m.Version == "" || m.Metrics == nil || m.ReadSerial == nil || m.ReadSerial.Samples < 5 || m.ConnectSeconds <= 0 || m.QuotaBytes <= 0 {
+			t.Fatalf("member seen partly: %+v", m)
+		}
+		if m.IsLeader {
+			leaders++
+		}
+	}
+	if leaders != 1 || len(doc.Doctor.Steps) != 6 {
+		t.Fatalf("%d leaders, %d steps", leaders, len(doc.Doctor.Steps))
+	}
+}
+
+// TestSlowDiskOnOneMember: m2's fsyncs take 30 ms; under load, the top
+// finding is m2's disk.
+func TestSlowDiskOnOneMember(t *testing.T) {
+	t.Parallel()
+	if err := slowfs.Available(); err != nil {
+		t.Skip(err)
+	}
+	d, err := slowfs.ParseDelay("30ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, cli := start(t, cluster.Options{MemberFsyncDelay: map[string]*slowfs.Delay{"m2": d}})
+	writer(t, cli)
+	doc := diagnose(t, c)
+	if f := top(t, doc); f.Cause != "disk" || f.Member != "m2" || f.Status != result.Fail {
+		t.Fatalf("top finding is not m2's disk:\n%s", findings(doc))
+	}
+}
+
+// TestNetwork: members 100 ms apart; the top finding is the network.
+func TestNetwork(t *testing.T) {
+	t.Parallel()
+	if err := labnet.Available(); err != nil {
+		t.Skip(err)
+	}
+	links := map[wan.Dir]wan.Link{}
+	for _, a := range []string{"m1", "m2", "m3"} {
+		for _, b := range []string{"m1", "m2", "m3"} {
+			if a != b {
+				links[wan.Dir{From: a, To: b}] = wan.Link{Delay: 50 * time.Millisecond}
+			}
+		}
+	}
+	c, cli := start(t, cluster.Options{Links: links, Tuning: member.Tuning{HeartbeatMs: 100, ElectionMs: 2000}})
+	writer(t, cli)
+	doc := diagnose(t, c)
+	if f := top(t, doc); f.Cause != "network" || f.Status != result.Fail {
+		t.Fatalf("top finding is not the network:\n%s", findings(doc))
+	}
+}
+
+// TestCPUStarvedMember: a follower is stopped for 150 ms of every 300 ms
+// (SIGSTOP and SIGCONT, as a throttled cgroup does to a process); the top
+// finding is that member's CPU.
+func TestCPUStarvedMember(t *testing.T) {
+	t.Parallel()
+	c, cli := start(t, cluster.Options{})
+	writer(t, cli)
+	victim := ""
+	for _, s := range cluster.Status(context.Background(), c.Client(), namesOf(c)) {
+		if s.Role == "follower" {
+			victim = s.Name
+			break
+		}
+	}
+	if victim == "" {
+		t.Fatal("no follower")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for ctx.Err() == nil {
+			_ = c.Pause(victim)
+			time.Sleep(150 * time.Millisecond)
+			_ = c.Resume(victim)
+			time.Sleep(150 * time.Millisecond)
+		}
+	})
+	doc := diagnose(t, c)
+	cancel()
+	wg.Wait()
+	if f := top(t, doc); f.Cause != "cpu" || f.Member != victim {
+		t.Fatalf("top finding is not %s's CPU:\n%s", victim, findings(doc))
+	}
+}
+
+// TestNearQuota: a database filled to over 80% of an 8 MiB quota; the top
+// finding is the quota.
+func TestNearQuota(t *testing.T) {
+	t.Parallel()
+	const quota = 8 << 20
+	c, cli := start(t, cluster.Options{Members: 1, Tuning: member.Tuning{QuotaBackendBytes: quota}})
+	value := strings.Repeat("x", 512<<10)
+	for i := 0; ; i++ {
+		st, err := cli.Status(context.Background(), c.Client().Endpoints[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if float64(st.DbSize) >= 0.85*quota {
+			break
+		}
+		if _, err := cli.Put(context.Background(), "/fill/"+string(rune('a'+i%26))+string(rune('a'+i/26)), value); err != nil {
+			t.Fatalf("fill: %v (db %d)", err, st.DbSize)
+		}
+	}
+	doc := diagnose(t, c)
+	if f := top(t, doc); f.Cause != "quota" {
+		t.Fatalf("top finding is not the quota:\n%s", findings(doc))
+	}
+}
+
+// TestUnreachable: a killed member and metrics that are not Prometheus
+// text give a partial diagnosis that says what it could not see, in time.
+func TestUnreachable(t *testing.T) {
+	t.Parallel()
+	c, _ := start(t, cluster.Options{})
+	if err := c.Kill("m3"); err != nil {
+		t.Fatal(err)
+	}
+	conf := c.Client()
+	t0 := time.Now()
+	doc, err := Run(context.Background(), Options{Conn: conf, Window: 2 * time.Second,
+		MetricsURLs: []string{conf.Endpoints[0], "http://127.0.0.1:1/metrics", conf.Endpoints[2]}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(t0); took > 12*time.Second {
+		t.Fatalf("took %v", took)
+	}
+	var m2, m3 result.DoctorMember
+	for _, m := range doc.Doctor.Members {
+		switch m.Name {
+		case "m2":
+			m2 = m
+		case "m3":
+			m3 = m
+		}
+	}
+	if m3.Name == "" || m3.Reachable || m3.Error == "" || m2.Metrics != nil || !strings.Contains(m2.MetricsError, "refused") {
+		t.Fatalf("m2 %+v\nm3 %+v", m2, m3)
+	}
+	if f := top(t, doc); f.Cause != "membership" || f.Member != "m3" {
+		t.Fatalf("top finding is not m3's absence:\n%s", findings(doc))
+	}
+}
+
+func namesOf(c *cluster.Cluster) map[string]string {
+	out := map[string]string{}
+	for i, ep := range c.Endpoints() {
+		out[ep] = c.Names()[i]
+	}
+	return out
+}
