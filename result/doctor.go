@@ -24,6 +24,51 @@ type Doctor struct {
 	Logs *LogCensus `json:"logs,omitempty"`
 	// Keyspace is the census of the keys (--keyspace); nil without.
 	Keyspace *KeyspaceCensus `json:"keyspace,omitempty"`
+	// History is what Prometheus recorded over a range (--prometheus);
+	// nil without.
+	History *DoctorHistory `json:"history,omitempty"`
+}
+
+// DoctorHistory is the members' metrics over a past range, read from a
+// Prometheus server with PromQL.
+type DoctorHistory struct {
+	// URL is the Prometheus server (without credentials).
+	URL string `json:"url"`
+	// StartUnix and EndUnix bound the range; RateWindow is the range of
+	// rate() and increase() in the queries ("5m"); StepSeconds the
+	// resolution of range queries.
+	StartUnix   float64 `json:"start_unix"`
+	EndUnix     float64 `json:"end_unix"`
+	RateWindow  string  `json:"rate_window"`
+	StepSeconds float64 `json:"step_seconds"`
+	// Instances are the members Prometheus scraped (its instance label).
+	Instances []InstanceHistory `json:"instances"`
+	// Queries are the PromQL expressions sent, for the record.
+	Queries []string `json:"queries,omitempty"`
+	// Unseen says what could not be read and why.
+	Unseen []string `json:"unseen,omitempty"`
+}
+
+// InstanceHistory is one member's metrics over the range: the worst value
+// of each quantile series (histogram_quantile over rate(..._bucket[w]) at
+// each step) and the increase of each counter over the whole range.
+type InstanceHistory struct {
+	Instance string `json:"instance"`
+	Version  string `json:"version,omitempty"`
+
+	WALFsyncP99Max      float64 `json:"wal_fsync_p99_max_seconds,omitempty"`
+	BackendCommitP99Max float64 `json:"backend_commit_p99_max_seconds,omitempty"`
+	PeerRTTP99Max       float64 `json:"peer_rtt_p99_max_seconds,omitempty"`
+	CPUCoresMax         float64 `json:"cpu_cores_max,omitempty"`
+	DBSizeMax           float64 `json:"db_size_max_bytes,omitempty"`
+	QuotaBytes          float64 `json:"quota_bytes,omitempty"`
+
+	LeaderChanges     float64 `json:"leader_changes"`
+	SlowApplies       float64 `json:"slow_applies"`
+	HeartbeatFailures float64 `json:"heartbeat_send_failures"`
+	ProposalsFailed   float64 `json:"proposals_failed"`
+	// WorstAtUnix is when the WAL fsync p99 was at its worst.
+	WorstAtUnix float64 `json:"wal_fsync_worst_at_unix,omitempty"`
 }
 
 // DoctorMember is one member as doctor found it.
