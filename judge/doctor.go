@@ -208,9 +208,14 @@ func (j *doctorJudge) quota(st *result.DoctorStep) {
 		v.Explanation = "the database nears its quota; at the quota etcd raises NOSPACE and refuses every write"
 		// Near the quota every write is at risk of NOSPACE: an outage, not
 		// a slowdown, so it outranks the causes of slowness.
+		ev := []string{fmt.Sprintf("db size %s, in use %s, quota %s (%s)", ibytes(float64(worst.DBSize)), ibytes(float64(worst.DBInUse)), ibytes(worst.QuotaBytes), v.Threshold)}
+		if k := j.d.Keyspace; k != nil && k.Bytes > 0 && len(k.Prefixes) > 0 {
+			p := largestGroup(k.Prefixes)
+			ev = append(ev, fmt.Sprintf("the largest group of keys is %s: %d keys, %s, %.0f%% of the bytes the keyspace census read", p.Prefix, p.Keys, ibytes(float64(p.Bytes)), 100*float64(p.Bytes)/float64(k.Bytes)))
+		}
 		j.find(result.Finding{Status: v.Status, Cause: "quota", Score: 5 + 20*(ratio-quotaWarn),
 			Summary:  fmt.Sprintf("the database is at %.0f%% of its quota: %s of %s on %s", 100*ratio, ibytes(float64(worst.DBSize)), ibytes(worst.QuotaBytes), worst.Name),
-			Evidence: []string{fmt.Sprintf("db size %s, in use %s, quota %s (%s)", ibytes(float64(worst.DBSize)), ibytes(float64(worst.DBInUse)), ibytes(worst.QuotaBytes), v.Threshold)},
+			Evidence: ev,
 			Fix:      "compact old revisions and defragment, find what fills the keyspace (doctor --keyspace), and raise --quota-backend-bytes (at most 8 GiB recommended)",
 			Source:   v.Source, Versions: j.versions(worst.Name)})
 	}
@@ -222,4 +227,19 @@ func ibytes(v float64) string {
 		v = 0
 	}
 	return humanize.IBytes(uint64(v))
+}
+
+// largestGroup is the census group with the most bytes, preferring a
+// Kubernetes resource (/registry/pods/) to the top level it is part of.
+func largestGroup(ps []result.PrefixUsage) result.PrefixUsage {
+	best := ps[0]
+	for _, p := range ps {
+		if strings.Count(p.Prefix, "/") >= 3 && (strings.Count(best.Prefix, "/") < 3 || p.Bytes > best.Bytes) {
+			best = p
+		}
+	}
+	if strings.Count(best.Prefix, "/") >= 3 && 2*best.Bytes < ps[0].Bytes {
+		return ps[0] // the resource is a small part of its top level
+	}
+	return best
 }

@@ -56,6 +56,21 @@ func DoctorText(w io.Writer, doc *result.Document, o TerminalOptions) error {
 		rows = append(rows, []string{m.Name, hostOf(m.Endpoint), m.Version, role, dbCell(m), readCell(m.ReadSerial), readCell(m.ReadLinear), secondsOr(m.ConnectSeconds)})
 	}
 	_ = table.WriteWrapped(&b, []string{"MEMBER", "ENDPOINT", "VERSION", "ROLE", "DB (IN USE)", "SERIAL READ P50/MAX", "LINEAR READ P50/MAX", "CONNECT"}, rows, TermWidth)
+	if k := d.Keyspace; k != nil {
+		fmt.Fprintf(&b, "\nKeyspace at revision %d: %s keys, %s (keys and values):\n", k.Revision, humanize.Comma(k.Keys), humanize.IBytes(uint64(k.Bytes)))
+		rows := [][]string{}
+		for i, p := range k.Prefixes {
+			if i == 15 {
+				break
+			}
+			share := "-"
+			if k.Bytes > 0 {
+				share = fmt.Sprintf("%.1f%%", 100*float64(p.Bytes)/float64(k.Bytes))
+			}
+			rows = append(rows, []string{p.Prefix, humanize.Comma(p.Keys), humanize.IBytes(uint64(p.Bytes)), share})
+		}
+		_ = table.WriteWrapped(&b, []string{"PREFIX", "KEYS", "BYTES", "SHARE"}, rows, TermWidth)
+	}
 	for _, st := range d.Steps {
 		if len(st.Checks) == 0 && len(st.Unseen) == 0 {
 			continue

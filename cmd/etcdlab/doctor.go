@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"time"
 
 	"github.com/etcdlab/etcdlab/internal/exitcode"
 	"github.com/etcdlab/etcdlab/measure/doctor"
@@ -38,6 +39,8 @@ the diagnosis could not run.`,
 		Example: `  etcdlab doctor --endpoints https://10.0.0.1:2379,https://10.0.0.2:2379,https://10.0.0.3:2379 --cacert ca.crt --cert c.crt --key c.key
   etcdlab doctor --endpoints 127.0.0.1:2379 --metrics-urls http://127.0.0.1:2381 -o json`,
 		Args: noArgs,
+		// ProbeInterval has no flag: the library's own default.
+		Annotations: map[string]string{"param:MetricsURLs": "--metrics-urls", "param:ProbeInterval": "the probe interval"},
 		RunE: func(c *cobra.Command, _ []string) error {
 			if output != "text" && output != "json" {
 				return exitcode.Usagef("-o must be text or json, not %q", output)
@@ -69,6 +72,9 @@ the diagnosis could not run.`,
 	addConnFlags(fl, &o.Conn)
 	fl.StringSliceVar(&o.MetricsURLs, "metrics-urls", nil, "members' metrics URLs, one per endpoint (default: the client endpoints)")
 	fl.DurationVar(&o.Window, "window", doctor.DefaultWindow, "how long to watch the members' metrics and probe them")
+	fl.BoolVar(&o.Keyspace, "keyspace", false, "keyspace census: keys and bytes per top-level prefix and Kubernetes resource (reads every key once, serializable, paced)")
+	fl.Int64Var(&o.KeyspacePage, "keyspace-page", 500, "keys per page of the census")
+	fl.DurationVar(&o.KeyspacePace, "keyspace-pace", 20*time.Millisecond, "pause between the census's pages")
 	fl.StringVarP(&output, "output", "o", "text", "stdout: text (the diagnosis) or json (the result)")
 	fl.BoolVar(&term.Wide, "wide", false, "text at full width (default: within 120 columns)")
 	return c

@@ -9,6 +9,7 @@ package doctor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -39,6 +40,13 @@ type Options struct {
 	Window time.Duration
 	// ProbeInterval spaces each member's probes (default 200 ms).
 	ProbeInterval time.Duration
+	// Keyspace runs the keyspace census after the window: every key and
+	// value read once, serializable, in pages of KeyspacePage (default
+	// 500) spaced by KeyspacePace (default 20 ms), from a follower when
+	// one answers.
+	Keyspace     bool
+	KeyspacePage int64
+	KeyspacePace time.Duration
 	// Log receives one progress line per step; nil discards them.
 	Log io.Writer
 }
@@ -53,8 +61,13 @@ func (o *Options) validate() error {
 	if len(o.MetricsURLs) > 0 && len(o.MetricsURLs) != len(o.Conn.Endpoints) {
 		return invalid.Errorf("{MetricsURLs} must name one URL per endpoint (%d endpoints, %d URLs)", len(o.Conn.Endpoints), len(o.MetricsURLs))
 	}
-	if o.Window < 0 || o.ProbeInterval < 0 {
-		return invalid.Errorf("{Window} and {ProbeInterval} must not be negative")
+	for _, d := range []struct {
+		name string
+		v    int64
+	}{{"{Window}", int64(o.Window)}, {"{ProbeInterval}", int64(o.ProbeInterval)}, {"{KeyspacePage}", o.KeyspacePage}, {"{KeyspacePace}", int64(o.KeyspacePace)}} {
+		if d.v < 0 {
+			return invalid.Errorf(d.name + " must not be negative")
+		}
 	}
 	return nil
 }
@@ -119,8 +132,46 @@ func Run(ctx context.Context, o Options) (*result.Document, error) {
 			m.QuotaBytes = q
 		}
 	}
+	if o.Keyspace {
+		fmt.Fprintln(o.Log, "doctor: keyspace census")
+		d.Keyspace, err = keyspace(ctx, o, d.Members)
+		if err != nil {
+			doc.Notes = append(doc.Notes, err.Error())
+		}
+	}
 	judge.Doctor(doc)
 	return doc, nil
+}
+
+// keyspace runs the census on a reachable follower, else on any reachable
+// member. The error says what cut it short or why it could not run.
+func keyspace(ctx context.Context, o Options, members []result.DoctorMember) (*result.KeyspaceCensus, error) {
+	pick := -1
+	for i, m := range members {
+		if m.Reachable && (pick < 0 || (members[pick].IsLeader && !m.IsLeader)) {
+			pick = i
+		}
+	}
+	if pick < 0 {
+		return nil, errors.New("keyspace census: no member answered")
+	}
+	page, pace := o.KeyspacePage, o.KeyspacePace
+	if page == 0 {
+		page = censusPage
+	}
+	if pace == 0 {
+		pace = censusPace
+	}
+	cli, err := one(o.Conn, members[pick].Endpoint)
+	if err != nil {
+		return nil, fmt.Errorf("keyspace census: %w", err)
+	}
+	defer cli.Close()
+	c, note := census(ctx, cli, page, pace)
+	if note != "" {
+		return c, errors.New("keyspace census on " + members[pick].Name + ": " + note)
+	}
+	return c, nil
 }
 
 // parallel runs f for 0..n-1 concurrently and waits.

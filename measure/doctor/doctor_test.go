@@ -101,11 +101,20 @@ func TestHealthyAndReadOnly(t *testing.T) {
 	t.Parallel()
 	c, cli := start(t, cluster.Options{})
 	ctx := context.Background()
+	for k, v := range map[string]string{"/registry/pods/ns/a": "pod-a", "/registry/pods/ns/b": "pod-b", "/registry/services/specs/ns/s": "svc",
+		"/other/x": "x", "plain": "p"} {
+		if _, err := cli.Put(ctx, k, v); err != nil {
+			t.Fatal(err)
+		}
+	}
 	before, err := cli.Get(ctx, "any")
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc := diagnose(t, c)
+	doc, err := Run(ctx, Options{Conn: c.Client(), Window: testWindow, Keyspace: true, KeyspacePage: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
 	after, err := cli.Get(ctx, "any")
 	if err != nil {
 		t.Fatal(err)
@@ -130,6 +139,24 @@ func TestHealthyAndReadOnly(t *testing.T) {
 	}
 	if leaders != 1 || len(doc.Doctor.Steps) != 6 {
 		t.Fatalf("%d leaders, %d steps", leaders, len(doc.Doctor.Steps))
+	}
+	// The census, read in pages of 2 at one revision.
+	k := doc.Doctor.Keyspace
+	got := map[string]int64{}
+	for _, p := range k.Prefixes {
+		got[p.Prefix] = p.Keys
+	}
+	want := map[string]int64{"/registry/": 3, "/registry/pods/": 2, "/registry/services/specs/": 1, "/other/": 1, "(other)": 1}
+	if k.Keys != 5 || k.Revision != before.Header.Revision || len(got) != len(want) {
+		t.Fatalf("census %+v", k)
+	}
+	for p, n := range want {
+		if got[p] != n {
+			t.Fatalf("census: %s has %d keys, want %d (%+v)", p, got[p], n, k.Prefixes)
+		}
+	}
+	if k.Bytes != int64(len("/registry/pods/ns/a")+5+len("/registry/pods/ns/b")+5+len("/registry/services/specs/ns/s")+3+len("/other/x")+1+len("plain")+1) {
+		t.Fatalf("census counted %d bytes", k.Bytes)
 	}
 }
 

@@ -2,7 +2,9 @@ package doctor
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net"
 	"strings"
 
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
@@ -43,25 +45,52 @@ func membership(ctx context.Context, conn etcdclient.Config) ([]result.DoctorMem
 	return members, notes
 }
 
-// memberList asks each endpoint in turn until one answers.
+// memberList asks every endpoint at once and takes the first answer.
 func memberList(ctx context.Context, conn etcdclient.Config) ([]*pb.Member, error) {
-	var last error
-	for _, ep := range conn.Endpoints {
+	lists := make([][]*pb.Member, len(conn.Endpoints))
+	errs := make([]error, len(conn.Endpoints))
+	parallel(len(conn.Endpoints), func(i int) {
+		ep := conn.Endpoints[i]
+		if err := reach(ctx, ep); err != nil {
+			errs[i] = fmt.Errorf("%s: %w", ep, err)
+			return
+		}
 		cli, err := one(conn, ep)
 		if err != nil {
-			last = err
-			continue
+			errs[i] = err
+			return
 		}
+		defer cli.Close()
 		cctx, cancel := context.WithTimeout(ctx, requestTimeout)
+		defer cancel()
 		resp, err := cli.MemberList(cctx)
-		cancel()
-		cli.Close()
-		if err == nil {
-			return resp.Members, nil
+		if err != nil {
+			errs[i] = fmt.Errorf("%s: %s", ep, etcdclient.Describe(err))
+			return
 		}
-		last = fmt.Errorf("%s: %s", ep, etcdclient.Describe(err))
+		lists[i] = resp.Members
+	})
+	for i := range lists {
+		if lists[i] != nil {
+			return lists[i], nil
+		}
 	}
-	return nil, last
+	return nil, errors.Join(errs...)
+}
+
+// reach fails fast, with the reason, when nothing accepts TCP connections
+// at an endpoint (a gRPC client would wait for its deadline instead).
+func reach(ctx context.Context, ep string) error {
+	d := net.Dialer{Timeout: requestTimeout}
+	c, err := d.DialContext(ctx, "tcp", hostPort(ep))
+	if err != nil {
+		var op *net.OpError
+		if errors.As(err, &op) && op.Err != nil {
+			return op.Err
+		}
+		return err
+	}
+	return c.Close()
 }
 
 // one is a client of endpoint ep only.
@@ -76,6 +105,10 @@ func one(conn etcdclient.Config, ep string) (*clientv3.Client, error) {
 
 // status fills m from its endpoint's Status and the alarms it reports.
 func status(ctx context.Context, conn etcdclient.Config, m *result.DoctorMember) {
+	if err := reach(ctx, m.Endpoint); err != nil {
+		m.Error = err.Error()
+		return
+	}
 	cli, err := one(conn, m.Endpoint)
 	if err != nil {
 		m.Error = err.Error()

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/etcdlab/etcdlab/lab/cluster"
+	"github.com/etcdlab/etcdlab/result"
+)
+
+// TestDoctorCLI: doctor on a live cluster prints its diagnosis within 120
+// columns and exits 0; with a member down it names it and exits 3; JSON
+// is the result model; bad input is one line and exit 2.
+func TestDoctorCLI(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c, err := cluster.Start(ctx, cluster.Options{Members: 3, BaseDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = c.Stop() }()
+	eps := strings.Join(c.Client().Endpoints, ",")
+
+	code, out, errs := runCLI(ctx, "doctor", "--endpoints", eps, "--window", "2s", "--keyspace")
+	if code != 0 && code != 3 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"Diagnosis (", "Members:", "Step disk:", "Keyspace at revision"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("no %q in:\n%s", want, out)
+		}
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if n := utf8.RuneCountInString(l); n > 120 {
+			t.Fatalf("%d columns: %s", n, l)
+		}
+	}
+
+	if err := c.Kill("m2"); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ = runCLI(ctx, "doctor", "--endpoints", eps, "--window", "1s", "-o", "json")
+	if code != 3 {
+		t.Fatalf("a member down: exit %d, want 3", code)
+	}
+	var doc result.Document
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.Doctor == nil || doc.Kind != result.KindDoctor {
+		t.Fatalf("json: %v", err)
+	}
+	if f := doc.Doctor.Findings[0]; f.Cause != "membership" || f.Member != "m2" || f.Status != result.Fail {
+		t.Fatalf("top finding %+v", f)
+	}
+
+	for _, args := range [][]string{
+		{"doctor"},
+		{"doctor", "--endpoints", eps, "-o", "xml"},
+		{"doctor", "--endpoints", eps, "--metrics-urls", "http://127.0.0.1:1"},
+		{"doctor", "--endpoints", eps, "--window", "-1s"},
+	} {
+		code, _, errs := runCLI(ctx, args...)
+		if code != 2 {
+			t.Errorf("%v: exit %d, want 2 (%s)", args, code, errs)
+		}
+		oneLine(t, errs)
+	}
+}
