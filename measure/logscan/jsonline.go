@@ -1,9 +1,11 @@
 package logscan
 
 import (
+	"bytes"
 	"encoding/json"
 	"strconv"
 	"time"
+	"unicode/utf8"
 )
 
 // rawLine holds the fields of a JSON line that a census reads: zap's
@@ -33,8 +35,11 @@ func decode(s string) (rawLine, bool) {
 
 // str returns raw as a string when it is one.
 func str(raw json.RawMessage) (string, bool) {
-	if len(raw) == 0 || raw[0] != '"' {
+	if len(raw) < 2 || raw[0] != '"' {
 		return "", false
+	}
+	if inner := raw[1 : len(raw)-1]; !bytes.ContainsAny(inner, "\\\"") && utf8.Valid(inner) {
+		return string(inner), true // as Unmarshal would return it, without its work
 	}
 	var s string
 	if json.Unmarshal(raw, &s) != nil {

@@ -31,6 +31,9 @@ func (e *SourceError) Unwrap() error { return e.Err }
 // errNoFiles is a directory with no regular file in it.
 var errNoFiles = errors.New("no regular files in the directory")
 
+// errNoStdin is "-" read without a standard input.
+var errNoStdin = errors.New("no standard input to read")
+
 // errTerminal is standard input left on a terminal.
 var errTerminal = errors.New("standard input is a terminal; pipe the logs in")
 
@@ -47,6 +50,9 @@ var errTerminal = errors.New("standard input is a terminal; pipe the logs in")
 func Read(ctx context.Context, path string, stdin io.Reader, o Options) (result.LogCensus, error) {
 	t := newTally()
 	if path == Stdin {
+		if stdin == nil {
+			return t.result(), &SourceError{Path: path, Err: errNoStdin}
+		}
 		if f, ok := stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 			return t.result(), &SourceError{Path: path, Err: errTerminal}
 		}

@@ -103,6 +103,7 @@ func TestReadErrors(t *testing.T) {
 		{missing, fs.ErrNotExist},
 		{empty, errNoFiles},
 		{filepath.Join(dir, "m1.log", "x"), fs.ErrNotExist},
+		{Stdin, errNoStdin},
 	} {
 		_, err := Read(context.Background(), tc.path, nil, Options{})
 		var se *SourceError
