@@ -25,7 +25,8 @@
 //
 // kubectl and oc logs print the etcd lines as they are; with --timestamps
 // each line starts with an RFC 3339 time and a space, which is used when
-// the line has no time of its own. Blank lines are skipped.
+// the line has no time of its own. Blank lines and journalctl's
+// separators ("-- Boot 1a2b… --") are skipped.
 //
 // # Members
 //
@@ -98,6 +99,9 @@
 // network); each key carries its first cause only.
 //
 // # Counting
+//
+// etcd 3.4's capnslog logs server-overloaded right after each
+// heartbeat-late, so the two count the same events there.
 //
 // Lines counts every non-blank line read; Unrecognised those in no format
 // above (and those longer than Options.MaxLineBytes). Lines whose

@@ -43,7 +43,7 @@ type Options struct {
 // stream's own (a failed read, a corrupt gzip stream); a gzip stream cut
 // short counts the lines before the cut. Scan returns at the stream's end
 // and holds nothing afterwards; it is safe for concurrent use on
-// different streams.
+// different streams. Its census lists no sources.
 func Scan(r io.Reader, member string, o Options) (result.LogCensus, error) {
 	t := newTally()
 	err := t.scan(context.Background(), r, member, o)
@@ -74,8 +74,8 @@ func (t *tally) scan(ctx context.Context, r io.Reader, source string, o Options)
 			return
 		}
 		line = bytes.TrimSpace(line)
-		if len(line) == 0 {
-			return
+		if len(line) == 0 || bytes.HasPrefix(line, []byte("-- ")) && bytes.HasSuffix(line, []byte(" --")) {
+			return // blank, or journalctl's "-- Boot 1a2b… --"
 		}
 		t.census.Lines++
 		e, ok := parseLine(string(line))

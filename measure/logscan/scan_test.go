@@ -162,6 +162,7 @@ func TestScanJunk(t *testing.T) {
 	}{
 		{name: "empty", in: ""},
 		{name: "blank lines", in: "\n\n  \r\n\t\n"},
+		{name: "journalctl separators", in: "-- Boot 1a2b3c --\n-- No entries --\n-- x\n", lines: 1, unrec: 1},
 		{name: "a 5 MiB line", in: long + "\n" + long, lines: 2, unrec: 2},
 		{name: "a 5 MiB line of etcd's", in: `{"level":"warn","ts":"2024-05-02T10:11:12Z","msg":"slow fdatasync","took":"2s","x":"` + long + `"}`, lines: 1, unrec: 1},
 		{name: "a line just over a small limit", in: "0123456789abcdefg\nshort\n", o: Options{MaxLineBytes: 16}, lines: 2, unrec: 2},
