@@ -1,0 +1,138 @@
+package logscan
+
+import (
+	"strings"
+	"time"
+	"unicode"
+)
+
+// known is one message key: what it points to and the texts etcd logs it
+// with, the most specific first.
+type known struct {
+	key, cause string
+	variants   []variant
+}
+
+// variant is one wording of a known message.
+type variant struct {
+	// text is the message's constant part as etcd logs it; every string
+	// in match must be in the line's message for it to be this variant
+	// (text itself when match is empty).
+	text  string
+	match []string
+	// inError also looks for text in a zap line's "error" field: the
+	// errors clients get are logged there, not in "msg".
+	inError bool
+	// field is the zap field holding the reported duration; after marks
+	// where a text message writes it (the last occurrence counts: requests
+	// quoted in the message may hold anything).
+	field, after string
+}
+
+// messages is the table of known messages, matched in order: the first
+// variant whose strings a message holds is its key. Sources are listed in
+// the package documentation.
+var messages = [...]known{ //nolint:gochecknoglobals // constant table
+	{key: "slow-fdatasync", cause: "disk", variants: []variant{
+		{text: "slow fdatasync", field: "took"},
+		{text: "sync duration of", match: []string{"sync duration of ", "expected less than"}, after: "sync duration of "},
+	}},
+	{key: "heartbeat-late", cause: "disk", variants: []variant{
+		{text: "leader failed to send out heartbeat on time", field: "exceeded-duration"},
+		{text: "failed to send out heartbeat on time", match: []string{"failed to send out heartbeat"}, field: "exceeded-duration", after: " timeout for "},
+	}},
+	{key: "server-overloaded", cause: "disk", variants: []variant{
+		{text: "server is likely overloaded"},
+	}},
+	{key: "readindex-slow", cause: "network", variants: []variant{
+		{text: "waiting for ReadIndex response took too long, retrying"},
+		{text: "timed out waiting for read index response (local node might have slow network)"},
+	}},
+	{key: "apply-took-too-long", cause: "disk", variants: []variant{
+		{text: "apply request took too long", field: "took"},
+		{text: "request took too long to execute", match: []string{"took too long (", ") to execute"}, after: "took too long ("},
+		{text: "apply entries took too long", after: "took too long ["},
+	}},
+	{key: "sending-buffer-full", cause: "network", variants: []variant{
+		{text: "sending buffer is full"},
+	}},
+	{key: "receiving-buffer-full", cause: "network", variants: []variant{
+		{text: "receiving buffer is full"},
+	}},
+	{key: "lost-tcp-streaming", cause: "network", variants: []variant{
+		{text: "lost TCP streaming connection with remote peer"},
+		{text: "lost the TCP streaming connection with peer"},
+	}},
+	{key: "lost-leader", cause: "leader", variants: []variant{
+		{text: "lost leader", match: []string{"raft.node: ", " lost leader "}},
+	}},
+	{key: "elected-leader", cause: "leader", variants: []variant{
+		{text: "elected leader", match: []string{"raft.node: ", " elected leader "}},
+		{text: "changed leader", match: []string{"raft.node: ", " changed leader from "}},
+	}},
+	{key: "clock-difference", cause: "clock", variants: []variant{
+		{text: "prober found high clock drift"},
+		{text: "clock difference against peer", match: []string{"the clock difference against peer "}},
+	}},
+	{key: "database-space-exceeded", cause: "quota", variants: []variant{
+		{text: "database space exceeded", inError: true},
+		{text: "exceeded backend quota"},
+	}},
+	{key: "request-timed-out", cause: "leader", variants: []variant{
+		{text: "request timed out", inError: true},
+	}},
+}
+
+// holds reports whether msg holds all of v's strings.
+func (v *variant) holds(msg string) bool {
+	if len(v.match) == 0 {
+		return strings.Contains(msg, v.text)
+	}
+	for _, m := range v.match {
+		if !strings.Contains(msg, m) {
+			return false
+		}
+	}
+	return true
+}
+
+// lookup finds the known message in a line's message, then (for the
+// variants that say so) in its error; nil when there is none.
+func lookup(msg, errText string) (*known, *variant) {
+	for i := range messages {
+		for j := range messages[i].variants {
+			if v := &messages[i].variants[j]; v.holds(msg) {
+				return &messages[i], v
+			}
+		}
+	}
+	if errText == "" {
+		return nil, nil
+	}
+	for i := range messages {
+		for j := range messages[i].variants {
+			if v := &messages[i].variants[j]; v.inError && strings.Contains(errText, v.text) {
+				return &messages[i], v
+			}
+		}
+	}
+	return nil, nil
+}
+
+// tookIn reads the duration written right after the last v.after in msg
+// ("1.5s", "218.166193ms", "106.821µs").
+func (v *variant) tookIn(msg string) (time.Duration, bool) {
+	if v.after == "" {
+		return 0, false
+	}
+	i := strings.LastIndex(msg, v.after)
+	if i < 0 {
+		return 0, false
+	}
+	rest := msg[i+len(v.after):]
+	end := strings.IndexFunc(rest, func(r rune) bool { return r != '.' && !unicode.IsDigit(r) && !unicode.IsLetter(r) })
+	if end >= 0 {
+		rest = rest[:end]
+	}
+	return parseDuration(rest)
+}
