@@ -18,7 +18,7 @@ func Doctor(doc *result.Document) {
 		return
 	}
 	dj := &doctorJudge{d: d}
-	d.Steps = []result.DoctorStep{dj.membership(), dj.reads(), dj.cpuMemory(), dj.network(), dj.disk(), dj.complaints()}
+	d.Steps = []result.DoctorStep{dj.membership(), dj.reads(), dj.cpuMemory(), dj.network(), dj.disk(), dj.complaints(), dj.logs()}
 	sort.SliceStable(dj.findings, func(i, j int) bool { return dj.findings[i].Score > dj.findings[j].Score })
 	for i := range dj.findings {
 		dj.findings[i].Rank = i + 1

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"os"
 	"time"
 
 	"github.com/etcdlab/etcdlab/internal/exitcode"
@@ -45,7 +46,7 @@ the diagnosis could not run.`,
 			if output != "text" && output != "json" {
 				return exitcode.Usagef("-o must be text or json, not %q", output)
 			}
-			o.Log = a.stderr
+			o.Log, o.Stdin = a.stderr, os.Stdin
 			doc, err := doctor.Run(c.Context(), o)
 			if err != nil {
 				return err
@@ -72,6 +73,8 @@ the diagnosis could not run.`,
 	addConnFlags(fl, &o.Conn)
 	fl.StringSliceVar(&o.MetricsURLs, "metrics-urls", nil, "members' metrics URLs, one per endpoint (default: the client endpoints)")
 	fl.DurationVar(&o.Window, "window", doctor.DefaultWindow, "how long to watch the members' metrics and probe them")
+	fl.StringVar(&o.Logs, "logs", "", "the members' etcd logs: a file, a directory of one file per member (named after it), or - for stdin; zap JSON or console, capnslog text, journalctl, kubectl/oc logs")
+	fl.DurationVar(&o.Since, "since", 0, "only log lines this recent (default: all)")
 	fl.BoolVar(&o.Keyspace, "keyspace", false, "keyspace census: keys and bytes per top-level prefix and Kubernetes resource (reads every key once, serializable, paced)")
 	fl.Int64Var(&o.KeyspacePage, "keyspace-page", 500, "keys per page of the census")
 	fl.DurationVar(&o.KeyspacePace, "keyspace-pace", 20*time.Millisecond, "pause between the census's pages")

@@ -19,6 +19,7 @@ import (
 	"github.com/etcdlab/etcdlab/judge"
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
 	"github.com/etcdlab/etcdlab/measure/envinfo"
+	"github.com/etcdlab/etcdlab/measure/logscan"
 	"github.com/etcdlab/etcdlab/result"
 )
 
@@ -47,6 +48,12 @@ type Options struct {
 	Keyspace     bool
 	KeyspacePage int64
 	KeyspacePace time.Duration
+	// Logs is the members' logs to read (logscan.Read: a file, a
+	// directory of one file per member, or "-" for Stdin); empty: none.
+	Logs  string
+	Stdin io.Reader
+	// Since limits the logs to lines this recent (0: every line).
+	Since time.Duration
 	// Log receives one progress line per step; nil discards them.
 	Log io.Writer
 }
@@ -64,7 +71,7 @@ func (o *Options) validate() error {
 	for _, d := range []struct {
 		name string
 		v    int64
-	}{{"{Window}", int64(o.Window)}, {"{ProbeInterval}", int64(o.ProbeInterval)}, {"{KeyspacePage}", o.KeyspacePage}, {"{KeyspacePace}", int64(o.KeyspacePace)}} {
+	}{{"{Window}", int64(o.Window)}, {"{ProbeInterval}", int64(o.ProbeInterval)}, {"{KeyspacePage}", o.KeyspacePage}, {"{KeyspacePace}", int64(o.KeyspacePace)}, {"{Since}", int64(o.Since)}} {
 		if d.v < 0 {
 			return invalid.Errorf(d.name + " must not be negative")
 		}
@@ -130,6 +137,19 @@ func Run(ctx context.Context, o Options) (*result.Document, error) {
 		}
 		if q, ok := quotaOf(after[i].snap); ok {
 			m.QuotaBytes = q
+		}
+	}
+	if o.Logs != "" {
+		fmt.Fprintln(o.Log, "doctor: reading the logs")
+		lo := logscan.Options{}
+		if o.Since > 0 {
+			lo.Since = time.Now().Add(-o.Since)
+		}
+		c, err := logscan.Read(ctx, o.Logs, o.Stdin, lo)
+		if err != nil {
+			doc.Notes = append(doc.Notes, "logs: "+err.Error())
+		} else {
+			d.Logs = &c
 		}
 	}
 	if o.Keyspace {

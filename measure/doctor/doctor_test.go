@@ -137,7 +137,7 @@ func TestHealthyAndReadOnly(t *testing.T) {
 			leaders++
 		}
 	}
-	if leaders != 1 || len(doc.Doctor.Steps) != 6 {
+	if leaders != 1 || len(doc.Doctor.Steps) != 7 {
 		t.Fatalf("%d leaders, %d steps", leaders, len(doc.Doctor.Steps))
 	}
 	// The census, read in pages of 2 at one revision.
@@ -302,4 +302,60 @@ func namesOf(c *cluster.Cluster) map[string]string {
 		out[ep] = c.Names()[i]
 	}
 	return out
+}
+
+// TestLogs: the members' logs back the diagnosis: "slow fdatasync" in m2's
+// log is a disk finding on m2 even when the window saw nothing, and logs
+// in an unknown format are said to be so.
+func TestLogs(t *testing.T) {
+	t.Parallel()
+	c, _ := start(t, cluster.Options{Members: 1})
+	dir := t.TempDir()
+	now := time.Now().UTC()
+	var b strings.Builder
+	for i := range 4 {
+		b.WriteString(`{"level":"warn","ts":"` + now.Add(time.Duration(i-10)*time.Minute).Format(time.RFC3339Nano) +
+			`","caller":"wal/wal.go:846","msg":"slow fdatasync","took":"1.5s","expected-duration":"1s"}` + "\n")
+	}
+	if err := os.WriteFile(dir+"/m2.log", []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := Run(context.Background(), Options{Conn: c.Client(), Window: time.Second, Logs: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.Doctor.Logs == nil || doc.Doctor.Logs.Lines != 4 {
+		t.Fatalf("logs %+v, notes %v", doc.Doctor.Logs, doc.Notes)
+	}
+	var disk *result.Finding
+	for i, f := range doc.Doctor.Findings {
+		if f.Cause == "disk" && f.Member == "m2" {
+			disk = &doc.Doctor.Findings[i]
+		}
+	}
+	if disk == nil || !strings.Contains(strings.Join(disk.Evidence, " "), "4 times") {
+		t.Fatalf("no disk finding on m2 from its log:\n%s", findings(doc))
+	}
+
+	junk := t.TempDir() + "/m1.log"
+	if err := os.WriteFile(junk, []byte("<html>not a log</html>\nnor this\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	doc, err = Run(context.Background(), Options{Conn: c.Client(), Window: time.Second, Logs: junk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := false
+	for _, st := range doc.Doctor.Steps {
+		if st.Name == "logs" && len(st.Unseen) == 1 && strings.Contains(st.Unseen[0], "unknown format") {
+			seen = true
+		}
+	}
+	if !seen {
+		t.Fatalf("unknown log format not said: %+v", doc.Doctor.Steps)
+	}
+	doc, err = Run(context.Background(), Options{Conn: c.Client(), Window: time.Second, Logs: t.TempDir() + "/missing"})
+	if err != nil || len(doc.Notes) == 0 || !strings.Contains(doc.Notes[len(doc.Notes)-1], "missing") {
+		t.Fatalf("a missing log path: %v, notes %v", err, doc.Notes)
+	}
 }

@@ -1,0 +1,117 @@
+package judge
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/etcdlab/etcdlab/internal/units"
+	"github.com/etcdlab/etcdlab/result"
+)
+
+// logsSource is where the log lines and their causes come from.
+const logsSource = "etcd FAQ and server source (the messages' causes); etcd-ocp-diag, etcd-tools must-gather-analyzer (counting them)"
+
+// logs is step 7: the known messages in the members' logs, per member and
+// cause. They back the findings of the same cause and member (a metric's
+// finding gains the log's counts as evidence and some weight), or, where
+// the window saw nothing, become findings of their own: the logs cover the
+// incident, the window only the present.
+func (j *doctorJudge) logs() result.DoctorStep {
+	st := result.DoctorStep{Name: "logs"}
+	c := j.d.Logs
+	if c == nil {
+		return st
+	}
+	if c.Lines == 0 {
+		st.Unseen = append(st.Unseen, "the logs given have no lines")
+		return st
+	}
+	if c.Unrecognised == c.Lines {
+		st.Unseen = append(st.Unseen, fmt.Sprintf("logs in an unknown format: none of %d lines is etcd's (zap JSON or console, capnslog text, journald)", c.Lines))
+		return st
+	}
+	type key struct{ member, cause string }
+	byCause := map[key][]result.LogMessage{}
+	for _, m := range c.Messages {
+		v := result.Verdict{ID: "logs." + m.Key, What: fmt.Sprintf("%s: %q in its log", m.Member, m.Text), Value: float64(m.Count), Unit: "count",
+			Display: fmt.Sprintf("%d", m.Count), Threshold: "none wanted", Source: logsSource, Status: result.Warn}
+		if m.Cause == "leader" && m.Key == "elected-leader" {
+			v.Status, v.Threshold = result.Pass, "informational"
+		}
+		if m.Took != nil {
+			v.Display += fmt.Sprintf(" (took %s / %s / %s min/median/max)", units.Seconds(m.Took.Min), units.Seconds(m.Took.Median), units.Seconds(m.Took.Max))
+		}
+		st.Checks = append(st.Checks, v)
+		if v.Status == result.Warn {
+			byCause[key{m.Member, m.Cause}] = append(byCause[key{m.Member, m.Cause}], m)
+		}
+	}
+	keys := make([]key, 0, len(byCause))
+	for k := range byCause {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(a, b int) bool {
+		if keys[a].member != keys[b].member {
+			return keys[a].member < keys[b].member
+		}
+		return keys[a].cause < keys[b].cause
+	})
+	for _, k := range keys {
+		ms := byCause[k]
+		n := 0
+		var ev []string
+		for _, m := range ms {
+			n += m.Count
+			e := fmt.Sprintf("%q %d times in %s's log", m.Text, m.Count, m.Member)
+			if m.Took != nil {
+				e += fmt.Sprintf(", took %s to %s (median %s)", units.Seconds(m.Took.Min), units.Seconds(m.Took.Max), units.Seconds(m.Took.Median))
+			}
+			ev = append(ev, e)
+		}
+		if f := j.findingOf(k.cause, k.member); f != nil {
+			f.Evidence = append(f.Evidence, ev...)
+			f.Score += 0.5
+			continue
+		}
+		j.find(result.Finding{Status: result.Warn, Cause: k.cause, Member: k.member, Score: 1 + 0.1*float64(min(n, 20)),
+			Summary:  fmt.Sprintf("%s's log points to the %s: %d warnings (%s)", k.member, k.cause, n, strings.Join(messageKeys(ms), ", ")),
+			Evidence: ev, Fix: logFix(k.cause), Source: logsSource})
+	}
+	return st
+}
+
+// findingOf is the finding of cause on member (or the cluster's), if any.
+func (j *doctorJudge) findingOf(cause, member string) *result.Finding {
+	for i := range j.findings {
+		f := &j.findings[i]
+		if f.Cause == cause && (f.Member == member || f.Member == "") {
+			return f
+		}
+	}
+	return nil
+}
+
+func messageKeys(ms []result.LogMessage) []string {
+	out := make([]string, 0, len(ms))
+	for _, m := range ms {
+		out = append(out, m.Key)
+	}
+	return out
+}
+
+func logFix(cause string) string {
+	switch cause {
+	case "disk":
+		return "check this member's WAL fsync and backend commit p99 (doctor's disk step, or --prometheus for the incident); slow disks are the first cause in etcd's FAQ, CPU starvation the second"
+	case "network":
+		return "check the peer round trip and packet loss between members, and the interfaces' drop counters"
+	case "quota":
+		return "the database reached its quota: compact, defragment, disarm the NOSPACE alarm, and find what fills the keyspace (--keyspace)"
+	case "leader":
+		return "leader changes and timeouts follow slow disks, CPU starvation or the network: see the other findings"
+	case "clock":
+		return "synchronise the members' clocks (chrony or ntpd): leases and logs depend on them"
+	}
+	return "see etcd's FAQ"
+}
