@@ -17,7 +17,10 @@ func Doctor(doc *result.Document) {
 	if d == nil {
 		return
 	}
-	dj := &doctorJudge{d: d}
+	dj := &doctorJudge{d: d, diskJob: doc.Verdicts}
+	if doc.Disk != nil {
+		dj.diskDir = doc.Disk.Dir
+	}
 	d.Steps = []result.DoctorStep{dj.membership(), dj.reads(), dj.cpuMemory(), dj.network(), dj.disk(), dj.complaints(), dj.logs()}
 	sort.SliceStable(dj.findings, func(i, j int) bool { return dj.findings[i].Score > dj.findings[j].Score })
 	for i := range dj.findings {
@@ -38,6 +41,10 @@ func Doctor(doc *result.Document) {
 type doctorJudge struct {
 	d        *result.Doctor
 	findings []result.Finding
+	// diskJob are the disk job's verdicts (doctor --data-dir), run in
+	// diskDir.
+	diskJob []result.Verdict
+	diskDir string
 }
 
 // find adds a finding; score orders findings (1 is at its threshold).

@@ -216,9 +216,17 @@ func (j *doctorJudge) readIndexGap() (float64, string) {
 }
 
 // disk is step 5: WAL fsync p99 and p99.9 and backend commit p99 per
-// member over the window.
+// member over the window, and etcd's disk job where doctor ran it.
 func (j *doctorJudge) disk() result.DoctorStep {
 	st := result.DoctorStep{Name: "disk"}
+	for _, v := range j.diskJob {
+		st.Checks = append(st.Checks, v)
+		if v.Status == result.Fail && v.ID == string(DiskFsyncP99) {
+			j.find(result.Finding{Status: result.Fail, Cause: "disk", Score: v.Value / 0.010,
+				Summary:  fmt.Sprintf("the disk under %s: fdatasync p99 %s in etcd's disk job, %.1fx etcd's 10 ms", j.diskDir, v.Display, v.Value/0.010),
+				Evidence: []string{v.What + " " + v.Display + " (" + v.Threshold + ")"}, Fix: v.Explanation, Source: v.Source})
+		}
+	}
 	for _, m := range j.d.Members {
 		x := m.Metrics
 		if x == nil {

@@ -73,6 +73,8 @@ the diagnosis could not run.`,
 	addConnFlags(fl, &o.Conn)
 	fl.StringSliceVar(&o.MetricsURLs, "metrics-urls", nil, "members' metrics URLs, one per endpoint (default: the client endpoints)")
 	fl.DurationVar(&o.Window, "window", doctor.DefaultWindow, "how long to watch the members' metrics and probe them")
+	fl.StringVar(&o.DataDir, "data-dir", "", "on a member's node: a directory on its data filesystem, where etcd's disk job runs after the window")
+	fl.DurationVar(&o.DiskRuntime, "disk-runtime", 8*time.Second, "cap on the disk job")
 	fl.StringVar(&o.Logs, "logs", "", "the members' etcd logs: a file, a directory of one file per member (named after it), or - for stdin; zap JSON or console, capnslog text, journalctl, kubectl/oc logs")
 	fl.DurationVar(&o.Since, "since", 0, "only log lines this recent (default: all)")
 	fl.BoolVar(&o.Keyspace, "keyspace", false, "keyspace census: keys and bytes per top-level prefix and Kubernetes resource (reads every key once, serializable, paced)")

@@ -18,6 +18,7 @@ import (
 	"github.com/etcdlab/etcdlab/invalid"
 	"github.com/etcdlab/etcdlab/judge"
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
+	"github.com/etcdlab/etcdlab/measure/disk"
 	"github.com/etcdlab/etcdlab/measure/envinfo"
 	"github.com/etcdlab/etcdlab/measure/logscan"
 	"github.com/etcdlab/etcdlab/result"
@@ -48,6 +49,13 @@ type Options struct {
 	Keyspace     bool
 	KeyspacePage int64
 	KeyspacePace time.Duration
+	// DataDir, when doctor runs on a member's node, is a directory on
+	// that member's data filesystem: etcd's disk job (package disk, fio's
+	// etcd job) runs there after the window, for at most DiskRuntime
+	// (default 8 s). It writes and removes its own test file, nothing of
+	// etcd's.
+	DataDir     string
+	DiskRuntime time.Duration
 	// Logs is the members' logs to read (logscan.Read: a file, a
 	// directory of one file per member, or "-" for Stdin); empty: none.
 	Logs  string
@@ -71,7 +79,7 @@ func (o *Options) validate() error {
 	for _, d := range []struct {
 		name string
 		v    int64
-	}{{"{Window}", int64(o.Window)}, {"{ProbeInterval}", int64(o.ProbeInterval)}, {"{KeyspacePage}", o.KeyspacePage}, {"{KeyspacePace}", int64(o.KeyspacePace)}, {"{Since}", int64(o.Since)}} {
+	}{{"{Window}", int64(o.Window)}, {"{ProbeInterval}", int64(o.ProbeInterval)}, {"{KeyspacePage}", o.KeyspacePage}, {"{KeyspacePace}", int64(o.KeyspacePace)}, {"{Since}", int64(o.Since)}, {"{DiskRuntime}", int64(o.DiskRuntime)}} {
 		if d.v < 0 {
 			return invalid.Errorf(d.name + " must not be negative")
 		}
@@ -137,6 +145,19 @@ func Run(ctx context.Context, o Options) (*result.Document, error) {
 		}
 		if q, ok := quotaOf(after[i].snap); ok {
 			m.QuotaBytes = q
+		}
+	}
+	if o.DataDir != "" {
+		rt := o.DiskRuntime
+		if rt <= 0 {
+			rt = 8 * time.Second
+		}
+		fmt.Fprintf(o.Log, "doctor: etcd's disk job on %s (at most %s)\n", o.DataDir, rt)
+		dd, err := disk.Run(ctx, disk.Options{Dir: o.DataDir, Runtime: rt})
+		if err != nil {
+			doc.Notes = append(doc.Notes, "disk job on "+o.DataDir+": "+err.Error())
+		} else {
+			doc.Disk, doc.Verdicts = dd.Disk, dd.Verdicts
 		}
 	}
 	if o.Logs != "" {

@@ -358,4 +358,19 @@ func TestLogs(t *testing.T) {
 	if err != nil || len(doc.Notes) == 0 || !strings.Contains(doc.Notes[len(doc.Notes)-1], "missing") {
 		t.Fatalf("a missing log path: %v, notes %v", err, doc.Notes)
 	}
+
+	// On a member's node, etcd's disk job joins the disk step.
+	doc, err = Run(context.Background(), Options{Conn: c.Client(), Window: time.Second, DataDir: t.TempDir(), DiskRuntime: 2 * time.Second})
+	if err != nil || doc.Disk == nil {
+		t.Fatalf("disk job: %v, notes %v", err, doc.Notes)
+	}
+	found := false
+	for _, st := range doc.Doctor.Steps {
+		for _, v := range st.Checks {
+			found = found || (st.Name == "disk" && v.ID == "disk.fsync.p99")
+		}
+	}
+	if !found {
+		t.Fatal("the disk job's fsync p99 is not in the disk step")
+	}
 }
