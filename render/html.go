@@ -138,6 +138,8 @@ func view(d result.Named, prefix string) (docView, error) {
 			v.Notes = append(v.Notes, "suite: "+dk.Suite)
 		}
 		v.Charts, err = diskFigures(doc, prefix)
+	case result.KindDoctor:
+		err = doctorView(&v, doc, prefix)
 	case result.KindExperiment:
 		if doc.Experiment == nil {
 			return v, fmt.Errorf("an experiment result without its experiment")
