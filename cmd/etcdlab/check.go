@@ -95,6 +95,12 @@ func (a *app) writeCheck(doc *result.Document, out, output string, term render.T
 	} else if err := render.CheckText(a.stdout, doc, term); err != nil {
 		return err
 	}
+	return a.writeResultFiles(doc, out, "check")
+}
+
+// writeResultFiles writes doc as out/result.json and out/report.html
+// (named name in the report) and says so on stderr.
+func (a *app) writeResultFiles(doc *result.Document, out, name string) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return exitcode.Failuref("--out %s: %v", out, err)
 	}
@@ -113,7 +119,7 @@ func (a *app) writeCheck(doc *result.Document, out, output string, term render.T
 	if err != nil {
 		return exitcode.Failuref("--out %s: %v", out, err)
 	}
-	err = render.HTML(hf, []result.Named{{Name: "check", Doc: doc}})
+	err = render.HTML(hf, []result.Named{{Name: name, Doc: doc}})
 	if cerr := hf.Close(); err == nil {
 		err = cerr
 	}

@@ -16,6 +16,7 @@ func (a *app) doctorCmd() *cobra.Command {
 	var (
 		o      doctor.Options
 		output string
+		out    string
 		term   render.TerminalOptions
 	)
 	c := &cobra.Command{
@@ -59,6 +60,11 @@ the diagnosis could not run.`,
 			if err != nil {
 				return err
 			}
+			if out != "" {
+				if err := a.writeResultFiles(doc, out, "doctor"); err != nil {
+					return err
+				}
+			}
 			if c.Context().Err() != nil {
 				return exitcode.Failuref("interrupted: the diagnosis above is partial")
 			}
@@ -80,6 +86,7 @@ the diagnosis could not run.`,
 	fl.BoolVar(&o.Keyspace, "keyspace", false, "keyspace census: keys and bytes per top-level prefix and Kubernetes resource (reads every key once, serializable, paced)")
 	fl.Int64Var(&o.KeyspacePage, "keyspace-page", 500, "keys per page of the census")
 	fl.DurationVar(&o.KeyspacePace, "keyspace-pace", 20*time.Millisecond, "pause between the census's pages")
+	fl.StringVar(&out, "out", "", "also write result.json and report.html into this directory")
 	fl.StringVarP(&output, "output", "o", "text", "stdout: text (the diagnosis) or json (the result)")
 	fl.BoolVar(&term.Wide, "wide", false, "text at full width (default: within 120 columns)")
 	return c

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -24,7 +26,8 @@ func TestDoctorCLI(t *testing.T) {
 	defer func() { _ = c.Stop() }()
 	eps := strings.Join(c.Client().Endpoints, ",")
 
-	code, out, errs := runCLI(ctx, "doctor", "--endpoints", eps, "--window", "2s", "--keyspace")
+	dir := t.TempDir()
+	code, out, errs := runCLI(ctx, "doctor", "--endpoints", eps, "--window", "2s", "--keyspace", "--out", dir)
 	if code != 0 && code != 3 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -36,6 +39,11 @@ func TestDoctorCLI(t *testing.T) {
 	for _, l := range strings.Split(out, "\n") {
 		if n := utf8.RuneCountInString(l); n > 120 {
 			t.Fatalf("%d columns: %s", n, l)
+		}
+	}
+	for _, f := range []string{"result.json", "report.html"} {
+		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
+			t.Fatalf("%s: %v", f, err)
 		}
 	}
 
