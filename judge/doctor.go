@@ -17,7 +17,7 @@ func Doctor(doc *result.Document) {
 	if d == nil {
 		return
 	}
-	dj := &doctorJudge{d: d, diskJob: doc.Verdicts}
+	dj := &doctorJudge{d: d, diskJob: doc.Verdicts, stalled: map[string]bool{}}
 	if doc.Disk != nil {
 		dj.diskDir = doc.Disk.Dir
 	}
@@ -45,6 +45,9 @@ type doctorJudge struct {
 	// diskDir.
 	diskJob []result.Verdict
 	diskDir string
+	// stalled are the members whose local reads stall (starvation): their
+	// disk latencies include the stalls and are not a disk's evidence.
+	stalled map[string]bool
 }
 
 // find adds a finding; score orders findings (1 is at its threshold).

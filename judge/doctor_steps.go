@@ -79,6 +79,12 @@ func (j *doctorJudge) starvation() {
 		if n == 0 || own < starvedRatio*others || (m.ConnectSeconds > 0 && m.ConnectSeconds >= result.StallSeconds) {
 			continue
 		}
+		if x := m.Metrics; x != nil && x.WALFsyncP99 >= 0.010 && own < 2*starvedShare {
+			// A slow disk stalls some reads too (page faults, the
+			// backend's locks); a few stalls beside slow fsyncs are the
+			// disk's, which the disk step finds.
+			continue
+		}
 		ev := []string{
 			fmt.Sprintf("%d of %d serializable reads on %s took %s or more (p50 %s, max %s); on the other members at most %.0f%% did (max %s)",
 				m.ReadSerial.Stalled, m.ReadSerial.Samples, m.Name, units.Seconds(result.StallSeconds), units.Seconds(m.ReadSerial.P50), units.Seconds(m.ReadSerial.Max), 100*others, units.Seconds(othersMax)),
@@ -91,6 +97,7 @@ func (j *doctorJudge) starvation() {
 		if own >= 2*starvedShare {
 			status = result.Fail
 		}
+		j.stalled[m.Name] = true
 		j.find(result.Finding{Status: status, Cause: "cpu", Member: m.Name, Score: 1 + 10*own,
 			Summary: fmt.Sprintf("%s stalls: %.0f%% of its local reads waited %s or more (up to %s), against at most %.0f%% elsewhere, while the network answered in %s",
 				m.Name, 100*own, units.Seconds(result.StallSeconds), units.Seconds(m.ReadSerial.Max), 100*others, units.Seconds(m.ConnectSeconds)),
@@ -233,12 +240,12 @@ func (j *doctorJudge) disk() result.DoctorStep {
 			continue
 		}
 		if x.WALFsyncP99 == 0 {
-			st.Unseen = append(st.Unseen, m.Name+": no WAL fsync observed yet")
+			st.Unseen = append(st.Unseen, fmt.Sprintf("%s's WAL fsync: %.0f in the window and too few since the member started to make a p99", m.Name, x.WALFsyncs))
 			continue
 		}
 		fs := check(ServerWALFsyncP99, m.Name, x.WALFsyncP99, func(v float64) string { return units.Quantile(v, result.LowestDiskBucket) })
 		if x.WALFsyncSinceStart {
-			fs.Display += " (since start: none in the window)"
+			fs.Display += " (since start: too few in the window)"
 		}
 		st.Checks = append(st.Checks, fs)
 		cm := check(ServerBackendCommitP99, m.Name, x.CommitP99, func(v float64) string { return units.Quantile(v, result.LowestDiskBucket) })
@@ -251,9 +258,18 @@ func (j *doctorJudge) disk() result.DoctorStep {
 		if fs.Status != result.Fail && cm.Status != result.Fail {
 			continue
 		}
+		if j.stalled[m.Name] {
+			// A process that is not running while it fsyncs or commits
+			// makes those slow too: the stall explains them.
+			if f := j.findingOf("cpu", m.Name); f != nil {
+				f.Evidence = append(f.Evidence, fmt.Sprintf("its WAL fsync p99 %s and backend commit p99 %s include the stalls (a local read, which needs no disk, stalls too)",
+					units.Quantile(x.WALFsyncP99, result.LowestDiskBucket), units.Quantile(x.CommitP99, result.LowestDiskBucket)))
+			}
+			continue
+		}
 		when := fmt.Sprintf("%.0f fsyncs in the window", x.WALFsyncs)
 		if x.WALFsyncSinceStart {
-			when = "since the member started (no fsync in the window)"
+			when = fmt.Sprintf("since the member started (%.0f fsyncs in the window, too few for a p99)", x.WALFsyncs)
 		}
 		ev := []string{fmt.Sprintf("WAL fsync p99 %s, p99.9 %s on %s, %s (etcd asks for under 10 ms)", units.Quantile(x.WALFsyncP99, result.LowestDiskBucket), units.Quantile(x.WALFsyncP999, result.LowestDiskBucket), m.Name, when)}
 		if x.CommitP99 > 0 {

@@ -120,7 +120,7 @@ type ReadFigure struct {
 
 // StallSeconds is how long a read must take to count as stalled: a local
 // read needs neither disk nor peers and takes about a millisecond.
-const StallSeconds = 0.100
+const StallSeconds = 0.050
 
 // DoctorMetrics are one member's metrics over the window (between two
 // scrapes): quantiles from bucket deltas, counter increases, gauges at the

@@ -201,7 +201,7 @@ func TestNetwork(t *testing.T) {
 	}
 }
 
-// TestCPUStarvedMember: a follower is stopped for 150 ms of every 300 ms
+// TestCPUStarvedMember: a follower is stopped for 200 ms of every 300 ms
 // (SIGSTOP and SIGCONT, as a throttled cgroup does to a process); the top
 // finding is that member's CPU.
 func TestCPUStarvedMember(t *testing.T) {
@@ -223,9 +223,9 @@ func TestCPUStarvedMember(t *testing.T) {
 	wg.Go(func() {
 		for ctx.Err() == nil {
 			_ = c.Pause(victim)
-			time.Sleep(150 * time.Millisecond)
+			time.Sleep(200 * time.Millisecond)
 			_ = c.Resume(victim)
-			time.Sleep(150 * time.Millisecond)
+			time.Sleep(100 * time.Millisecond)
 		}
 	})
 	doc := diagnose(t, c)

@@ -42,6 +42,8 @@ func windowMetrics(b, a *metrics.Snapshot) *result.DoctorMetrics {
 	m.WALFsyncP999, _, _ = quantile(0.999, b, a, metrics.WALFsyncDuration)
 	if !m.WALFsyncSinceStart {
 		m.WALFsyncs = n
+	} else if w, ok := metrics.Deltas(b, a, metrics.WALFsyncDuration); ok {
+		m.WALFsyncs = w[math.Inf(1)]
 	}
 	m.CommitP99, _, m.CommitSinceStart = quantile(0.99, b, a, metrics.BackendCommitDuration)
 	m.PeerRTTP99, _, m.PeerRTTSinceStart = quantile(0.99, b, a, metrics.PeerRoundTripTime)
@@ -73,17 +75,25 @@ func grpcError(code string) bool {
 	return true
 }
 
-// quantile is the q-quantile of name over the window, the number of
-// observations in it, and whether it had none, so the quantile is since
-// the member started (NaN-free: 0 when the histogram is absent or empty).
+// A quantile needs enough observations to mean anything: minInWindow in
+// the window, else minSinceStart since the member started (a fresh
+// member's few bootstrap fsyncs are no p99).
+const (
+	minInWindow   = 10
+	minSinceStart = 100
+)
+
+// quantile is the q-quantile of name over the window and the number of
+// observations in it; with too few, the quantile since the member started
+// (sinceStart), and with too few of those too, 0 (not judged). Never NaN.
 func quantile(q float64, b, a *metrics.Snapshot, name metrics.Name) (v, n float64, sinceStart bool) {
 	v, n = metrics.Quantile(q, b, a, name)
-	if n > 0 && !math.IsNaN(v) {
+	if n >= minInWindow && !math.IsNaN(v) {
 		return v, n, false
 	}
 	cum, ok := metrics.Deltas(nil, a, name)
-	if !ok || cum[math.Inf(1)] == 0 {
-		return 0, 0, false
+	if !ok || cum[math.Inf(1)] < minSinceStart {
+		return 0, n, false
 	}
 	return metrics.UpperQuantile(q, cum), cum[math.Inf(1)], true
 }
