@@ -1,0 +1,137 @@
+package promhist
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/api"
+	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
+)
+
+// prometheusBinary is Debian's package's path; CI installs it (.ci/run).
+const prometheusBinary = "/usr/bin/prometheus"
+
+// startPrometheus runs a real Prometheus on a free loopback port scraping
+// targets (host:port) every second into a temporary directory, waits until
+// every target is up and returns its URL. It is killed when the test ends
+// (and with the test binary, by the kernel, if that dies first).
+func startPrometheus(t *testing.T, targets []string) string {
+	t.Helper()
+	bin, err := exec.LookPath(prometheusBinary)
+	if err != nil {
+		t.Skipf("no Prometheus at %s (CI installs Debian's prometheus package): %v", prometheusBinary, err)
+	}
+	dir := t.TempDir()
+	cfg := fmt.Sprintf(`global:
+  scrape_interval: 1s
+  scrape_timeout: 1s
+scrape_configs:
+  - job_name: etcd
+    static_configs:
+      - targets: ['%s']
+`, strings.Join(targets, "', '"))
+	cfgPath := filepath.Join(dir, "prometheus.yml")
+	if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	addr := freeAddr(t)
+	logPath := filepath.Join(dir, "prometheus.log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logFile.Close()
+	cmd := exec.Command(bin, "--config.file="+cfgPath, "--storage.tsdb.path="+filepath.Join(dir, "data"),
+		"--web.listen-address="+addr, "--log.level=warn")
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-exited
+	})
+	base := "http://" + addr
+	if err := waitTargets(base, len(targets), exited, cmd); err != nil {
+		log, _ := os.ReadFile(logPath)
+		t.Fatalf("Prometheus at %s: %v\n%s", base, err, tail(string(log), 2000))
+	}
+	return base
+}
+
+// waitTargets waits up to 30 s until Prometheus answers and has n targets
+// up, or exited says cmd ended.
+func waitTargets(base string, n int, exited <-chan struct{}, cmd *exec.Cmd) error {
+	client, err := api.NewClient(api.Config{Address: base})
+	if err != nil {
+		return err
+	}
+	p := v1.NewAPI(client)
+	deadline := time.Now().Add(30 * time.Second)
+	last := "no answer"
+	for time.Now().Before(deadline) {
+		select {
+		case <-exited:
+			return fmt.Errorf("exited: %s", cmd.ProcessState)
+		case <-time.After(200 * time.Millisecond):
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		r, err := p.Targets(ctx)
+		cancel()
+		if err != nil {
+			last = err.Error()
+			continue
+		}
+		up := 0
+		for _, a := range r.Active {
+			if a.Health == v1.HealthGood {
+				up++
+			}
+		}
+		if up == n {
+			return nil
+		}
+		last = fmt.Sprintf("%d of %d targets up", up, n)
+	}
+	return fmt.Errorf("not ready in 30 s: %s", last)
+}
+
+// freeAddr returns a loopback address whose port was free a moment ago.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// hostPort is a URL's host:port, Prometheus' instance label of a target.
+func hostPort(t *testing.T, raw string) string {
+	t.Helper()
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u.Host
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return "…" + s[len(s)-n:]
+	}
+	return s
+}
