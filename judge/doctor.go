@@ -21,7 +21,7 @@ func Doctor(doc *result.Document) {
 	if doc.Disk != nil {
 		dj.diskDir = doc.Disk.Dir
 	}
-	d.Steps = []result.DoctorStep{dj.membership(), dj.reads(), dj.cpuMemory(), dj.network(), dj.disk(), dj.complaints(), dj.logs()}
+	d.Steps = []result.DoctorStep{dj.membership(), dj.reads(), dj.cpuMemory(), dj.network(), dj.disk(), dj.complaints(), dj.logs(), dj.history()}
 	sort.SliceStable(dj.findings, func(i, j int) bool { return dj.findings[i].Score > dj.findings[j].Score })
 	for i := range dj.findings {
 		dj.findings[i].Rank = i + 1

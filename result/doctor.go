@@ -73,12 +73,14 @@ type InstanceHistory struct {
 
 // DoctorMember is one member as doctor found it.
 type DoctorMember struct {
-	Name      string `json:"name"`
-	ID        string `json:"id,omitempty"`
-	Endpoint  string `json:"endpoint"`
-	Version   string `json:"version,omitempty"`
-	IsLeader  bool   `json:"is_leader,omitempty"`
-	IsLearner bool   `json:"is_learner,omitempty"`
+	Name     string `json:"name"`
+	ID       string `json:"id,omitempty"`
+	Endpoint string `json:"endpoint"`
+	// MetricsURL is where its metrics were read.
+	MetricsURL string `json:"metrics_url,omitempty"`
+	Version    string `json:"version,omitempty"`
+	IsLeader   bool   `json:"is_leader,omitempty"`
+	IsLearner  bool   `json:"is_learner,omitempty"`
 	// Reachable is false when its endpoint did not answer; Error says why.
 	Reachable bool   `json:"reachable"`
 	Error     string `json:"error,omitempty"`

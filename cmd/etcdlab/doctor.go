@@ -42,7 +42,8 @@ the diagnosis could not run.`,
   etcdlab doctor --endpoints 127.0.0.1:2379 --metrics-urls http://127.0.0.1:2381 -o json`,
 		Args: noArgs,
 		// ProbeInterval has no flag: the library's own default.
-		Annotations: map[string]string{"param:MetricsURLs": "--metrics-urls", "param:ProbeInterval": "the probe interval"},
+		Annotations: map[string]string{"param:MetricsURLs": "--metrics-urls", "param:ProbeInterval": "the probe interval",
+			"param:URL": "--prometheus", "param:Selector": "--prometheus-selector", "param:RateWindow": "the rate window", "param:Step": "the step", "param:Timeout": "the query timeout"},
 		RunE: func(c *cobra.Command, _ []string) error {
 			if output != "text" && output != "json" {
 				return exitcode.Usagef("-o must be text or json, not %q", output)
@@ -82,7 +83,9 @@ the diagnosis could not run.`,
 	fl.StringVar(&o.DataDir, "data-dir", "", "on a member's node: a directory on its data filesystem, where etcd's disk job runs after the window")
 	fl.DurationVar(&o.DiskRuntime, "disk-runtime", 8*time.Second, "cap on the disk job")
 	fl.StringVar(&o.Logs, "logs", "", "the members' etcd logs: a file, a directory of one file per member (named after it), or - for stdin; zap JSON or console, capnslog text, journalctl, kubectl/oc logs")
-	fl.DurationVar(&o.Since, "since", 0, "only log lines this recent (default: all)")
+	fl.DurationVar(&o.Since, "since", 0, "only log lines this recent (default: all), and the range of the Prometheus history (default 6h)")
+	fl.StringVar(&o.Prometheus, "prometheus", "", "a Prometheus server that scrapes the members: their history over --since (default 6h) with PromQL")
+	fl.StringVar(&o.PrometheusSelector, "prometheus-selector", "", `label matchers for etcd's series in Prometheus (job="etcd")`)
 	fl.BoolVar(&o.Keyspace, "keyspace", false, "keyspace census: keys and bytes per top-level prefix and Kubernetes resource (reads every key once, serializable, paced)")
 	fl.Int64Var(&o.KeyspacePage, "keyspace-page", 500, "keys per page of the census")
 	fl.DurationVar(&o.KeyspacePace, "keyspace-pace", 20*time.Millisecond, "pause between the census's pages")

@@ -42,6 +42,9 @@ func rules() []rule {
 		// experiment runner's (which runs bench command lines), nobody
 		// else's building block.
 		{pkgs: []string{"measure/experiment"}, allow: append([]string{"lab/*", "emulate/*", "load", "load/*", "measure/bench", "measure/check", "measure/disk", "measure/envinfo", "measure/metrics", "measure/series", "judge", "result", "invalid"}, leaves...)},
+		// measure/doctor is read-only: it reaches members (lab/etcdclient),
+		// reads metrics, logs and Prometheus, and runs the disk job.
+		{pkgs: []string{"measure/doctor"}, allow: append([]string{"lab/etcdclient", "measure/disk", "measure/envinfo", "measure/metrics", "measure/logscan", "measure/promhist", "judge", "result", "invalid"}, leaves...)},
 		{pkgs: []string{"measure/bench"}, allow: append([]string{"lab/*", "emulate/*", "load", "load/*", "measure/envinfo", "measure/metrics", "measure/series", "judge", "result", "invalid"}, leaves...)},
 		{pkgs: []string{"measure/*"}, allow: append([]string{"lab/*", "emulate/*", "load", "load/*", "measure/check", "measure/disk", "measure/envinfo", "measure/metrics", "measure/series", "judge", "result", "invalid"}, leaves...)},
 		{pkgs: []string{"render", "render/*"}, allow: append([]string{"render/*", "result", "result/*", "judge"}, leaves...)},

@@ -21,6 +21,7 @@ import (
 	"github.com/etcdlab/etcdlab/measure/disk"
 	"github.com/etcdlab/etcdlab/measure/envinfo"
 	"github.com/etcdlab/etcdlab/measure/logscan"
+	"github.com/etcdlab/etcdlab/measure/promhist"
 	"github.com/etcdlab/etcdlab/result"
 )
 
@@ -60,8 +61,14 @@ type Options struct {
 	// directory of one file per member, or "-" for Stdin); empty: none.
 	Logs  string
 	Stdin io.Reader
-	// Since limits the logs to lines this recent (0: every line).
+	// Since limits the logs to lines this recent (0: every line) and is
+	// the range of the Prometheus history (0: promhist's default, 6 h).
 	Since time.Duration
+	// Prometheus reads the members' history from this Prometheus server
+	// (package promhist); PrometheusSelector narrows etcd's series
+	// (`job="etcd"`). Empty URL: no history.
+	Prometheus         string
+	PrometheusSelector string
 	// Log receives one progress line per step; nil discards them.
 	Log io.Writer
 }
@@ -107,6 +114,14 @@ func Run(ctx context.Context, o Options) (*result.Document, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Prometheus has its own TLS and credentials (in its URL), not the
+	// cluster's.
+	hist := promhist.Options{URL: o.Prometheus, Since: o.Since, Selector: o.PrometheusSelector}
+	if o.Prometheus != "" {
+		if err := hist.Validate(); err != nil {
+			return nil, err
+		}
+	}
 	doc := &result.Document{SchemaVersion: result.SchemaVersion, Kind: result.KindDoctor, CreatedAt: time.Now().UTC(),
 		Environment: envinfo.Collect(), Runs: []result.Run{}}
 	d := &result.Doctor{WindowSeconds: o.Window.Seconds()}
@@ -123,11 +138,22 @@ func Run(ctx context.Context, o Options) (*result.Document, error) {
 		if i < len(o.MetricsURLs) {
 			urls[i] = o.MetricsURLs[i]
 		}
+		d.Members[i].MetricsURL = urls[i]
+	}
+	// The history is read from Prometheus while the window runs.
+	var history sync.WaitGroup
+	if o.Prometheus != "" {
+		fmt.Fprintln(o.Log, "doctor: reading the history from Prometheus")
+		history.Go(func() {
+			h, _ := promhist.History(ctx, hist) // validated above: only Unseen
+			d.History = &h
+		})
 	}
 	fmt.Fprintf(o.Log, "doctor: watching metrics, reads and connects for %s\n", o.Window)
 	before := scrapeAll(ctx, urls, tlsCfg)
 	probes := probeAll(ctx, o, d.Members)
 	after := scrapeAll(ctx, urls, tlsCfg)
+	history.Wait()
 	for i := range d.Members {
 		m := &d.Members[i]
 		m.ReadSerial, m.ReadLinear, m.ConnectSeconds = probes[i].figures()

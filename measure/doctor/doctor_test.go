@@ -137,7 +137,7 @@ func TestHealthyAndReadOnly(t *testing.T) {
 			leaders++
 		}
 	}
-	if leaders != 1 || len(doc.Doctor.Steps) != 7 {
+	if leaders != 1 || len(doc.Doctor.Steps) != 8 {
 		t.Fatalf("%d leaders, %d steps", leaders, len(doc.Doctor.Steps))
 	}
 	// The census, read in pages of 2 at one revision.

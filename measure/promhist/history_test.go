@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/etcdlab/etcdlab/emulate/slowfs"
+	"github.com/etcdlab/etcdlab/internal/promtest"
 	"github.com/etcdlab/etcdlab/lab/cluster"
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
 	"github.com/etcdlab/etcdlab/lab/member"
@@ -201,7 +202,7 @@ func TestHistoryAgreesWithScrapes(t *testing.T) {
 	urls := st.MetricsURLs
 	var targets []string
 	for _, u := range urls {
-		targets = append(targets, hostPort(t, u))
+		targets = append(targets, promtest.HostPort(t, u))
 	}
 
 	t.Run("not Prometheus", func(t *testing.T) {
@@ -218,7 +219,7 @@ func TestHistoryAgreesWithScrapes(t *testing.T) {
 	})
 
 	before := scrapeAll(t, urls)
-	prom := startPrometheus(t, targets)
+	prom := promtest.Start(t, targets)
 	snaps := [][]*metrics.Snapshot{before}
 	var wg sync.WaitGroup
 	wg.Go(func() { load(t, c, 10*time.Second) })
@@ -401,4 +402,15 @@ func TestHistoryCanceled(t *testing.T) {
 	if err != nil || len(h.Queries) != 0 || len(h.Unseen) != 1 || !strings.Contains(h.Unseen[0], "context canceled") {
 		t.Fatalf("err %v, queries %q, unseen %q", err, h.Queries, h.Unseen)
 	}
+}
+
+// freeAddr returns a loopback address whose port was free a moment ago.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
 }

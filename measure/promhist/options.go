@@ -178,3 +178,11 @@ func redact(raw string, u *url.URL, err error) string {
 	}
 	return u.Redacted()
 }
+
+// Validate reports the first option History would refuse, as a one-line
+// invalid-input error, without sending anything: for callers that check
+// every option before they start.
+func (o Options) Validate() error {
+	_, err := o.settings(time.Now())
+	return err
+}

@@ -1,4 +1,7 @@
-package promhist
+// Package promtest runs a real Prometheus (Debian's package) for tests:
+// started on a free loopback port, scraping the given targets every
+// second, killed when the test ends. Only tests import it.
+package promtest
 
 import (
 	"context"
@@ -20,11 +23,11 @@ import (
 // prometheusBinary is Debian's package's path; CI installs it (.ci/run).
 const prometheusBinary = "/usr/bin/prometheus"
 
-// startPrometheus runs a real Prometheus on a free loopback port scraping
+// Start runs a real Prometheus on a free loopback port scraping
 // targets (host:port) every second into a temporary directory, waits until
 // every target is up and returns its URL. It is killed when the test ends
 // (and with the test binary, by the kernel, if that dies first).
-func startPrometheus(t *testing.T, targets []string) string {
+func Start(t testing.TB, targets []string) string {
 	t.Helper()
 	bin, err := exec.LookPath(prometheusBinary)
 	if err != nil {
@@ -109,7 +112,7 @@ func waitTargets(base string, n int, exited <-chan struct{}, cmd *exec.Cmd) erro
 }
 
 // freeAddr returns a loopback address whose port was free a moment ago.
-func freeAddr(t *testing.T) string {
+func freeAddr(t testing.TB) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -119,8 +122,8 @@ func freeAddr(t *testing.T) string {
 	return l.Addr().String()
 }
 
-// hostPort is a URL's host:port, Prometheus' instance label of a target.
-func hostPort(t *testing.T, raw string) string {
+// HostPort is a URL's host:port, Prometheus' instance label of a target.
+func HostPort(t testing.TB, raw string) string {
 	t.Helper()
 	u, err := url.Parse(raw)
 	if err != nil {
