@@ -19,6 +19,8 @@ const (
 	starvedRatio = 3.0
 	// grpcErrWarn and grpcErrFail: etcd mixin etcdHighNumberOfFailedGRPCRequests.
 	grpcErrWarn, grpcErrFail = 0.01, 0.05
+	// grpcSlow: etcd mixin etcdGRPCRequestsSlow (p99 over 150 ms).
+	grpcSlow = 0.150
 )
 
 // reads is step 2: serializable and linearizable read latency per member;
@@ -329,6 +331,21 @@ func (j *doctorJudge) complaints() result.DoctorStep {
 				j.find(result.Finding{Status: v.Status, Cause: "requests", Member: m.Name, Score: ratio / grpcErrFail,
 					Summary:  fmt.Sprintf("%.1f%% of %s's unary requests failed", 100*ratio, m.Name),
 					Evidence: []string{v.What + " " + v.Display}, Fix: "see the codes in grpc_server_handled_total: Unavailable and DeadlineExceeded point to the leader, disk or network findings above", Source: v.Source})
+			}
+			st.Checks = append(st.Checks, v)
+		}
+		methods := make([]string, 0, len(x.GRPCUnaryP99))
+		for method := range x.GRPCUnaryP99 {
+			methods = append(methods, method)
+		}
+		slices.Sort(methods)
+		for _, method := range methods {
+			p99 := x.GRPCUnaryP99[method]
+			v := result.Verdict{ID: "server.grpc_p99", What: fmt.Sprintf("%s: %s p99 (grpc_server_handling_seconds)", m.Name, method), Value: p99, Unit: "s",
+				Display: units.Seconds(p99), Threshold: "< " + units.Seconds(grpcSlow), Source: "etcd mixin etcdGRPCRequestsSlow", Status: result.Pass}
+			if p99 >= grpcSlow {
+				v.Status = result.Warn
+				v.Explanation = "requests are slow: the symptom the findings above explain (disk, network, CPU), or expensive requests"
 			}
 			st.Checks = append(st.Checks, v)
 		}

@@ -152,6 +152,10 @@ type DoctorMetrics struct {
 	GRPCRequests      float64 `json:"grpc_requests"`
 	GRPCErrors        float64 `json:"grpc_errors"`
 	HasLeader         bool    `json:"has_leader"`
+	// GRPCUnaryP99 is the p99 handling time of each unary gRPC method with
+	// calls in the window (grpc_server_handling_seconds, exported with
+	// --metrics=extensive only; nil without).
+	GRPCUnaryP99 map[string]float64 `json:"grpc_unary_p99_seconds,omitempty"`
 }
 
 // DoctorStep is one step of the diagnosis.

@@ -99,7 +99,7 @@ func findings(doc *result.Document) string {
 // the diagnosis when only doctor talked to it.
 func TestHealthyAndReadOnly(t *testing.T) {
 	t.Parallel()
-	c, cli := start(t, cluster.Options{})
+	c, cli := start(t, cluster.Options{Tuning: member.Tuning{Metrics: "extensive"}})
 	ctx := context.Background()
 	for k, v := range map[string]string{"/registry/pods/ns/a": "pod-a", "/registry/pods/ns/b": "pod-b", "/registry/services/specs/ns/s": "svc",
 		"/other/x": "x", "plain": "p"} {
@@ -135,6 +135,10 @@ func TestHealthyAndReadOnly(t *testing.T) {
 		}
 		if m.IsLeader {
 			leaders++
+		}
+		// With extensive metrics, the doctor's own reads have a p99.
+		if m.Metrics.GRPCUnaryP99["Range"] <= 0 {
+			t.Fatalf("%s: no Range p99 from extensive metrics: %v", m.Name, m.Metrics.GRPCUnaryP99)
 		}
 	}
 	if leaders != 1 || len(doc.Doctor.Steps) != 8 {
@@ -271,17 +275,21 @@ func TestUnreachable(t *testing.T) {
 	}
 	conf := c.Client()
 	t0 := time.Now()
+	// m1's "metrics" are its /version (JSON, not Prometheus text); m2's
+	// URL has nobody behind it.
 	doc, err := Run(context.Background(), Options{Conn: conf, Window: 2 * time.Second,
-		MetricsURLs: []string{conf.Endpoints[0], "http://127.0.0.1:1/metrics", conf.Endpoints[2]}})
+		MetricsURLs: []string{conf.Endpoints[0] + "/version", "http://127.0.0.1:1/metrics", conf.Endpoints[2]}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if took := time.Since(t0); took > 12*time.Second {
 		t.Fatalf("took %v", took)
 	}
-	var m2, m3 result.DoctorMember
+	var m1, m2, m3 result.DoctorMember
 	for _, m := range doc.Doctor.Members {
 		switch m.Name {
+		case "m1":
+			m1 = m
 		case "m2":
 			m2 = m
 		case "m3":
@@ -290,6 +298,9 @@ func TestUnreachable(t *testing.T) {
 	}
 	if m3.Name == "" || m3.Reachable || m3.Error == "" || m2.Metrics != nil || !strings.Contains(m2.MetricsError, "refused") {
 		t.Fatalf("m2 %+v\nm3 %+v", m2, m3)
+	}
+	if m1.Metrics != nil || !strings.Contains(m1.MetricsError, "does not serve Prometheus metrics") || !m1.Reachable || m1.ReadSerial == nil {
+		t.Fatalf("m1 %+v", m1)
 	}
 	if f := top(t, doc); f.Cause != "membership" || f.Member != "m3" {
 		t.Fatalf("top finding is not m3's absence:\n%s", findings(doc))

@@ -60,6 +60,14 @@ func windowMetrics(b, a *metrics.Snapshot) *result.DoctorMetrics {
 			m.GRPCErrors += v
 		}
 	}
+	for method, qn := range metrics.QuantilesBy(0.99, b, a, metrics.GRPCHandling, metrics.GRPCMethodLabel, map[string]string{metrics.GRPCTypeLabel: "unary"}) {
+		if qn[1] >= minInWindow {
+			if m.GRPCUnaryP99 == nil {
+				m.GRPCUnaryP99 = map[string]float64{}
+			}
+			m.GRPCUnaryP99[method] = qn[0]
+		}
+	}
 	hl, _ := a.Gauge(metrics.HasLeader)
 	m.HasLeader = hl == 1
 	return m

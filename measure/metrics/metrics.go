@@ -393,3 +393,64 @@ func RankBucket(k float64, cum map[float64]float64) (lower, upper float64, ok bo
 	}
 	return lower, bounds[i], true
 }
+
+// bucketsBy is buckets grouped by label's value: sum by (label, le), for
+// the series whose labels match where.
+func (s *Snapshot) bucketsBy(name Name, label string, where map[string]string) map[string]map[float64]float64 {
+	f := s.Families[string(name)]
+	if f == nil || f.GetType() != dto.MetricType_HISTOGRAM {
+		return nil
+	}
+	out := map[string]map[float64]float64{}
+	for _, m := range f.Metric {
+		labels := map[string]string{}
+		for _, lp := range m.Label {
+			labels[lp.GetName()] = lp.GetValue()
+		}
+		skip := false
+		for k, v := range where {
+			skip = skip || labels[k] != v
+		}
+		if skip {
+			continue
+		}
+		g := out[labels[label]]
+		if g == nil {
+			g = map[float64]float64{}
+			out[labels[label]] = g
+		}
+		h := m.Histogram
+		hasInf := false
+		for _, b := range h.Bucket {
+			g[b.GetUpperBound()] += float64(b.GetCumulativeCount())
+			hasInf = hasInf || math.IsInf(b.GetUpperBound(), 1)
+		}
+		if !hasInf {
+			g[math.Inf(1)] += float64(h.GetSampleCount())
+		}
+	}
+	return out
+}
+
+// QuantilesBy is Quantile per value of label (histogram_quantile(q, sum by
+// (label, le) (increase(name_bucket{where}[interval])))), with the number
+// of observations of each; values without observations are left out.
+func QuantilesBy(q float64, before, after *Snapshot, name Name, label string, where map[string]string) map[string][2]float64 {
+	a := after.bucketsBy(name, label, where)
+	b := before.bucketsBy(name, label, where)
+	out := map[string][2]float64{}
+	for v, cum := range a {
+		delta := map[float64]float64{}
+		for le, n := range cum {
+			d := n - b[v][le]
+			if d < 0 {
+				d = n
+			}
+			delta[le] = d
+		}
+		if n := delta[math.Inf(1)]; n > 0 {
+			out[v] = [2]float64{HistogramQuantile(q, delta), n}
+		}
+	}
+	return out
+}

@@ -84,6 +84,11 @@ const (
 	QuotaBackendBytes Name = "etcd_server_quota_backend_bytes"
 	// PeerSentFailures counts failed sends to each peer (label To).
 	PeerSentFailures Name = "etcd_network_peer_sent_failures_total"
+	// GRPCHandling is the histogram of gRPC handling time by grpc_method
+	// and grpc_type; etcd exports it only with --metrics=extensive.
+	GRPCHandling Name = "grpc_server_handling_seconds"
+	// GRPCMethodLabel is its (and GRPCHandled's) method label ("Range").
+	GRPCMethodLabel = "grpc_method"
 	// Goroutines is the member process's goroutine count (Go collector).
 	Goroutines Name = "go_goroutines"
 )
