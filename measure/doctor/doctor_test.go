@@ -21,7 +21,9 @@ import (
 func TestMain(m *testing.M) { os.Exit(member.RunTests(m)) }
 
 // testWindow is shorter than the default to keep the tests quick; every
-// cause below is also found with the default.
+// cause below is also found with the default. The tests run one after the
+// other: each runs a cluster (and load) whose timings are the evidence,
+// and side by side on two cores they would be each other's noise.
 const testWindow = 4 * time.Second
 
 // start runs a cluster on tmpfs, so that this machine's own disk (which
@@ -98,7 +100,6 @@ func findings(doc *result.Document) string {
 // cluster's revision (every write raises it) is the same before and after
 // the diagnosis when only doctor talked to it.
 func TestHealthyAndReadOnly(t *testing.T) {
-	t.Parallel()
 	c, cli := start(t, cluster.Options{Tuning: member.Tuning{Metrics: "extensive"}})
 	ctx := context.Background()
 	for k, v := range map[string]string{"/registry/pods/ns/a": "pod-a", "/registry/pods/ns/b": "pod-b", "/registry/services/specs/ns/s": "svc",
@@ -167,7 +168,6 @@ func TestHealthyAndReadOnly(t *testing.T) {
 // TestSlowDiskOnOneMember: m2's fsyncs take 30 ms; under load, the top
 // finding is m2's disk.
 func TestSlowDiskOnOneMember(t *testing.T) {
-	t.Parallel()
 	if err := slowfs.Available(); err != nil {
 		t.Skip(err)
 	}
@@ -185,7 +185,6 @@ func TestSlowDiskOnOneMember(t *testing.T) {
 
 // TestNetwork: members 100 ms apart; the top finding is the network.
 func TestNetwork(t *testing.T) {
-	t.Parallel()
 	if err := labnet.Available(); err != nil {
 		t.Skip(err)
 	}
@@ -209,7 +208,6 @@ func TestNetwork(t *testing.T) {
 // (SIGSTOP and SIGCONT, as a throttled cgroup does to a process); the top
 // finding is that member's CPU.
 func TestCPUStarvedMember(t *testing.T) {
-	t.Parallel()
 	c, cli := start(t, cluster.Options{})
 	writer(t, cli)
 	victim := ""
@@ -243,7 +241,6 @@ func TestCPUStarvedMember(t *testing.T) {
 // TestNearQuota: a database filled to over 80% of an 8 MiB quota; the top
 // finding is the quota.
 func TestNearQuota(t *testing.T) {
-	t.Parallel()
 	const quota = 8 << 20
 	c, cli := start(t, cluster.Options{Members: 1, Tuning: member.Tuning{QuotaBackendBytes: quota}})
 	value := strings.Repeat("x", 512<<10)
@@ -268,7 +265,6 @@ func TestNearQuota(t *testing.T) {
 // TestUnreachable: a killed member and metrics that are not Prometheus
 // text give a partial diagnosis that says what it could not see, in time.
 func TestUnreachable(t *testing.T) {
-	t.Parallel()
 	c, _ := start(t, cluster.Options{})
 	if err := c.Kill("m3"); err != nil {
 		t.Fatal(err)
@@ -319,7 +315,6 @@ func namesOf(c *cluster.Cluster) map[string]string {
 // log is a disk finding on m2 even when the window saw nothing, and logs
 // in an unknown format are said to be so.
 func TestLogs(t *testing.T) {
-	t.Parallel()
 	c, _ := start(t, cluster.Options{Members: 1})
 	dir := t.TempDir()
 	now := time.Now().UTC()

@@ -17,7 +17,6 @@ import (
 // within a factor of two of the window's, the same leader changes, and
 // the history backs m2's disk finding.
 func TestHistoryFromPrometheus(t *testing.T) {
-	t.Parallel()
 	if err := slowfs.Available(); err != nil {
 		t.Skip(err)
 	}
