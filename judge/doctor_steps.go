@@ -17,6 +17,9 @@ const (
 	// least this many times the share on any other member.
 	starvedShare = 0.15
 	starvedRatio = 3.0
+	// slowDiskP50: a WAL fsync median of half etcd's p99 budget (10 ms)
+	// is a disk slow all the time, not a process stopped now and then.
+	slowDiskP50 = 0.005
 	// grpcErrWarn and grpcErrFail: etcd mixin etcdHighNumberOfFailedGRPCRequests.
 	grpcErrWarn, grpcErrFail = 0.01, 0.05
 	// grpcSlow: etcd mixin etcdGRPCRequestsSlow (p99 over 150 ms).
@@ -81,10 +84,12 @@ func (j *doctorJudge) starvation() {
 		if n == 0 || own < starvedRatio*others || (m.ConnectSeconds > 0 && m.ConnectSeconds >= result.StallSeconds) {
 			continue
 		}
-		if x := m.Metrics; x != nil && x.WALFsyncP99 >= 0.010 && own < 2*starvedShare {
-			// A slow disk stalls some reads too (page faults, the
-			// backend's locks); a few stalls beside slow fsyncs are the
-			// disk's, which the disk step finds.
+		if x := m.Metrics; x != nil && x.WALFsyncP50 >= slowDiskP50 {
+			// A disk that is slow all the time (its median fsync, not
+			// only its tail) stalls reads too (page faults, the
+			// backend's locks): the disk step finds it. A starved
+			// process makes only the fsyncs it was stopped in slow: its
+			// median stays low.
 			continue
 		}
 		ev := []string{

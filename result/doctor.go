@@ -133,6 +133,7 @@ type DoctorMetrics struct {
 	RSSBytes   float64 `json:"rss_bytes,omitempty"`
 	Goroutines float64 `json:"goroutines,omitempty"`
 
+	WALFsyncP50        float64 `json:"wal_fsync_p50_seconds,omitempty"`
 	WALFsyncP99        float64 `json:"wal_fsync_p99_seconds,omitempty"`
 	WALFsyncP999       float64 `json:"wal_fsync_p999_seconds,omitempty"`
 	WALFsyncs          float64 `json:"wal_fsyncs"`

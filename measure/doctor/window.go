@@ -40,6 +40,7 @@ func windowMetrics(b, a *metrics.Snapshot) *result.DoctorMetrics {
 	var n float64
 	m.WALFsyncP99, n, m.WALFsyncSinceStart = quantile(0.99, b, a, metrics.WALFsyncDuration)
 	m.WALFsyncP999, _, _ = quantile(0.999, b, a, metrics.WALFsyncDuration)
+	m.WALFsyncP50, _, _ = quantile(0.5, b, a, metrics.WALFsyncDuration)
 	if !m.WALFsyncSinceStart {
 		m.WALFsyncs = n
 	} else if w, ok := metrics.Deltas(b, a, metrics.WALFsyncDuration); ok {
