@@ -2,6 +2,8 @@ package judge
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -64,7 +66,7 @@ func (j *doctorJudge) versions(names ...string) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, m := range j.d.Members {
-		if m.Version == "" || seen[m.Version] || (len(names) > 0 && !contains(names, m.Name)) {
+		if m.Version == "" || seen[m.Version] || (len(names) > 0 && !slices.Contains(names, m.Name)) {
 			continue
 		}
 		seen[m.Version] = true
@@ -72,15 +74,6 @@ func (j *doctorJudge) versions(names ...string) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if x == y {
-			return true
-		}
-	}
-	return false
 }
 
 // check is a verdict on one member's figure: id's threshold, the member's
@@ -138,7 +131,7 @@ func (j *doctorJudge) membership() result.DoctorStep {
 			Evidence: []string{fmt.Sprintf("%d cluster IDs among the members", len(clusters))}, Fix: "give doctor the endpoints of one cluster", Source: "etcdctl endpoint status"})
 	case leaders["0"] || len(leaders) > 1:
 		j.find(result.Finding{Status: result.Fail, Cause: "leader", Score: 6, Summary: "the members do not agree on one leader",
-			Evidence: []string{fmt.Sprintf("leaders reported: %s", strings.Join(keys(leaders), ", "))},
+			Evidence: []string{fmt.Sprintf("leaders reported: %s", strings.Join(slices.Sorted(maps.Keys(leaders)), ", "))},
 			Fix:      "a cluster without an agreed leader cannot commit: look at the network between members and at their disks", Source: "etcd_server_has_leader (etcd mixin etcdNoLeader)"})
 	}
 	if lag := maxApplied - minApplied; lag > 5000 {
@@ -148,15 +141,6 @@ func (j *doctorJudge) membership() result.DoctorStep {
 	}
 	j.quota(&st)
 	return st
-}
-
-func keys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 func alarmCause(a string) string {
