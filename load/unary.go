@@ -52,7 +52,7 @@ func DialUnary(ctx context.Context, cfg etcdclient.Config) (*UnaryConn, error) {
 	return &UnaryConn{t: t}, nil
 }
 
-// unaryMethods maps the methods a UnaryConn calls to wire's indexes.
+// unaryMethod maps a method a UnaryConn calls to its Method (wire's index).
 func unaryMethod(name string) (Method, bool) {
 	for _, m := range []Method{MethodRange, MethodPut, MethodTxn} {
 		if methods[m].name == name {
