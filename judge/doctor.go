@@ -28,7 +28,7 @@ func Doctor(doc *result.Document) {
 	for i := range dj.findings {
 		dj.findings[i].Rank = i + 1
 	}
-	d.Findings = dj.findings
+	d.Findings = append([]result.Finding{}, dj.findings...) // [] in JSON when there are none
 	doc.Overall = result.Pass
 	for _, f := range d.Findings {
 		if f.Status == result.Fail {

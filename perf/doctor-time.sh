@@ -40,6 +40,6 @@ for label, extra in (("defaults", []), ("--keyspace", ["--keyspace"])):
         doc = json.loads(p.stdout)
         walls.append(wall)
         print(f"{label} round {i+1}: {wall:.2f} s (window {doc['doctor']['window_seconds']:.0f} s, overall {doc['overall']}, "
-              f"{len(doc['doctor']['findings'])} findings)", flush=True)
+              f"{len(doc['doctor']['findings'] or [])} findings)", flush=True)
     print(f"{label}: median {statistics.median(walls):.2f} s, max {max(walls):.2f} s (bar 15 s)")
 PY
