@@ -50,6 +50,11 @@ func (a *app) runBench(c *cobra.Command, o bench.Output, cfg bench.Config) error
 		if werr := a.writeBench(doc, o); werr != nil {
 			return werr
 		}
+		if o.Perfdash {
+			if werr := a.writePerfdash(doc, o.PerfdashDir); werr != nil {
+				return werr
+			}
+		}
 	}
 	if err != nil {
 		return err
@@ -68,6 +73,25 @@ func (a *app) writeBench(doc *result.Document, o bench.Output) error {
 		return render.BenchCSV(a.stdout, doc)
 	}
 	return render.BenchText(a.stdout, doc, render.TextOptions{Precise: o.Precise, Sample: o.Sample})
+}
+
+// writePerfdash writes --report-perfdash's files into dir: $ARTIFACTS's
+// directory, or ./_artifacts when it is empty, as etcd benchmark v3.7.
+func (a *app) writePerfdash(doc *result.Document, dir string) error {
+	if dir == "" {
+		dir = os.Getenv("ARTIFACTS")
+	}
+	if dir == "" {
+		dir = render.PerfdashDefaultDir
+	}
+	paths, err := render.WritePerfdash(dir, doc)
+	for _, p := range paths {
+		fmt.Fprintln(a.stderr, "note: perf-dash report written to", p)
+	}
+	if err != nil {
+		return exitcode.Failuref("--report-perfdash: %v", err)
+	}
+	return nil
 }
 
 func isTerminal(w any) bool {

@@ -56,6 +56,11 @@ type Output struct {
 	// Quiet turns the progress bar off; CPUProfile profiles etcdlab.
 	Quiet      bool
 	CPUProfile string
+	// Perfdash is etcd benchmark v3.7's --report-perfdash: also write the
+	// latency percentiles as perf-dash JSON files into PerfdashDir, which
+	// the CLI fills from $ARTIFACTS (default ./_artifacts), as etcd does.
+	Perfdash    bool
+	PerfdashDir string
 	// CPUs is --cpus: the cores etcdlab's own Go runtime may use while it
 	// runs (GOMAXPROCS, process-wide, so the caller sets it; 0 leaves Go's
 	// default, every core). Its default is 0, and 1 for kube: the
@@ -149,7 +154,8 @@ func (f *Flags) CommandLine(name string, args []string, changed func(flag string
 	if name == CmdKube && !changed("cpus") {
 		cpus = KubeCPUs
 	}
-	return CommandLine{Config: cfg, Output: Output{Format: o.output, Precise: o.precise, Sample: o.sample, Quiet: o.quiet, CPUProfile: o.cpuProfile, CPUs: cpus}}
+	return CommandLine{Config: cfg, Output: Output{Format: o.output, Precise: o.precise, Sample: o.sample, Quiet: o.quiet, CPUProfile: o.cpuProfile, CPUs: cpus,
+		Perfdash: o.perfdash}}
 }
 
 // DefaultScrapeInterval is how often the members' metrics are scraped
@@ -175,6 +181,7 @@ type globalOptions struct {
 	quiet            bool
 	cpuProfile       string
 	cpus             int
+	perfdash         bool
 	engine           string
 	canaryInterval   time.Duration
 	pinEndpoints     bool
@@ -203,6 +210,8 @@ func (o *globalOptions) register(pf *pflag.FlagSet) {
 	pf.DurationVar(&o.scrapeInterval, "scrape-interval", DefaultScrapeInterval, "how often the members' metrics are scraped during the run")
 	pf.StringVarP(&o.output, "output", "o", "text", "output: text (etcd benchmark's layout), json or csv")
 	pf.BoolVar(&o.quiet, "quiet", false, "no progress bar")
+	pf.BoolVar(&o.perfdash, "report-perfdash", false,
+		"also write p50/p90/p99 as perf-dash JSON into $ARTIFACTS (default ./_artifacts), as etcd benchmark v3.7")
 	pf.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of etcdlab itself to this file")
 	_ = pf.MarkHidden("cpuprofile")
 	pf.IntVar(&o.cpus, "cpus", 0, "cores etcdlab's own Go runtime may use while it runs (GOMAXPROCS; 0: every core; kube's default is 1)")

@@ -106,13 +106,14 @@ func quoteLine(words []string) string {
 // writes its own output.
 func forbiddenFlags() map[string]string {
 	m := map[string]string{
-		"members":      "the setup gives the cluster (setups[].members)",
-		"keep":         "an experiment deletes what it writes",
-		"output":       "the experiment writes its own result",
-		"quiet":        "the experiment draws its own progress line",
-		"cpuprofile":   "not in experiments",
-		"cpus":         "not in experiments: their clusters' network emulation runs in etcdlab's process, on every core",
-		"metrics-urls": "the setup gives them (local: automatic; live: setups[].metrics_urls)",
+		"members":         "the setup gives the cluster (setups[].members)",
+		"keep":            "an experiment deletes what it writes",
+		"output":          "the experiment writes its own result",
+		"quiet":           "the experiment draws its own progress line",
+		"cpuprofile":      "not in experiments",
+		"report-perfdash": "the experiment writes its own result",
+		"cpus":            "not in experiments: their clusters' network emulation runs in etcdlab's process, on every core",
+		"metrics-urls":    "the setup gives them (local: automatic; live: setups[].metrics_urls)",
 	}
 	for _, f := range etcdclient.FlagNames() {
 		if f != "dial-timeout" {
