@@ -10,21 +10,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-5}
-work=$(mktemp -d "$PWD/.perf-doctor-XXXXXX")
-bin=$(mktemp -d)/etcdlab
-up=
-cleanup() {
-  if [ -n "$up" ]; then kill "$up" 2>/dev/null || true; wait "$up" 2>/dev/null || true; fi
-  rm -rf "$(dirname "$bin")" "$work"
-}
-trap cleanup EXIT
-go build -o "$bin" ./cmd/etcdlab
-(cd "$work" && exec "$bin" cluster up --members 3 >up.out 2>up.err) &
-up=$!
-until [ -s "$work/.etcdlab/cluster.json" ]; do
-  kill -0 "$up" 2>/dev/null || { cat "$work/up.err"; exit 1; }
-  sleep 0.05
-done
+. perf/lib/cluster.sh
+perf_cluster_up doctor
 python3 - "$bin" "$work" "$rounds" <<'PY'
 import json, os, statistics, subprocess, sys, time
 binary, work, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])

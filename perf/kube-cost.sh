@@ -21,21 +21,8 @@ cd "$(dirname "$0")/.."
 rounds=${1:-3}
 nodes=${2:-5000}
 steady=${3:-60s}
-work=$(mktemp -d "$PWD/.perf-kube-XXXXXX")
-bin=$(mktemp -d)/etcdlab
-up=
-cleanup() {
-  if [ -n "$up" ]; then kill "$up" 2>/dev/null || true; wait "$up" 2>/dev/null || true; fi
-  rm -rf "$(dirname "$bin")" "$work"
-}
-trap cleanup EXIT
-go build -o "$bin" ./cmd/etcdlab
-(cd "$work" && exec "$bin" cluster up --members 3 >up.out 2>up.err) &
-up=$!
-until [ -s "$work/.etcdlab/cluster.json" ]; do
-  kill -0 "$up" 2>/dev/null || { cat "$work/up.err"; exit 1; }
-  sleep 0.05
-done
+. perf/lib/cluster.sh
+perf_cluster_up kube
 
 python3 - "$bin" "$work" "$rounds" "$nodes" "$steady" <<'EOF'
 import json, os, resource, statistics, subprocess, sys, time
