@@ -120,6 +120,9 @@ type Conn struct {
 	closed      chan struct{}
 	closeOnce   sync.Once
 	goAwayAfter uint32
+	// receives is set once a call wants its reply (a Receiver); until
+	// then DATA frames are not matched to calls.
+	receives bool
 }
 
 // call is one outstanding call.
@@ -266,6 +269,7 @@ func (c *Conn) Call(method int, msg Message, deadline time.Time, cb Callback) er
 	}
 	cl := &call{cb: cb, deadline: deadline.UnixNano(), grpcCode: -1}
 	cl.recv, _ = cb.(Receiver)
+	c.receives = c.receives || cl.recv != nil
 	if c.qhead < len(c.queue) || uint32(len(c.calls)) >= c.maxStreams {
 		cl.method, cl.msg = method, msg
 		c.queue = append(c.queue, cl)
@@ -531,8 +535,10 @@ func (c *Conn) onData(f *http2.DataFrame) {
 	n := int64(f.Length)
 	c.mu.Lock()
 	c.unacked += n
-	if cl := c.calls[f.StreamID]; cl != nil && cl.recv != nil {
-		cl.resp = append(cl.resp, f.Data()...) // the framer reuses its buffer
+	if c.receives { // a load run's calls want no replies: no lookup per DATA frame then
+		if cl := c.calls[f.StreamID]; cl != nil && cl.recv != nil {
+			cl.resp = append(cl.resp, f.Data()...) // the framer reuses its buffer
+		}
 	}
 	if c.unacked > recvWindow/2 {
 		c.writeFrame(http2.FrameWindowUpdate, 0, 0, u32(uint32(c.unacked)))
