@@ -97,23 +97,14 @@ func (s *Snapshot) Gauge(name Name) (float64, bool) {
 // buckets returns a histogram's cumulative buckets summed over label sets
 // (sum by (le)), with +Inf last.
 func (s *Snapshot) buckets(name Name) (map[float64]float64, bool) {
-	f := s.Families[string(name)]
-	if f == nil || f.GetType() != dto.MetricType_HISTOGRAM {
+	by := s.bucketsBy(name, "", nil)
+	if by == nil {
 		return nil, false
 	}
-	out := map[float64]float64{}
-	for _, m := range f.Metric {
-		h := m.Histogram
-		hasInf := false
-		for _, b := range h.Bucket {
-			out[b.GetUpperBound()] += float64(b.GetCumulativeCount())
-			hasInf = hasInf || math.IsInf(b.GetUpperBound(), 1)
-		}
-		if !hasInf {
-			out[math.Inf(1)] += float64(h.GetSampleCount())
-		}
+	if all := by[""]; all != nil {
+		return all, true
 	}
-	return out, true
+	return map[float64]float64{}, true // a histogram without series
 }
 
 // Increase returns how much a counter grew from before to after (a reset
@@ -309,15 +300,21 @@ func Deltas(before, after *Snapshot, name Name) (map[float64]float64, bool) {
 	if !ok1 || !ok2 {
 		return nil, false
 	}
+	return bucketDelta(b, a), true
+}
+
+// bucketDelta is after's cumulative buckets minus before's; a bucket that
+// shrank (a restarted member) counts from zero.
+func bucketDelta(before, after map[float64]float64) map[float64]float64 {
 	delta := map[float64]float64{}
-	for le, v := range a {
-		d := v - b[le]
+	for le, v := range after {
+		d := v - before[le]
 		if d < 0 { // counter reset
 			d = v
 		}
 		delta[le] = d
 	}
-	return delta, true
+	return delta
 }
 
 // HistogramQuantile computes a quantile from cumulative bucket counts keyed
@@ -404,8 +401,10 @@ func (s *Snapshot) bucketsBy(name Name, label string, where map[string]string) m
 	out := map[string]map[float64]float64{}
 	for _, m := range f.Metric {
 		labels := map[string]string{}
-		for _, lp := range m.Label {
-			labels[lp.GetName()] = lp.GetValue()
+		if label != "" || len(where) > 0 { // buckets' sum over every series reads none
+			for _, lp := range m.Label {
+				labels[lp.GetName()] = lp.GetValue()
+			}
 		}
 		skip := false
 		for k, v := range where {
@@ -440,14 +439,7 @@ func QuantilesBy(q float64, before, after *Snapshot, name Name, label string, wh
 	b := before.bucketsBy(name, label, where)
 	out := map[string][2]float64{}
 	for v, cum := range a {
-		delta := map[float64]float64{}
-		for le, n := range cum {
-			d := n - b[v][le]
-			if d < 0 {
-				d = n
-			}
-			delta[le] = d
-		}
+		delta := bucketDelta(b[v], cum)
 		if n := delta[math.Inf(1)]; n > 0 {
 			out[v] = [2]float64{HistogramQuantile(q, delta), n}
 		}
