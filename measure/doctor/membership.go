@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"strings"
 
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
@@ -81,16 +80,8 @@ func memberList(ctx context.Context, conn etcdclient.Config) ([]*pb.Member, erro
 // reach fails fast, with the reason, when nothing accepts TCP connections
 // at an endpoint (a gRPC client would wait for its deadline instead).
 func reach(ctx context.Context, ep string) error {
-	d := net.Dialer{Timeout: requestTimeout}
-	c, err := d.DialContext(ctx, "tcp", hostPort(ep))
-	if err != nil {
-		var op *net.OpError
-		if errors.As(err, &op) && op.Err != nil {
-			return op.Err
-		}
-		return err
-	}
-	return c.Close()
+	_, err := connect(ctx, hostPort(ep))
+	return err
 }
 
 // one is a client of endpoint ep only.

@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"context"
+	"errors"
 	"net"
 	"net/url"
 	"slices"
@@ -71,7 +72,7 @@ func probeAll(ctx context.Context, o Options, members []result.DoctorMember) []p
 		defer t.Stop()
 		for {
 			if host != "" {
-				if d, ok := connect(wctx, host); ok {
+				if d, err := connect(wctx, host); err == nil {
 					out[i].connect = append(out[i].connect, d)
 				}
 			}
@@ -107,17 +108,21 @@ func read(ctx context.Context, cli *clientv3.Client, opts ...clientv3.OpOption) 
 }
 
 // connect times one TCP handshake to host (the kernel answers it, so it
-// is the network's round trip, whatever the process is doing).
-func connect(ctx context.Context, host string) (time.Duration, bool) {
+// is the network's round trip, whatever the process is doing). Its error
+// is the dial's reason ("connect: connection refused").
+func connect(ctx context.Context, host string) (time.Duration, error) {
 	d := net.Dialer{Timeout: requestTimeout}
 	t0 := time.Now()
 	c, err := d.DialContext(ctx, "tcp", host)
 	took := time.Since(t0)
 	if err != nil {
-		return 0, false
+		var op *net.OpError
+		if errors.As(err, &op) && op.Err != nil {
+			return 0, op.Err
+		}
+		return 0, err
 	}
-	_ = c.Close()
-	return took, true
+	return took, c.Close()
 }
 
 // hostPort is an endpoint's host:port.
