@@ -268,8 +268,11 @@ workloads:
     bench: --clients=4 --duration=4s --warmup=200 put
 faults:
   - {at: 1s, kill: leader, for: 1s}
-  - {at: 10s, pause: m1}
+  - {at: 60s, pause: m1}
 `
+	// The pause is due after the run, whatever the machine's load: the run
+	// lasts 4 s plus, after the kill, requests waiting up to their 10 s
+	// timeout (CI once saw a run still going at 10 s).
 	dir := t.TempDir()
 	doc, err := Run(context.Background(), Options{Plan: plan(t, text), DataDir: dir})
 	if err != nil {
