@@ -303,8 +303,15 @@ func TestChangeReachesOpenConnection(t *testing.T) {
 		readEcho(t, c)
 		return a.arrived.Sub(a.sent)
 	}
-	if d := measure(); d > 10*time.Millisecond {
-		t.Fatalf("pass-through took %v", d)
+	// Pass-through adds nothing; the best of a few sends shows it on a
+	// loaded machine (a race-enabled CI run took 13 ms once).
+	sent, best := 0, time.Hour
+	for sent < 5 && best > 10*time.Millisecond {
+		best = min(best, measure())
+		sent++
+	}
+	if best > 10*time.Millisecond {
+		t.Fatalf("pass-through took %v at best of %d", best, sent)
 	}
 	must(t, r.table.Set(Dir{"a", "dst"}, Link{Delay: 40 * time.Millisecond}))
 	if d := measure(); d < 40*time.Millisecond {
@@ -314,7 +321,7 @@ func TestChangeReachesOpenConnection(t *testing.T) {
 	var st []LinkStatus
 	for range 100 {
 		st = r.table.Status()
-		if len(st) > 0 && st[0].Chunks >= 2 {
+		if len(st) > 0 && st[0].Chunks >= int64(sent+1) {
 			break
 		}
 		time.Sleep(10 * time.Millisecond)
@@ -322,7 +329,7 @@ func TestChangeReachesOpenConnection(t *testing.T) {
 	// Hold times from before the change are forgotten (the first chunk's
 	// may still land just after the reset: its writer counts it after the
 	// sink has it).
-	if len(st) == 0 || st[0].Dir != (Dir{"a", "dst"}) || st[0].Chunks != 2 || st[0].Samples < 1 || st[0].Samples > 2 || st[0].Measured < 40*time.Millisecond {
+	if len(st) == 0 || st[0].Dir != (Dir{"a", "dst"}) || st[0].Chunks != int64(sent+1) || st[0].Samples < 1 || st[0].Samples > 2 || st[0].Measured < 40*time.Millisecond {
 		t.Errorf("status %#v", st)
 	}
 }
