@@ -248,6 +248,11 @@ func (r *recorder) stats(op int, elapsed time.Duration) result.Stats {
 	if b, err := lat.Encode(hdrhistogram.V2CompressedEncodingCookieBase); err == nil {
 		st.Histogram = string(b)
 	}
+	if r.open {
+		if b, err := svc.Encode(hdrhistogram.V2CompressedEncodingCookieBase); err == nil {
+			st.ServiceHistogram = string(b)
+		}
+	}
 	for k, s := range secs {
 		p := result.Second{UnixSecond: r.start.Unix() + int64(k), Requests: s.n, Errors: s.errs}
 		if s.n > 0 {

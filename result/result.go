@@ -213,6 +213,8 @@ type Stats struct {
 	// Histogram is the HdrHistogram of Latency in microseconds, in its
 	// compressed base64 form, so results can be merged exactly.
 	Histogram string `json:"histogram,omitempty"`
+	// ServiceHistogram is ServiceTime's HdrHistogram in the same form.
+	ServiceHistogram string `json:"service_histogram,omitempty"`
 	// ClientUnavailability is what the clients experienced: the windows in
 	// which none of the load's requests succeeded and at least one sent in
 	// the window failed, at 10 ms resolution. It depends on the clients
