@@ -37,6 +37,10 @@ type Document struct {
 	Check         *Check       `json:"check,omitempty"`
 	Experiment    *Experiment  `json:"experiment,omitempty"`
 	Doctor        *Doctor      `json:"doctor,omitempty"`
+	// Agent is set in one agent's result (bench --agents); Agents in the
+	// result merged from them.
+	Agent  *AgentRun `json:"agent,omitempty"`
+	Agents *Agents   `json:"agents,omitempty"`
 	// Runs holds one entry per measurement: per sweep point and iteration.
 	Runs []Run `json:"runs"`
 	// Summaries aggregate the iterations of each sweep point.

@@ -24,6 +24,10 @@ func Run(ctx context.Context, cfg Config) (*result.Document, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
+	whole := cfg // an agent runs a slice of the whole load
+	if cfg.agents() {
+		cfg = cfg.sliced()
+	}
 	doc := &result.Document{SchemaVersion: result.SchemaVersion, Kind: result.KindBench, CreatedAt: time.Now().UTC(), Environment: envinfo.Collect()}
 	note := func(s string) { doc.Notes = append(doc.Notes, s) }
 	t, err := connect(ctx, &cfg, &doc.Environment)
@@ -34,18 +38,26 @@ func Run(ctx context.Context, cfg Config) (*result.Document, error) {
 	if t.local != nil {
 		note(fmt.Sprintf("ran against a local %d-member cluster etcdlab started in %s (%s)", doc.Environment.Members, doc.Environment.DataDir, doc.Environment.Filesystem))
 	}
-	doc.Bench = cfg.describe()
+	whole.Conn = cfg.Conn
+	doc.Bench = whole.describe()
 	wl, keysPerReq := cfg.workload(note)
 
-	var guard *safety.Guard
-	if cfg.writes() && t.local == nil {
-		if err := checkPrefixEmpty(ctx, t, cfg.Prefix); err != nil {
+	if cfg.agents() {
+		s, err := joinAgents(ctx, t.cli, &whole)
+		if err != nil {
 			return nil, err
 		}
-		if est := cfg.estimateBytes(keysPerReq); est > 0 {
-			if err := checkQuota(ctx, t, est); err != nil {
-				return nil, err
+		defer s.close()
+		cfg.agent = s
+		defer func() { doc.Agent = s.record(&whole) }()
+	}
+	var guard *safety.Guard
+	if cfg.writes() && t.local == nil {
+		if err := cfg.checkSafety(ctx, t, keysPerReq); err != nil {
+			if cfg.agent != nil {
+				cfg.agent.giveUp(ctx, err.Error())
 			}
+			return nil, err
 		}
 		guard = t.safety().StartGuard(ctx)
 		defer guard.Close()
@@ -64,6 +76,9 @@ func Run(ctx context.Context, cfg Config) (*result.Document, error) {
 		}()
 	}
 	runErr := cfg.runAll(ctx, t, wl, doc, guard)
+	if cfg.agent != nil {
+		runErr = cfg.agentEnd(ctx, doc, runErr)
+	}
 	close(stopCompact)
 	if cfg.CompactInterval > 0 {
 		note(<-compacted)
@@ -91,6 +106,11 @@ func Run(ctx context.Context, cfg Config) (*result.Document, error) {
 				return doc, fmt.Errorf("clean up: %w", err)
 			}
 			note(msg)
+		}
+		if cfg.agent != nil {
+			if msg := cfg.cleanLostAgent(ctx, t, whole.Prefix, runErr); msg != "" {
+				note(msg)
+			}
 		}
 	}
 	if runErr != nil {
@@ -149,6 +169,9 @@ func (cfg *Config) runPoint(ctx context.Context, t *target, sess *load.Session, 
 			spec.Stop, spec.StopReason = guard.Stop(), guard.Reason
 		}
 		if wu.count > 0 || wu.duration > 0 {
+			if err := cfg.agentReady(ctx, fmt.Sprintf("warmup-%d", len(doc.Runs))); err != nil {
+				return err
+			}
 			ws := spec
 			ws.Total, ws.Duration, ws.FirstSeq, ws.Canary = wu.count, wu.duration, *seq, 0
 			ws.Progress = cfg.progress("warm-up", wu.count)
@@ -162,6 +185,9 @@ func (cfg *Config) runPoint(ctx context.Context, t *target, sess *load.Session, 
 			spec.Total, spec.Duration, spec.FirstSeq = cfg.Total, cfg.Duration, *seq
 			name := runName(cfg, conns, clients, it)
 			spec.Progress = cfg.progress(name, cfg.Total)
+			if err := cfg.agentReady(ctx, fmt.Sprintf("run-%d", len(doc.Runs))); err != nil {
+				return err
+			}
 			if cfg.RunStarted != nil {
 				cfg.RunStarted(name)
 			}

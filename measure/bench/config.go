@@ -81,6 +81,10 @@ type Config struct {
 	CompactIndexDelta int64
 	CheckHashKV       bool
 
+	// Agent makes the run one slice of a load several processes send
+	// together (zero: the whole load).
+	Agent Agent
+
 	// LocalMembers is the size of the cluster started when Conn has no
 	// endpoints.
 	LocalMembers int
@@ -122,6 +126,9 @@ type Config struct {
 	// prefix took on a cluster etcdlab did not start (not called when the
 	// keys are kept or nothing was written).
 	CleanedUp func(took time.Duration)
+
+	// agent is the agents' coordination while an agent runs (set by Run).
+	agent *agentSync
 }
 
 // warmup is a parsed --warmup.
@@ -154,6 +161,9 @@ func (c Config) Validate() error { return c.validate() }
 // validate checks the configuration and fills in defaults. Its errors are
 // invalid-input errors (package invalid) that name the fields of Config.
 func (c *Config) validate() error {
+	if err := c.validateAgent(); err != nil {
+		return err
+	}
 	switch c.Command {
 	case CmdPut, CmdTxnPut, CmdLeaseKeepalive, CmdWatchLatency, CmdKube:
 		if len(c.Args) > 0 {
