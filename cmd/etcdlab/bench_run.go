@@ -19,6 +19,9 @@ func (a *app) runBench(c *cobra.Command, o bench.Output, cfg bench.Config) error
 		return exitcode.Usagef("-o must be text, json or csv, not %q", o.Format)
 	}
 	cfg.Log = a.stderr
+	if cfg.Agent.Count > 1 {
+		return a.runAgents(c, o, cfg)
+	}
 	if o.CPUs < 0 {
 		return exitcode.Usagef("--cpus must be 0 (every core) or more, not %d", o.CPUs)
 	}
@@ -43,24 +46,32 @@ func (a *app) runBench(c *cobra.Command, o bench.Output, cfg bench.Config) error
 	if cfg.Progress != nil {
 		fmt.Fprint(a.stderr, "\r\033[K")
 	}
-	if doc != nil {
-		for _, n := range doc.Notes {
-			fmt.Fprintln(a.stderr, "note:", n)
-		}
-		if werr := a.writeBench(doc, o); werr != nil {
-			return werr
-		}
-		if o.Perfdash {
-			if werr := a.writePerfdash(doc, o.PerfdashDir); werr != nil {
-				return werr
-			}
-		}
+	if werr := a.showBench(doc, o); werr != nil {
+		return werr
 	}
 	if err != nil {
 		return err
 	}
 	if c.Context().Err() != nil {
 		return exitcode.Failuref("interrupted: the results above are partial")
+	}
+	return nil
+}
+
+// showBench prints a bench result's notes and writes it as o asks
+// (nothing for a nil doc).
+func (a *app) showBench(doc *result.Document, o bench.Output) error {
+	if doc == nil {
+		return nil
+	}
+	for _, n := range doc.Notes {
+		fmt.Fprintln(a.stderr, "note:", n)
+	}
+	if err := a.writeBench(doc, o); err != nil {
+		return err
+	}
+	if o.Perfdash {
+		return a.writePerfdash(doc, o.PerfdashDir)
 	}
 	return nil
 }

@@ -18,9 +18,17 @@ func flagNamer(c *cobra.Command) func(field string) string {
 			}
 		}
 		name := invalid.Kebab(field)
+		if c.Annotations[benchLine] != "" { // its errors are about a bench command line it was given
+			return "--" + name
+		}
 		if c.Flags().Lookup(name) != nil || c.InheritedFlags().Lookup(name) != nil {
 			return "--" + name
 		}
 		return ""
 	}
 }
+
+// benchLine annotates commands that take a bench command line as
+// arguments (agent, agent manifests): library errors name that line's
+// flags, which the command itself does not have.
+const benchLine = "bench-line"

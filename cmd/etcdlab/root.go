@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/etcdlab/etcdlab/internal/exitcode"
@@ -22,6 +23,18 @@ type app struct {
 	// value. Only the real command sets it: it is process-wide, and tests
 	// run commands side by side in one process.
 	maxProcs func(int) int
+	// args is the command line being run (without the program name).
+	args []string
+	// stdin is what "-" reads (nil: the process's standard input).
+	stdin io.Reader
+}
+
+// stdinFile returns what "-" reads.
+func (a *app) stdinFile() io.Reader {
+	if a.stdin != nil {
+		return a.stdin
+	}
+	return os.Stdin
 }
 
 // run executes one etcdlab command line and returns the exit code. It prints
@@ -34,6 +47,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // run executes one command line with a's settings.
 func (a *app) run(ctx context.Context, args []string) int {
 	stdout, stderr := a.stdout, a.stderr
+	a.args = args
 	root := a.rootCmd()
 	root.SetArgs(args)
 	root.SetOut(stdout)
@@ -93,7 +107,7 @@ against etcd's published thresholds.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return exitcode.Usagef("%v (see '%s --help')", err, c.CommandPath())
 	})
-	root.AddCommand(a.checkCmd(), a.doctorCmd(), a.clusterCmd(), a.benchCmd(), a.experimentCmd(), a.diskCmd(), a.reportCmd(), a.compareCmd(), a.memberCmd())
+	root.AddCommand(a.checkCmd(), a.doctorCmd(), a.clusterCmd(), a.benchCmd(), a.experimentCmd(), a.diskCmd(), a.reportCmd(), a.compareCmd(), a.memberCmd(), a.agentCmd(), a.mergeCmd())
 	return root
 }
 

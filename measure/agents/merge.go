@@ -76,18 +76,28 @@ func Merge(docs []*result.Document, missing map[int]string) (*result.Document, e
 	offsets := clockOffsets(byIndex, present)
 	var lo, hi float64
 	var rtts []float64
+	hosts := map[string]bool{}
 	for _, i := range present {
 		o := offsets[i].Seconds()
 		lo, hi = math.Min(lo, o), math.Max(hi, o)
 		rtts = append(rtts, byIndex[i].Agent.RoundTripSeconds)
+		hosts[byIndex[i].Agent.Host] = true
 	}
-	ag.ClockSkewSeconds = hi - lo
 	sort.Float64s(rtts)
-	ag.ClockSkewMethod = fmt.Sprintf("common view: when each agent saw the last agent arrive at the same barrier, a key event etcd delivers to every agent at once; "+
+	method := fmt.Sprintf("common view: when each agent saw the last agent arrive at the same barrier, a key event etcd delivers to every agent at once; "+
 		"the median over %d barriers, uncertain by delivery differences, of the order of the agents' round trip to the cluster (median %.3g ms)",
 		len(ref.Agent.Barriers), rtts[len(rtts)/2]*1e3)
-	if len(present) == 1 {
+	switch {
+	case len(present) == 1:
 		ag.ClockSkewMethod = "one agent: nothing to compare"
+	case len(hosts) == 1 && !hosts[""]:
+		// One machine, one clock: what the method measures is its own
+		// error, which must not move anybody's times.
+		ag.ClockSkewMethod = fmt.Sprintf("every agent ran on %s, one clock: no skew; the %s measured up to %.3g ms between them, which is its error, and no time was moved", ref.Agent.Host, method, (hi-lo)*1e3)
+		offsets = map[int]time.Duration{}
+	default:
+		ag.ClockSkewSeconds = hi - lo
+		ag.ClockSkewMethod = method
 	}
 	runs, notes, err := mergeRuns(byIndex, present, offsets)
 	if err != nil {

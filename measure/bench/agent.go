@@ -73,7 +73,7 @@ func (c *Config) validateAgent() error {
 	}{{"Conns", c.Conns}, {"Clients", c.Clients}} {
 		for _, n := range f.ns {
 			if n < a.Count {
-				return invalid.Errorf("{%s} %d cannot be split into %d agents: give at least one per agent", f.name, n, a.Count)
+				return invalid.Errorf("{"+f.name+"} %d cannot be split into %d agents: give at least one per agent", n, a.Count)
 			}
 		}
 	}

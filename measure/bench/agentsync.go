@@ -238,7 +238,9 @@ type AgentLostError struct {
 	Died bool
 }
 
-func (e *AgentLostError) Error() string { return fmt.Sprintf("agent %d is gone: %s", e.Index, e.Reason) }
+func (e *AgentLostError) Error() string {
+	return fmt.Sprintf("agent %d is gone: %s", e.Index, e.Reason)
+}
 
 // agentIndex reads the index at the end of a coordination key.
 func agentIndex(key string) int {

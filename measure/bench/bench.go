@@ -185,13 +185,17 @@ func (cfg *Config) runPoint(ctx context.Context, t *target, sess *load.Session, 
 			spec.Total, spec.Duration, spec.FirstSeq = cfg.Total, cfg.Duration, *seq
 			name := runName(cfg, conns, clients, it)
 			spec.Progress = cfg.progress(name, cfg.Total)
-			if err := cfg.agentReady(ctx, fmt.Sprintf("run-%d", len(doc.Runs))); err != nil {
-				return err
-			}
 			if cfg.RunStarted != nil {
 				cfg.RunStarted(name)
 			}
-			run, err := cfg.recorded(ctx, t, func() (result.Run, error) { return sess.Run(ctx, spec) })
+			barrier := fmt.Sprintf("run-%d", len(doc.Runs))
+			run, err := cfg.recorded(ctx, t, func() (result.Run, error) {
+				// After the scraper's first scrape: agents start together.
+				if err := cfg.agentReady(ctx, barrier); err != nil {
+					return result.Run{}, err
+				}
+				return sess.Run(ctx, spec)
+			})
 			if err != nil {
 				return runFailure(err)
 			}

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
@@ -136,6 +137,7 @@ func (f *Flags) CommandLine(name string, args []string, changed func(flag string
 		Prefix: o.prefix, Keep: o.keep, Compact: o.compact, LocalMembers: o.members, Engine: o.engine,
 		Canary: o.canaryInterval, PinEndpoints: o.pinEndpoints,
 		MetricsURLs: o.metricsURLs, ScrapeInterval: o.scrapeInterval,
+		Agent:       Agent{Count: o.agents, StartAt: time.Time(o.agentStartAt), Wait: o.agentWait},
 		Consistency: "l", // bench checks it for every command; only range and txn-mixed have the flag
 	}
 	if len(args) > 0 {
@@ -187,6 +189,9 @@ type globalOptions struct {
 	pinEndpoints     bool
 	metricsURLs      []string
 	scrapeInterval   time.Duration
+	agents           int
+	agentStartAt     timeValue
+	agentWait        time.Duration
 }
 
 func (o *globalOptions) register(pf *pflag.FlagSet) {
@@ -219,6 +224,10 @@ func (o *globalOptions) register(pf *pflag.FlagSet) {
 	_ = pf.MarkHidden("engine")
 	pf.DurationVar(&o.canaryInterval, "canary-interval", 100*time.Millisecond,
 		"measure the cluster's unavailability apart from the clients: one request of the workload's kind to each member this often (0: off)")
+	pf.IntVar(&o.agents, "agents", 0,
+		"split the load over this many cooperating processes (agents) and merge their results exactly; on Kubernetes, the Indexed Job's pods (docs/agents.md)")
+	pf.Var(&o.agentStartAt, "agent-start-at", "agents start their first run at this wall-clock time (RFC 3339) instead of waiting for each other in the cluster")
+	pf.DurationVar(&o.agentWait, "agent-wait", DefaultAgentWait, "how long an agent waits for the others before each run")
 	pf.BoolVar(&o.pinEndpoints, "pin-endpoints", false,
 		"keep each connection on its endpoint while its member is down, as etcd benchmark v3.6 (default: its requests fail over to live members)")
 }
@@ -231,3 +240,24 @@ type workloadOptions interface {
 	// apply copies the options into cfg.
 	apply(cfg *Config)
 }
+
+// timeValue is a flag holding an RFC 3339 time.
+type timeValue time.Time
+
+func (v *timeValue) String() string {
+	if time.Time(*v).IsZero() {
+		return ""
+	}
+	return time.Time(*v).Format(time.RFC3339Nano)
+}
+
+func (v *timeValue) Set(s string) error {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return fmt.Errorf("not an RFC 3339 time like 2026-11-23T22:00:00Z: %q", s)
+	}
+	*v = timeValue(t)
+	return nil
+}
+
+func (v *timeValue) Type() string { return "time" }

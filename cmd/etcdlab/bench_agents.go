@@ -1,0 +1,106 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/etcdlab/etcdlab/internal/exitcode"
+	"github.com/etcdlab/etcdlab/lab/cluster"
+	"github.com/etcdlab/etcdlab/measure/agents"
+	"github.com/etcdlab/etcdlab/measure/bench"
+	"github.com/etcdlab/etcdlab/result"
+	"github.com/spf13/cobra"
+)
+
+// runAgents is `bench --agents N` on this machine: the load split over N
+// agent processes started as the Indexed Job starts its pods, their
+// results merged into one.
+func (a *app) runAgents(c *cobra.Command, o bench.Output, cfg bench.Config) error {
+	if o.CPUs != 0 || o.CPUProfile != "" {
+		return exitcode.Usagef("--cpus and --cpuprofile apply to one process, not to agents")
+	}
+	ctx := c.Context()
+	args := a.benchArgs()
+	if cfg.Cluster == nil && len(cfg.Conn.Endpoints) == 0 {
+		cl, err := cluster.Start(ctx, cluster.Options{Members: cfg.LocalMembers, BaseDir: cfg.LocalBaseDir, Log: a.stderr})
+		if err != nil {
+			return fmt.Errorf("start a local cluster: %w", err)
+		}
+		defer cl.Stop()
+		cc := cl.Client()
+		fmt.Fprintf(a.stderr, "no --endpoints: started a local %d-member cluster in %s for the agents (removed when they end)\n", cfg.LocalMembers, cl.DataDir())
+		cfg.Conn.Endpoints, cfg.Conn.CACert, cfg.Conn.Cert, cfg.Conn.Key = cc.Endpoints, cc.CACert, cc.Cert, cc.Key
+		args = append(args, "--endpoints="+strings.Join(cc.Endpoints, ","))
+		if cc.CACert != "" {
+			args = append(args, "--cacert="+cc.CACert, "--cert="+cc.Cert, "--key="+cc.Key)
+		}
+	}
+	if cfg.Prefix == "" {
+		cfg.Prefix = "/etcdlab/bench/" + bench.RunID(time.Now()) + "/"
+		args = append(args, "--prefix="+cfg.Prefix)
+	}
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("find etcdlab's binary for the agents: %w", err)
+	}
+	dir, err := os.MkdirTemp("", "etcdlab-agents-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	res, err := agents.RunLocal(ctx, agents.LocalOptions{Exe: exe, Count: cfg.Agent.Count, Args: args, Dir: dir, Stderr: a.stderr})
+	if err != nil {
+		return err
+	}
+	return a.showMerged(c, res.Docs, res.Missing, o, func(missing []int) {
+		lines, err := agents.CleanMissing(ctx, cfg.Conn, cfg.Prefix, missing, bench.AgentPrefix)
+		for _, l := range lines {
+			fmt.Fprintln(a.stderr, "note: cleaned up after", l)
+		}
+		if err != nil {
+			fmt.Fprintln(a.stderr, "etcdlab: clean up after a missing agent:", err)
+		}
+	})
+}
+
+// showMerged merges agents' results, shows the merged result as o asks
+// and fails when agents are missing (after cleaning up after them with
+// clean, if set).
+func (a *app) showMerged(c *cobra.Command, docs []*result.Document, missing map[int]string, o bench.Output, clean func([]int)) error {
+	doc, err := agents.Merge(docs, missing)
+	if err != nil {
+		return exitcode.Usagef("merge: %v", err)
+	}
+	var gone []int
+	for _, m := range doc.Agents.Missing {
+		gone = append(gone, m.Index)
+	}
+	if clean != nil && len(gone) > 0 {
+		clean(gone)
+	}
+	if err := a.showBench(doc, o); err != nil {
+		return err
+	}
+	if len(gone) > 0 {
+		return exitcode.Failuref("%s", agents.MissingNote(doc.Agents))
+	}
+	if c.Context().Err() != nil {
+		return exitcode.Failuref("interrupted: the results above are partial")
+	}
+	return nil
+}
+
+// benchArgs is the bench command line being run, after "bench".
+func (a *app) benchArgs() []string {
+	i := slices.Index(a.args, "bench")
+	if i < 0 {
+		return nil
+	}
+	return slices.Clone(a.args[i+1:])
+}

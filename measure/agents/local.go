@@ -1,0 +1,176 @@
+package agents
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/etcdlab/etcdlab/result"
+)
+
+// IndexEnv is the variable a Kubernetes Indexed Job sets in each pod to
+// its completion index: the agent's index.
+const IndexEnv = "JOB_COMPLETION_INDEX"
+
+// LocalOptions are the agents RunLocal starts on this machine.
+type LocalOptions struct {
+	// Exe is the etcdlab binary the agents run.
+	Exe string
+	// Count is how many agents; Args is bench's command line (after
+	// "bench", with --agents Count), given to every agent as the Job's
+	// ConfigMap gives it: `etcdlab agent --result FILE -- ARGS`.
+	Count int
+	Args  []string
+	// Dir is where the agents write their results.
+	Dir string
+	// Stderr receives the agents' own stderr, each line prefixed with
+	// "agent I: ".
+	Stderr io.Writer
+	// Grace is how long agents get to stop on their own (Ctrl-C: they
+	// delete their keys) before they are killed; default 30 s.
+	Grace time.Duration
+}
+
+// LocalResult is what the agents left: the results they wrote, and why
+// the others wrote none.
+type LocalResult struct {
+	Docs    []*result.Document
+	Missing map[int]string
+}
+
+// RunLocal runs Count agents of the load as separate processes, exactly
+// as the Indexed Job runs its pods (the same command, JOB_COMPLETION_INDEX
+// set), waits for all of them and reads their results. Cancelling ctx
+// interrupts them (SIGINT: they stop and delete their keys), and kills
+// them after Grace; they also die with this process (parent-death
+// signal). An agent that failed is in Missing with how it ended.
+func RunLocal(ctx context.Context, o LocalOptions) (LocalResult, error) {
+	if o.Grace <= 0 {
+		o.Grace = 30 * time.Second
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stderr := &lockedWriter{w: o.Stderr}
+	var wg sync.WaitGroup
+	ends := make([]string, o.Count)
+	for i := range o.Count {
+		out := resultPath(o.Dir, i)
+		args := append([]string{"agent", "--result", out, "--"}, o.Args...)
+		cmd := exec.Command(o.Exe, args...)
+		cmd.Env = append(os.Environ(), IndexEnv+"="+strconv.Itoa(i))
+		// Their own process group: a terminal's Ctrl-C reaches only this
+		// process, which passes one interrupt on (a second would make
+		// them exit without deleting their keys).
+		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
+		cmd.Stderr = &prefixWriter{w: stderr, prefix: fmt.Sprintf("agent %d: ", i)}
+		if err := cmd.Start(); err != nil {
+			cancel() // the others would wait for this one
+			wg.Wait()
+			return LocalResult{}, fmt.Errorf("start agent %d: %w", i, err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ends[i] = wait(ctx, cmd, o.Grace)
+		}()
+	}
+	wg.Wait()
+	res := LocalResult{Missing: map[int]string{}}
+	for i := range o.Count {
+		f, err := os.Open(resultPath(o.Dir, i))
+		if err != nil {
+			res.Missing[i] = ends[i]
+			continue
+		}
+		doc, err := result.Read(f)
+		f.Close()
+		if err != nil {
+			res.Missing[i] = fmt.Sprintf("%s; its result: %v", ends[i], err)
+			continue
+		}
+		res.Docs = append(res.Docs, doc)
+	}
+	if len(res.Docs) == 0 {
+		return res, errors.New("no agent wrote a result: " + ends[0])
+	}
+	return res, nil
+}
+
+// resultPath is where agent i writes its result.
+func resultPath(dir string, i int) string { return filepath.Join(dir, fmt.Sprintf("agent-%d.json", i)) }
+
+// wait waits for cmd, interrupting it when ctx ends and killing it Grace
+// later; it describes how the process ended.
+func wait(ctx context.Context, cmd *exec.Cmd, grace time.Duration) string {
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		_ = cmd.Process.Signal(os.Interrupt)
+		select {
+		case err = <-done:
+		case <-time.After(grace):
+			_ = cmd.Process.Kill()
+			err = <-done
+		}
+	}
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return "exited 0"
+	case errors.As(err, &exit):
+		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return fmt.Sprintf("killed by signal %d (%s)", int(ws.Signal()), ws.Signal())
+		}
+		return fmt.Sprintf("exited %d", exit.ExitCode())
+	}
+	return err.Error()
+}
+
+// prefixWriter writes whole lines to w, each prefixed; one belongs to
+// one process's stderr (exec copies to it from one goroutine).
+type prefixWriter struct {
+	w       io.Writer
+	prefix  string
+	partial []byte
+}
+
+func (p *prefixWriter) Write(b []byte) (int, error) {
+	p.partial = append(p.partial, b...)
+	for {
+		i := bytes.IndexByte(p.partial, '\n')
+		if i < 0 {
+			break
+		}
+		fmt.Fprintf(p.w, "%s%s\n", p.prefix, p.partial[:i])
+		p.partial = p.partial[i+1:]
+	}
+	if len(p.partial) > 1<<16 { // a line without end: show it anyway
+		fmt.Fprintf(p.w, "%s%s\n", p.prefix, p.partial)
+		p.partial = p.partial[:0]
+	}
+	return len(b), nil
+}
+
+// lockedWriter serialises the agents' lines.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
+}
