@@ -152,6 +152,9 @@ func (s *agentSync) barrier(ctx context.Context, name string) (time.Time, error)
 			return time.Time{}, fmt.Errorf("agent %d at %s: watch: %v", s.index, name, wr.Err())
 		}
 		for _, ev := range wr.Events {
+			if len(arrived) >= s.count {
+				break // later events (an agent that passed and left) are not this barrier's
+			}
 			k := string(ev.Kv.Key)
 			switch {
 			case ev.Type == clientv3.EventTypeDelete && strings.HasPrefix(k, s.prefix+"alive/"):
