@@ -302,3 +302,53 @@ func agentPID(parent, index int) int {
 	}
 	return 0
 }
+
+// TestBenchAgentsWallClock: with --agent-start-at the agents start their
+// run at that time by their clocks (here one clock), not at a barrier,
+// and the result says so.
+func TestBenchAgentsWallClock(t *testing.T) {
+	t.Parallel()
+	c := startCluster(t, cluster.Options{Members: 1})
+	at := time.Now().Add(4 * time.Second).UTC()
+	code, out, errOut := runBinary(t, "bench", "--endpoints="+strings.Join(c.Endpoints(), ","), "--agents=2", "--conns=2", "--clients=4",
+		"--agent-start-at="+at.Format(time.RFC3339Nano), "put", "--total=400", "-o", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	doc, err := result.Read(strings.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := doc.Agents
+	if a == nil || a.StartMode != "wall-clock" || len(a.Merged) != 2 || doc.Runs[0].Requests != 400 {
+		t.Fatalf("agents %+v, %d requests", a, doc.Runs[0].Requests)
+	}
+	for _, s := range a.PerAgent {
+		if d := s.Start.Sub(at); d < 0 || d > 500*time.Millisecond {
+			t.Errorf("agent %d started %v after the start time", s.Index, d)
+		}
+	}
+	// A start time already past is refused by the agents.
+	code, _, errOut = runBinary(t, "bench", "--endpoints="+strings.Join(c.Endpoints(), ","), "--agents=2", "--conns=2", "--clients=4",
+		"--agent-start-at="+time.Now().Add(-time.Minute).Format(time.RFC3339), "put", "--total=400", "-o", "json")
+	if code != 1 || !strings.Contains(errOut, "passed") {
+		t.Errorf("past start: exit %d: %s", code, errOut)
+	}
+}
+
+// runBinary runs the built etcdlab (agents need a binary to start).
+func runBinary(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var o, e bytes.Buffer
+	cmd := exec.Command(binary, args...)
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return exit.ExitCode(), o.String(), e.String()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return 0, o.String(), e.String()
+}

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -18,7 +20,7 @@ import (
 // runAgents is `bench --agents N` on this machine: the load split over N
 // agent processes started as the Indexed Job starts its pods, their
 // results merged into one.
-func (a *app) runAgents(c *cobra.Command, o bench.Output, cfg bench.Config) error {
+func (a *app) runAgents(c *cobra.Command, o bench.Output, cfg bench.Config) (err error) {
 	if o.CPUs != 0 || o.CPUProfile != "" {
 		return exitcode.Usagef("--cpus and --cpuprofile apply to one process, not to agents")
 	}
@@ -57,6 +59,21 @@ func (a *app) runAgents(c *cobra.Command, o bench.Output, cfg bench.Config) erro
 	res, err := agents.RunLocal(ctx, agents.LocalOptions{Exe: exe, Count: cfg.Agent.Count, Args: args, Dir: dir, Stderr: a.stderr})
 	if err != nil {
 		return err
+	}
+	if len(res.Failed) > 0 {
+		var failed []string
+		for _, i := range slices.Sorted(maps.Keys(res.Failed)) {
+			failed = append(failed, fmt.Sprintf("agent %d %s", i, res.Failed[i]))
+		}
+		msg := strings.Join(failed, ", ") + " (its lines above say why)"
+		measured := false
+		for _, d := range res.Docs {
+			measured = measured || len(d.Runs) > 0
+		}
+		if !measured {
+			return exitcode.Failuref("%s; nothing was measured", msg)
+		}
+		defer func() { err = errors.Join(err, exitcode.Failuref("%s; the result above holds what was measured", msg)) }()
 	}
 	return a.showMerged(c, res.Docs, res.Missing, o, func(missing []int) {
 		lines, err := agents.CleanMissing(ctx, cfg.Conn, cfg.Prefix, missing, bench.AgentPrefix)

@@ -45,6 +45,9 @@ type LocalOptions struct {
 type LocalResult struct {
 	Docs    []*result.Document
 	Missing map[int]string
+	// Failed says how agents that wrote a result but failed ended (what
+	// they measured is in Docs; their own lines said why).
+	Failed map[int]string
 }
 
 // RunLocal runs Count agents of the load as separate processes, exactly
@@ -84,7 +87,7 @@ func RunLocal(ctx context.Context, o LocalOptions) (LocalResult, error) {
 		}()
 	}
 	wg.Wait()
-	res := LocalResult{Missing: map[int]string{}}
+	res := LocalResult{Missing: map[int]string{}, Failed: map[int]string{}}
 	for i := range o.Count {
 		f, err := os.Open(resultPath(o.Dir, i))
 		if err != nil {
@@ -98,6 +101,9 @@ func RunLocal(ctx context.Context, o LocalOptions) (LocalResult, error) {
 			continue
 		}
 		res.Docs = append(res.Docs, doc)
+		if ends[i] != "exited 0" {
+			res.Failed[i] = ends[i]
+		}
 	}
 	if len(res.Docs) == 0 {
 		return res, errors.New("no agent wrote a result: " + ends[0])

@@ -84,20 +84,27 @@ func Merge(docs []*result.Document, missing map[int]string) (*result.Document, e
 		hosts[byIndex[i].Agent.Host] = true
 	}
 	sort.Float64s(rtts)
+	rtt := time.Duration(rtts[len(rtts)/2] * 1e9).Round(time.Microsecond)
+	compared := len(ref.Agent.Barriers)
 	method := fmt.Sprintf("common view: when each agent saw the last agent arrive at the same barrier, a key event etcd delivers to every agent at once; "+
-		"the median over %d barriers, uncertain by delivery differences, of the order of the agents' round trip to the cluster (median %.3g ms)",
-		len(ref.Agent.Barriers), rtts[len(rtts)/2]*1e3)
+		"the median over %d barriers, uncertain by delivery differences, of the order of the agents' round trip to the cluster (median %s)", compared, rtt)
+	var short string
 	switch {
 	case len(present) == 1:
-		ag.ClockSkewMethod = "one agent: nothing to compare"
+		ag.ClockSkewMethod, short = "one agent: nothing to compare", "one agent"
 	case len(hosts) == 1 && !hosts[""]:
 		// One machine, one clock: what the method measures is its own
 		// error, which must not move anybody's times.
-		ag.ClockSkewMethod = fmt.Sprintf("every agent ran on %s, one clock: no skew; the %s measured up to %.3g ms between them, which is its error, and no time was moved", ref.Agent.Host, method, (hi-lo)*1e3)
+		ag.ClockSkewMethod = fmt.Sprintf("every agent ran on %s, one clock: no skew; the %s measured up to %s between them, which is its error, and no time was moved",
+			ref.Agent.Host, method, time.Duration((hi-lo)*1e9).Round(time.Microsecond))
+		short = "all on " + ref.Agent.Host + ": one clock, no skew"
 		offsets = map[int]time.Duration{}
+	case compared == 0:
+		ag.ClockSkewMethod, short = "no barrier to compare the agents' clocks at", "clock skew not measured"
 	default:
 		ag.ClockSkewSeconds = hi - lo
 		ag.ClockSkewMethod = method
+		short = fmt.Sprintf("clock skew %s (at %d barriers, uncertain by about %s)", time.Duration(ag.ClockSkewSeconds*1e9).Round(time.Microsecond), compared, rtt)
 	}
 	runs, notes, err := mergeRuns(byIndex, present, offsets)
 	if err != nil {
@@ -120,7 +127,8 @@ func Merge(docs []*result.Document, missing map[int]string) (*result.Document, e
 			ClockOffsetSeconds: offsets[i].Seconds(), RoundTripSeconds: d.Agent.RoundTripSeconds, Start: start})
 	}
 	out.Agents = ag
-	out.Notes = append(agentNotes(byIndex, present), notes...)
+	out.Notes = append([]string{fmt.Sprintf("merged from %d of %d agents (%s start); %s", len(present), count, ag.StartMode, short)},
+		append(agentNotes(byIndex, present), notes...)...)
 	if len(ag.Missing) > 0 {
 		out.Notes = append(out.Notes, MissingNote(ag))
 	}

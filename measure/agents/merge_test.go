@@ -73,7 +73,7 @@ func TestMerge(t *testing.T) {
 	if math.Abs(a.ClockSkewSeconds-3) > 1e-9 || a.PerAgent[1].ClockOffsetSeconds != 2 || a.PerAgent[2].ClockOffsetSeconds != -1 {
 		t.Errorf("skew %g, offsets %+v", a.ClockSkewSeconds, a.PerAgent)
 	}
-	if got.Notes[0] != "same for all" || got.Notes[1] != "agent 0: only a" {
+	if !strings.HasPrefix(got.Notes[0], "merged from 3 of 3 agents (cluster start); clock skew 3s (at 2 barriers") || got.Notes[1] != "same for all" || got.Notes[2] != "agent 0: only a" {
 		t.Errorf("notes %q", got.Notes)
 	}
 }
