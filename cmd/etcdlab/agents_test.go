@@ -352,3 +352,47 @@ func runBinary(t *testing.T, args ...string) (int, string, string) {
 	}
 	return 0, o.String(), e.String()
 }
+
+// TestBenchAgentsParentKilled: SIGKILL of bench --agents mid-run leaves
+// nothing: the kernel interrupts the agents (parent-death signal), which
+// stop, delete their keys and exit.
+func TestBenchAgentsParentKilled(t *testing.T) {
+	t.Parallel()
+	c := startCluster(t, cluster.Options{Members: 1})
+	prefix := "/etcdlab/test/parent-killed/"
+	cmd := exec.Command(binary, "bench", "--endpoints="+strings.Join(c.Endpoints(), ","), "--agents=2", "--conns=2", "--clients=4", "--prefix="+prefix,
+		"put", "--rate=200", "--duration=60s", "-o", "json")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	for deadline := time.Now().Add(20 * time.Second); prefixKeys(t, c, prefix+"agent-1/") == 0 || prefixKeys(t, c, prefix+"agent-0/") == 0; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the agents never wrote")
+		}
+	}
+	agentsOf := func() []int {
+		var pids []int
+		ents, _ := os.ReadDir("/proc")
+		for _, e := range ents {
+			cl, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+			if err == nil && bytes.Contains(cl, []byte("--prefix="+prefix)) && bytes.HasPrefix(bytes.SplitN(cl, []byte{0}, 3)[1], []byte("agent")) {
+				pid, _ := strconv.Atoi(e.Name())
+				pids = append(pids, pid)
+			}
+		}
+		return pids
+	}
+	if n := len(agentsOf()); n != 2 {
+		t.Fatalf("%d agent processes, want 2", n)
+	}
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	deadline := time.Now().Add(20 * time.Second)
+	for len(agentsOf()) > 0 || prefixKeys(t, c, prefix) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("20 s after bench was killed: agents %v still running, %d keys under %s", agentsOf(), prefixKeys(t, c, prefix), prefix)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}

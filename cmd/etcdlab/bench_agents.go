@@ -51,12 +51,7 @@ func (a *app) runAgents(c *cobra.Command, o bench.Output, cfg bench.Config) (err
 	if err != nil {
 		return fmt.Errorf("find etcdlab's binary for the agents: %w", err)
 	}
-	dir, err := os.MkdirTemp("", "etcdlab-agents-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-	res, err := agents.RunLocal(ctx, agents.LocalOptions{Exe: exe, Count: cfg.Agent.Count, Args: args, Dir: dir, Stderr: a.stderr})
+	res, err := agents.RunLocal(ctx, agents.LocalOptions{Exe: exe, Count: cfg.Agent.Count, Args: args, Stderr: a.stderr})
 	if err != nil {
 		return err
 	}

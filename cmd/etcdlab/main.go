@@ -22,16 +22,30 @@ func main() {
 
 	// First signal: stop gracefully (members stopped, files removed).
 	// Second signal: exit at once; members die with us (parent-death signal).
+	agent := len(os.Args) > 1 && os.Args[1] == "agent"
 	ctx, cancel := context.WithCancel(context.Background())
-	sigs := make(chan os.Signal, 2)
+	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	go func() {
 		<-sigs
 		cancel()
-		<-sigs
-		fmt.Fprintln(os.Stderr, "etcdlab: second interrupt, exiting now")
-		os.Exit(exitcode.Interrupted)
+		for s := range sigs {
+			// An agent's parent-death SIGINT comes once per thread of the
+			// dying parent (each reparenting): only another kind of signal
+			// is a second request. Nobody's Ctrl-C reaches an agent.
+			if agent && s == os.Interrupt {
+				continue
+			}
+			fmt.Fprintln(os.Stderr, "etcdlab: second interrupt, exiting now")
+			os.Exit(exitcode.Interrupted)
+		}
 	}()
+	if agent {
+		// An agent's parent (bench --agents) may die and close the pipes
+		// it reads; the agent must still stop and delete its keys, so a
+		// write to them fails instead of killing it.
+		signal.Ignore(syscall.SIGPIPE)
+	}
 	code := (&app{stdout: os.Stdout, stderr: os.Stderr, maxProcs: runtime.GOMAXPROCS}).run(ctx, os.Args[1:])
 	signal.Stop(sigs)
 	cancel()

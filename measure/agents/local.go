@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"sync"
 	"syscall"
@@ -27,11 +26,9 @@ type LocalOptions struct {
 	Exe string
 	// Count is how many agents; Args is bench's command line (after
 	// "bench", with --agents Count), given to every agent as the Job's
-	// ConfigMap gives it: `etcdlab agent --result FILE -- ARGS`.
+	// ConfigMap gives it: `etcdlab agent -- ARGS`.
 	Count int
 	Args  []string
-	// Dir is where the agents write their results.
-	Dir string
 	// Stderr receives the agents' own stderr, each line prefixed with
 	// "agent I: ".
 	Stderr io.Writer
@@ -52,10 +49,13 @@ type LocalResult struct {
 
 // RunLocal runs Count agents of the load as separate processes, exactly
 // as the Indexed Job runs its pods (the same command, JOB_COMPLETION_INDEX
-// set), waits for all of them and reads their results. Cancelling ctx
-// interrupts them (SIGINT: they stop and delete their keys), and kills
-// them after Grace; they also die with this process (parent-death
-// signal). An agent that failed is in Missing with how it ended.
+// set, the result on stdout as in the pods' logs), waits for all of them
+// and reads their results. Cancelling ctx interrupts them (SIGINT: they
+// stop and delete their keys), and kills them after Grace. Should this
+// process die (even by SIGKILL), the kernel interrupts them the same way
+// (parent-death signal), so they still delete their keys and exit.
+// An agent that failed is in Missing, or in Failed when it wrote a
+// result, with how it ended.
 func RunLocal(ctx context.Context, o LocalOptions) (LocalResult, error) {
 	if o.Grace <= 0 {
 		o.Grace = 30 * time.Second
@@ -65,15 +65,15 @@ func RunLocal(ctx context.Context, o LocalOptions) (LocalResult, error) {
 	stderr := &lockedWriter{w: o.Stderr}
 	var wg sync.WaitGroup
 	ends := make([]string, o.Count)
+	outs := make([]bytes.Buffer, o.Count)
 	for i := range o.Count {
-		out := resultPath(o.Dir, i)
-		args := append([]string{"agent", "--result", out, "--"}, o.Args...)
-		cmd := exec.Command(o.Exe, args...)
+		cmd := exec.Command(o.Exe, append([]string{"agent", "--"}, o.Args...)...)
 		cmd.Env = append(os.Environ(), IndexEnv+"="+strconv.Itoa(i))
 		// Their own process group: a terminal's Ctrl-C reaches only this
 		// process, which passes one interrupt on (a second would make
 		// them exit without deleting their keys).
-		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
+		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGINT, Setpgid: true}
+		cmd.Stdout = &outs[i]
 		cmd.Stderr = &prefixWriter{w: stderr, prefix: fmt.Sprintf("agent %d: ", i)}
 		if err := cmd.Start(); err != nil {
 			cancel() // the others would wait for this one
@@ -89,30 +89,21 @@ func RunLocal(ctx context.Context, o LocalOptions) (LocalResult, error) {
 	wg.Wait()
 	res := LocalResult{Missing: map[int]string{}, Failed: map[int]string{}}
 	for i := range o.Count {
-		f, err := os.Open(resultPath(o.Dir, i))
-		if err != nil {
+		docs, err := ReadResults(&outs[i])
+		if err != nil || len(docs) != 1 {
 			res.Missing[i] = ends[i]
 			continue
 		}
-		doc, err := result.Read(f)
-		f.Close()
-		if err != nil {
-			res.Missing[i] = fmt.Sprintf("%s; its result: %v", ends[i], err)
-			continue
-		}
-		res.Docs = append(res.Docs, doc)
+		res.Docs = append(res.Docs, docs[0])
 		if ends[i] != "exited 0" {
 			res.Failed[i] = ends[i]
 		}
 	}
 	if len(res.Docs) == 0 {
-		return res, errors.New("no agent wrote a result: " + ends[0])
+		return res, errors.New("no agent wrote a result: agent 0 " + ends[0])
 	}
 	return res, nil
 }
-
-// resultPath is where agent i writes its result.
-func resultPath(dir string, i int) string { return filepath.Join(dir, fmt.Sprintf("agent-%d.json", i)) }
 
 // wait waits for cmd, interrupting it when ctx ends and killing it Grace
 // later; it describes how the process ended.
