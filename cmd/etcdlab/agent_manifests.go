@@ -34,7 +34,7 @@ flags pointing at the mounted Secret. Then:
 		Example: `  etcdlab agent manifests --agents 4 --image registry.example/etcdlab:v1 --tls-secret etcd-client -- \
       --endpoints=https://10.0.0.11:2379,https://10.0.0.12:2379,https://10.0.0.13:2379 \
       --conns=8 --clients=400 put --rate=8000 --duration=60s > job.yaml`,
-		RunE:        func(c *cobra.Command, argv []string) error { return a.runManifests(c, o, argv) },
+		RunE:        func(_ *cobra.Command, argv []string) error { return a.runManifests(o, argv) },
 		Annotations: map[string]string{benchLine: "true"},
 	}
 	for field, flag := range bench.FlagNames() {
@@ -51,7 +51,7 @@ flags pointing at the mounted Secret. Then:
 	return c
 }
 
-func (a *app) runManifests(c *cobra.Command, o *manifestsOptions, argv []string) error {
+func (a *app) runManifests(o *manifestsOptions, argv []string) error {
 	if o.Agents < 2 {
 		return exitcode.Usagef("--agents must be at least 2, not %d", o.Agents)
 	}

@@ -31,7 +31,7 @@ func (a *app) runAgents(c *cobra.Command, o bench.Output, cfg bench.Config) (err
 		if err != nil {
 			return fmt.Errorf("start a local cluster: %w", err)
 		}
-		defer cl.Stop()
+		defer func() { _ = cl.Stop() }()
 		cc := cl.Client()
 		fmt.Fprintf(a.stderr, "no --endpoints: started a local %d-member cluster in %s for the agents (removed when they end)\n", cfg.LocalMembers, cl.DataDir())
 		cfg.Conn.Endpoints, cfg.Conn.CACert, cfg.Conn.Cert, cfg.Conn.Key = cc.Endpoints, cc.CACert, cc.Cert, cc.Key

@@ -166,8 +166,7 @@ func (cfg *Config) agentEnd(ctx context.Context, doc *result.Document, runErr er
 		s.giveUp(ctx, stopped)
 		return nil
 	}
-	_, err := s.barrier(ctx, "end")
-	return err
+	return s.barrier(ctx, "end")
 }
 
 // cleanLostAgent deletes the keys of an agent that died (its lease

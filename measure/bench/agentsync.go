@@ -101,13 +101,12 @@ func (s *agentSync) ready(ctx context.Context, name string) error {
 		}
 	}
 	s.started = true
-	_, err := s.barrier(ctx, name)
-	return err
+	return s.barrier(ctx, name)
 }
 
 // barrier announces that this agent reached barrier name and waits for
 // the others; it records when it saw the last one arrive.
-func (s *agentSync) barrier(ctx context.Context, name string) (time.Time, error) {
+func (s *agentSync) barrier(ctx context.Context, name string) error {
 	wctx, cancel := context.WithTimeout(ctx, s.wait)
 	defer cancel()
 	bp := s.prefix + "barrier/" + name + "/"
@@ -115,13 +114,13 @@ func (s *agentSync) barrier(ctx context.Context, name string) (time.Time, error)
 	resp, err := s.cli.Get(rctx, s.prefix, clientv3.WithPrefix())
 	rcancel()
 	if err != nil {
-		return time.Time{}, fmt.Errorf("agent %d at %s: %s", s.index, name, etcdclient.Describe(err))
+		return fmt.Errorf("agent %d at %s: %s", s.index, name, etcdclient.Describe(err))
 	}
 	arrived := map[string]bool{}
 	for _, kv := range resp.Kvs {
 		k := string(kv.Key)
 		if err := s.stopped(k, kv.Value); err != nil {
-			return time.Time{}, err
+			return err
 		}
 		if strings.HasPrefix(k, bp) {
 			arrived[k] = true
@@ -137,19 +136,19 @@ func (s *agentSync) barrier(ctx context.Context, name string) (time.Time, error)
 	_, err = s.cli.Put(rctx, own, "", clientv3.WithLease(s.lease))
 	rcancel()
 	if err != nil {
-		return time.Time{}, fmt.Errorf("agent %d at %s: %s", s.index, name, etcdclient.Describe(err))
+		return fmt.Errorf("agent %d at %s: %s", s.index, name, etcdclient.Describe(err))
 	}
 	s.rtts = append(s.rtts, time.Since(began))
 	for len(arrived) < s.count {
 		wr, ok := <-wch
 		if !ok || wr.Err() != nil {
 			if ctx.Err() != nil {
-				return time.Time{}, ctx.Err()
+				return ctx.Err()
 			}
 			if wctx.Err() != nil {
-				return time.Time{}, fmt.Errorf("agent %d at %s: %s did not arrive within %s", s.index, name, s.absent(arrived, bp), s.wait)
+				return fmt.Errorf("agent %d at %s: %s did not arrive within %s", s.index, name, s.absent(arrived, bp), s.wait)
 			}
-			return time.Time{}, fmt.Errorf("agent %d at %s: watch: %v", s.index, name, wr.Err())
+			return fmt.Errorf("agent %d at %s: watch: %v", s.index, name, wr.Err())
 		}
 		for _, ev := range wr.Events {
 			if len(arrived) >= s.count {
@@ -158,10 +157,10 @@ func (s *agentSync) barrier(ctx context.Context, name string) (time.Time, error)
 			k := string(ev.Kv.Key)
 			switch {
 			case ev.Type == clientv3.EventTypeDelete && strings.HasPrefix(k, s.prefix+"alive/"):
-				return time.Time{}, &AgentLostError{Index: agentIndex(k), Reason: "its lease expired: it died or lost the cluster", Died: true}
+				return &AgentLostError{Index: agentIndex(k), Reason: "its lease expired: it died or lost the cluster", Died: true}
 			case ev.Type == clientv3.EventTypePut:
 				if err := s.stopped(k, ev.Kv.Value); err != nil {
-					return time.Time{}, err
+					return err
 				}
 				if strings.HasPrefix(k, bp) {
 					arrived[k] = true
@@ -169,9 +168,8 @@ func (s *agentSync) barrier(ctx context.Context, name string) (time.Time, error)
 			}
 		}
 	}
-	seen := time.Now()
-	s.barriers = append(s.barriers, result.Barrier{Name: name, Seen: seen.UTC()})
-	return seen, nil
+	s.barriers = append(s.barriers, result.Barrier{Name: name, Seen: time.Now().UTC()})
+	return nil
 }
 
 // stopped returns the error for another agent's stopped/ key.
