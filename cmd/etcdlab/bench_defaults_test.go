@@ -106,6 +106,9 @@ func TestBenchDefaults(t *testing.T) {
 		"pin-endpoints":   "false", // docs/bench.md: failover is etcd client v3.7's model
 		"metrics-urls":    "[]",    // the members' metrics, scraped during the run (issue 14)
 		"scrape-interval": "1s",
+		"agents":          "0", // docs/agents.md: the load split over agent processes (issue 17)
+		"agent-start-at":  "",
+		"agent-wait":      "5m0s",
 	}
 
 	// The bench.Config each subcommand builds from those defaults.
@@ -120,6 +123,7 @@ func TestBenchDefaults(t *testing.T) {
 		Consistency:    "l",
 		Canary:         100 * time.Millisecond,
 		ScrapeInterval: time.Second,
+		Agent:          bench.Agent{Wait: bench.DefaultAgentWait},
 	}
 	with := func(f func(*bench.Config)) bench.Config {
 		c := base

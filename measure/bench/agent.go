@@ -134,21 +134,11 @@ func (c Config) sliced() Config {
 	return s
 }
 
-// agentReady waits for the other agents before the run called name; a
-// run that is not an agent's goes at once.
-func (cfg *Config) agentReady(ctx context.Context, name string) error {
-	if cfg.agent == nil {
-		return nil
-	}
-	return cfg.agent.ready(ctx, name)
-}
-
-// agentEnd closes an agent's runs: after a complete run, a last barrier
+// end closes an agent's runs: after a complete run, a last barrier
 // (every agent finished measuring; one more clock comparison); otherwise
 // the others are told why this agent stopped. It returns the run's error,
 // or the barrier's.
-func (cfg *Config) agentEnd(ctx context.Context, doc *result.Document, runErr error) error {
-	s := cfg.agent
+func (s *agentSync) end(ctx context.Context, doc *result.Document, runErr error) error {
 	stopped := ""
 	if n := len(doc.Runs); n > 0 && doc.Runs[n-1].StoppedEarly != "" {
 		stopped = doc.Runs[n-1].StoppedEarly

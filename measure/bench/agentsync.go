@@ -84,9 +84,12 @@ func joinAgents(ctx context.Context, cli *clientv3.Client, cfg *Config) (*agentS
 
 // ready waits until every agent is ready to start the run called name
 // (a barrier), or, the first time with a wall-clock start, until that
-// time. It returns an error when the wait ends otherwise: an agent
+// time; a nil agentSync (a run that is not an agent's) goes at once. It returns an error when the wait ends otherwise: an agent
 // stopped or died, the others did not come within the wait, ctx ended.
 func (s *agentSync) ready(ctx context.Context, name string) error {
+	if s == nil { // not an agent: nobody to wait for
+		return nil
+	}
 	if !s.started && !s.startAt.IsZero() {
 		s.started = true
 		d := time.Until(s.startAt)

@@ -42,20 +42,21 @@ func Run(ctx context.Context, cfg Config) (*result.Document, error) {
 	doc.Bench = whole.describe()
 	wl, keysPerReq := cfg.workload(note)
 
+	var agent *agentSync // coordination with the other agents, if one
 	if cfg.agents() {
 		s, err := joinAgents(ctx, t.cli, &whole)
 		if err != nil {
 			return nil, err
 		}
 		defer s.close()
-		cfg.agent = s
+		agent = s
 		defer func() { doc.Agent = s.record(&whole) }()
 	}
 	var guard *safety.Guard
 	if cfg.writes() && t.local == nil {
 		if err := cfg.checkSafety(ctx, t, keysPerReq); err != nil {
-			if cfg.agent != nil {
-				cfg.agent.giveUp(ctx, err.Error())
+			if agent != nil {
+				agent.giveUp(ctx, err.Error())
 			}
 			return nil, err
 		}
@@ -75,9 +76,9 @@ func Run(ctx context.Context, cfg Config) (*result.Document, error) {
 			compacted <- msg
 		}()
 	}
-	runErr := cfg.runAll(ctx, t, wl, doc, guard)
-	if cfg.agent != nil {
-		runErr = cfg.agentEnd(ctx, doc, runErr)
+	runErr := cfg.runAll(ctx, t, wl, doc, guard, agent)
+	if agent != nil {
+		runErr = agent.end(ctx, doc, runErr)
 	}
 	close(stopCompact)
 	if cfg.CompactInterval > 0 {
@@ -107,7 +108,7 @@ func Run(ctx context.Context, cfg Config) (*result.Document, error) {
 			}
 			note(msg)
 		}
-		if cfg.agent != nil {
+		if agent != nil {
 			if msg := cfg.cleanLostAgent(ctx, t, whole.Prefix, runErr); msg != "" {
 				note(msg)
 			}
@@ -120,7 +121,7 @@ func Run(ctx context.Context, cfg Config) (*result.Document, error) {
 }
 
 // runAll runs every sweep point: connections, warm-up, iterations.
-func (cfg *Config) runAll(ctx context.Context, t *target, wl load.Workload, doc *result.Document, guard *safety.Guard) error {
+func (cfg *Config) runAll(ctx context.Context, t *target, wl load.Workload, doc *result.Document, guard *safety.Guard, agent *agentSync) error {
 	wu, _ := parseWarmup(cfg.Warmup)
 	seq := int64(0)
 	if cfg.Command == CmdKube {
@@ -147,7 +148,7 @@ func (cfg *Config) runAll(ctx context.Context, t *target, wl load.Workload, doc 
 		if err != nil {
 			return runFailure(err)
 		}
-		err = cfg.runPoint(ctx, t, sess, conns, doc, guard, wu, &seq)
+		err = cfg.runPoint(ctx, t, sess, conns, doc, guard, wu, &seq, agent)
 		_ = sess.Close()
 		if err != nil {
 			return err
@@ -162,14 +163,14 @@ func (cfg *Config) runAll(ctx context.Context, t *target, wl load.Workload, doc 
 
 // runPoint runs every client count on one session: warm-up, then
 // iterations.
-func (cfg *Config) runPoint(ctx context.Context, t *target, sess *load.Session, conns int, doc *result.Document, guard *safety.Guard, wu warmup, seq *int64) error {
+func (cfg *Config) runPoint(ctx context.Context, t *target, sess *load.Session, conns int, doc *result.Document, guard *safety.Guard, wu warmup, seq *int64, agent *agentSync) error {
 	for _, clients := range cfg.Clients {
 		spec := cfg.spec(clients)
 		if guard != nil {
 			spec.Stop, spec.StopReason = guard.Stop(), guard.Reason
 		}
 		if wu.count > 0 || wu.duration > 0 {
-			if err := cfg.agentReady(ctx, fmt.Sprintf("warmup-%d", len(doc.Runs))); err != nil {
+			if err := agent.ready(ctx, fmt.Sprintf("warmup-%d", len(doc.Runs))); err != nil {
 				return err
 			}
 			ws := spec
@@ -191,7 +192,7 @@ func (cfg *Config) runPoint(ctx context.Context, t *target, sess *load.Session, 
 			barrier := fmt.Sprintf("run-%d", len(doc.Runs))
 			run, err := cfg.recorded(ctx, t, func() (result.Run, error) {
 				// After the scraper's first scrape: agents start together.
-				if err := cfg.agentReady(ctx, barrier); err != nil {
+				if err := agent.ready(ctx, barrier); err != nil {
 					return result.Run{}, err
 				}
 				return sess.Run(ctx, spec)

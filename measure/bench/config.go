@@ -126,9 +126,6 @@ type Config struct {
 	// prefix took on a cluster etcdlab did not start (not called when the
 	// keys are kept or nothing was written).
 	CleanedUp func(took time.Duration)
-
-	// agent is the agents' coordination while an agent runs (set by Run).
-	agent *agentSync
 }
 
 // warmup is a parsed --warmup.

@@ -40,6 +40,7 @@ func FlagNames() map[string]string {
 		"CheckHashKV":  "--check-hashkv",
 		"Canary":       "--canary-interval",
 		"MetricsURLs":  "--metrics-urls",
+		"Agent":        "--agents", // its Count; {Agents} and {AgentWait} name its flags
 		// bench kube's client limits
 		"ControllerManagerQPS": "--controller-manager-qps", "ControllerManagerBurst": "--controller-manager-burst",
 		"SchedulerQPS": "--scheduler-qps", "SchedulerBurst": "--scheduler-burst",
