@@ -114,6 +114,9 @@ func forbiddenFlags() map[string]string {
 		"report-perfdash": "the experiment writes its own result",
 		"cpus":            "not in experiments: their clusters' network emulation runs in etcdlab's process, on every core",
 		"metrics-urls":    "the setup gives them (local: automatic; live: setups[].metrics_urls)",
+		"agents":          "not in experiments: bench --agents splits one bench run over processes (docs/agents.md)",
+		"agent-start-at":  "not in experiments (an agents' flag)",
+		"agent-wait":      "not in experiments (an agents' flag)",
 	}
 	for _, f := range etcdclient.FlagNames() {
 		if f != "dial-timeout" {
