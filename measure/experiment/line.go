@@ -114,6 +114,7 @@ func forbiddenFlags() map[string]string {
 		"report-perfdash": "the experiment writes its own result",
 		"cpus":            "not in experiments: their clusters' network emulation runs in etcdlab's process, on every core",
 		"metrics-urls":    "the setup gives them (local: automatic; live: setups[].metrics_urls)",
+		"listen-metrics":  "the experiment serves one endpoint for all its cells: etcdlab experiment run --listen-metrics",
 	}
 	for _, f := range etcdclient.FlagNames() {
 		if f != "dial-timeout" {
