@@ -52,6 +52,7 @@ func (c *client) Done(err error) {
 	}
 	r := c.r
 	if r.ctx.Err() != nil {
+		r.dropped.Add(1)
 		r.finished()
 		return
 	}
@@ -98,6 +99,7 @@ func (c *client) next() {
 	seq := r.next.Add(1) - 1
 	now := time.Now()
 	if (r.spec.Total > 0 && seq >= r.end) || (r.deadline != 0 && now.UnixNano() > r.deadline) {
+		r.overshot.Add(1)
 		r.finished()
 		return
 	}

@@ -24,9 +24,14 @@ type run struct {
 	deadline int64 // unix nanos after which a closed loop sends no more; 0: none
 	next     atomic.Int64
 	active   atomic.Int64 // clients not finished
-	done     chan struct{}
-	once     sync.Once
-	open     *openQueue // nil in a closed loop
+	// overshot counts clients that took a sequence number past the end
+	// and stopped instead of sending it; dropped, requests that ended
+	// after the run did (not recorded). Each happens once per client at
+	// most, so that requests in flight are told without counting sends.
+	overshot, dropped atomic.Int64
+	done              chan struct{}
+	once              sync.Once
+	open              *openQueue // nil in a closed loop
 }
 
 // runLoad measures one run of spec on tr with one client per gens entry
@@ -59,6 +64,12 @@ func runLoad(ctx context.Context, tr transport, ops []string, gens []Client, spe
 		for i := range clients {
 			r.open.free = append(r.open.free, &clients[i])
 		}
+	}
+	stopLive := func() {}
+	if spec.Live != nil { // now that r.open, which inFlight reads, is set
+		stopLive = spec.Live.track(&liveSource{rec: r.rec, ops: ops, rate: spec.Rate, inFlight: r.inFlight})
+	}
+	if r.open != nil {
 		go r.schedule()
 	} else {
 		for i := range clients {
@@ -78,6 +89,7 @@ func runLoad(ctx context.Context, tr transport, ops []string, gens []Client, spe
 		timer.Stop()
 	}
 	run := ctl.finish(ctx, ops, tr.conns())
+	stopLive()
 	run.LoadCPUCores, run.MachineCPUCores = cpu.Cores()
 	run.LoadCoresLimit = cpu.Procs()
 	if cn != nil {
@@ -93,6 +105,25 @@ func (r *run) finished() {
 	}
 }
 
+// inFlight returns the requests sent and not answered yet, from what the
+// scheduler counts anyway (closed loop: the sequence numbers taken; open
+// loop: the ticks issued and not waiting) and the recorder's completions.
+// It reads the sends first: requests answered while it reads the
+// completions make it lower than the truth, never higher (it is at most
+// the clients).
+func (r *run) inFlight() int64 {
+	var sent int64
+	if q := r.open; q != nil {
+		q.mu.Lock()
+		sent = q.issued - int64(len(q.backlog)-q.head)
+		q.mu.Unlock()
+	} else {
+		sent = r.next.Load() - r.spec.FirstSeq - r.overshot.Load()
+	}
+	done := r.rec.count() + r.dropped.Load()
+	return max(0, sent-done)
+}
+
 // openQueue hands due ticks to free clients; ticks that find every client
 // busy wait in a backlog and keep their intended time. Safe for concurrent
 // use.
@@ -102,6 +133,7 @@ type openQueue struct {
 	backlog []tick
 	head    int
 	over    bool
+	issued  int64 // ticks the schedule issued
 }
 
 // tick is one due request of an open loop.
@@ -170,6 +202,7 @@ func (r *run) schedule() {
 		}
 		t := tick{seq: r.spec.FirstSeq + k, intended: due}
 		q.mu.Lock()
+		q.issued++
 		if n := len(q.free); n > 0 {
 			c := q.free[n-1]
 			q.free = q.free[:n-1]

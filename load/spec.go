@@ -37,6 +37,9 @@ type Spec struct {
 	// reason StopReason returns.
 	Stop       <-chan struct{}
 	StopReason func() string
+	// Live, if set, shows the run's requests as Prometheus metrics while
+	// it runs, and keeps them in its totals after.
+	Live *Live
 }
 
 // Validate checks a spec. Its errors are invalid.Errorf errors naming the

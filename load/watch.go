@@ -24,6 +24,10 @@ type WatchSpec struct {
 	PrevKV                     bool
 	PutTotal, PutRate          int
 	RequestTimeout             time.Duration
+	// Live, if set, shows the run's puts and watch events as they happen
+	// (etcdlab_requests_in_flight is left out: the run does not count
+	// events in flight).
+	Live *Live
 }
 
 // RunWatchLatency measures put latency and the latency of each watch event:
@@ -45,6 +49,10 @@ func RunWatchLatency(ctx context.Context, cfg etcdclient.Config, endpoints []str
 	watchers := s.Streams * s.WatchersPerStream
 	start := time.Now()
 	rec := newRecorder(2, false, start)
+	if s.Live != nil {
+		stop := s.Live.track(&liveSource{rec: rec, ops: []string{"put", "watch"}})
+		defer stop()
+	}
 	sent := make([]atomic.Int64, s.PutTotal)
 	wctx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()

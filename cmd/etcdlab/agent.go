@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/etcdlab/etcdlab/internal/exitcode"
+	"github.com/etcdlab/etcdlab/load"
 	"github.com/etcdlab/etcdlab/measure/agents"
 	"github.com/etcdlab/etcdlab/measure/bench"
 	"github.com/etcdlab/etcdlab/result"
@@ -95,6 +96,14 @@ func (a *app) runAgent(c *cobra.Command, o *agentOptions, argv []string) error {
 	cfg.Log = a.stderr
 	if err := cfg.Validate(); err != nil {
 		return err
+	}
+	if cl.Output.ListenMetrics != "" {
+		cfg.Live = load.NewLive(bench.LiveOptions(cfg))
+		srv, err := a.serveMetrics(cl.Output.ListenMetrics, cfg.Live)
+		if err != nil {
+			return err
+		}
+		defer srv.close()
 	}
 	doc, runErr := bench.Run(c.Context(), cfg)
 	if doc != nil {

@@ -396,3 +396,37 @@ func TestBenchAgentsParentKilled(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// TestAgentListenMetrics: an agent serves its own metrics, with its index
+// and the agents' count, while it waits for the others and while it runs.
+func TestAgentListenMetrics(t *testing.T) {
+	t.Parallel()
+	c := startCluster(t, cluster.Options{Members: 1})
+	line := []string{"--endpoints=" + strings.Join(c.Endpoints(), ","), "--agents=2", "--conns=2", "--clients=2", "--prefix=/etcdlab/test/agent-metrics/", "put", "--total=200"}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	one := runBackground(ctx, append([]string{"agent", "--index", "1", "--"}, append(line, "--listen-metrics=127.0.0.1:0")...)...)
+	mfs, err := scrapeText(one.metricsURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if i, ok := value(mfs, "etcdlab_agent_index", nil); !ok || i != 1 {
+		t.Errorf("etcdlab_agent_index %g (%v), want 1", i, ok)
+	}
+	if n, ok := value(mfs, "etcdlab_agent_count", nil); !ok || n != 2 {
+		t.Errorf("etcdlab_agent_count %g (%v), want 2", n, ok)
+	}
+	zero := runBackground(ctx, append([]string{"agent", "--index", "0", "--"}, line...)...)
+	if code := zero.wait(t, time.Minute); code != 0 {
+		t.Errorf("agent 0: exit %d: %s", code, zero.stderr.String())
+	}
+	if code := one.wait(t, time.Minute); code != 0 {
+		t.Errorf("agent 1: exit %d: %s", code, one.stderr.String())
+	}
+	for i, b := range []*background{zero, one} {
+		docs, err := agents.ReadResults(strings.NewReader(b.stdout.String()))
+		if err != nil || len(docs) != 1 || docs[0].Runs[0].Requests != 100 {
+			t.Errorf("agent %d's result: %v", i, err)
+		}
+	}
+}

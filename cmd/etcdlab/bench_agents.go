@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -51,7 +53,23 @@ func (a *app) runAgents(c *cobra.Command, o bench.Output, cfg bench.Config) (err
 	if err != nil {
 		return fmt.Errorf("find etcdlab's binary for the agents: %w", err)
 	}
-	res, err := agents.RunLocal(ctx, agents.LocalOptions{Exe: exe, Count: cfg.Agent.Count, Args: args, Stderr: a.stderr})
+	lo := agents.LocalOptions{Exe: exe, Count: cfg.Agent.Count, Args: args, Stderr: a.stderr}
+	if o.ListenMetrics != "" {
+		// One address per agent: the given port plus the agent's index
+		// (port 0: each agent's own pick); each prints where it listens.
+		host, port, err := net.SplitHostPort(o.ListenMetrics)
+		p, perr := strconv.Atoi(port)
+		if err != nil || perr != nil {
+			return exitcode.Usagef("--listen-metrics %q: want HOST:PORT", o.ListenMetrics)
+		}
+		lo.AgentArgs = func(i int) []string {
+			if p == 0 {
+				return nil
+			}
+			return []string{"--listen-metrics=" + net.JoinHostPort(host, strconv.Itoa(p+i))}
+		}
+	}
+	res, err := agents.RunLocal(ctx, lo)
 	if err != nil {
 		return err
 	}

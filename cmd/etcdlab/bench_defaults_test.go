@@ -109,6 +109,7 @@ func TestBenchDefaults(t *testing.T) {
 		"agents":          "0", // docs/agents.md: the load split over agent processes (issue 17)
 		"agent-start-at":  "",
 		"agent-wait":      "5m0s",
+		"listen-metrics":  "", // etcdlab's own metrics while it runs (issue 17, docs/metrics.md)
 	}
 
 	// The bench.Config each subcommand builds from those defaults.
@@ -283,7 +284,8 @@ func TestBenchConfigFromFlags(t *testing.T) {
 func TestBenchParamNames(t *testing.T) {
 	t.Parallel()
 	notFlags := map[string]bool{"Command": true, "Args": true, "Conn": true, "LocalBaseDir": true, "Log": true, "Progress": true, "Cluster": true, "RunStarted": true,
-		"CleanedUp": true, "Kube": true} // a hook; bench kube's options, whose fields are its flags (TestKubeFlagNames)
+		"CleanedUp": true, "Kube": true, // a hook; bench kube's options, whose fields are its flags (TestKubeFlagNames)
+		"Live": true} // a collector the caller makes (the CLI from --listen-metrics)
 	b := (&app{stdout: io.Discard, stderr: io.Discard}).newBench()
 	typ := reflect.TypeFor[bench.Config]()
 	for i := range typ.NumField() {

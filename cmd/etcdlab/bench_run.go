@@ -6,6 +6,7 @@ import (
 	"runtime/pprof"
 
 	"github.com/etcdlab/etcdlab/internal/exitcode"
+	"github.com/etcdlab/etcdlab/load"
 	"github.com/etcdlab/etcdlab/measure/bench"
 	"github.com/etcdlab/etcdlab/render"
 	"github.com/etcdlab/etcdlab/result"
@@ -38,6 +39,17 @@ func (a *app) runBench(c *cobra.Command, o bench.Output, cfg bench.Config) error
 			return exitcode.Failuref("--cpuprofile: %v", err)
 		}
 		defer pprof.StopCPUProfile()
+	}
+	if o.ListenMetrics != "" {
+		if err := cfg.Validate(); err != nil {
+			return err // before listening: a bad command line says only why
+		}
+		cfg.Live = load.NewLive(bench.LiveOptions(cfg))
+		srv, err := a.serveMetrics(o.ListenMetrics, cfg.Live)
+		if err != nil {
+			return err
+		}
+		defer srv.close()
 	}
 	if !o.Quiet && isTerminal(a.stderr) {
 		cfg.Progress = progressBar(a.stderr)

@@ -12,6 +12,7 @@ import (
 	"github.com/etcdlab/etcdlab/lab/cluster"
 	"github.com/etcdlab/etcdlab/lab/member"
 	"github.com/etcdlab/etcdlab/lab/topology"
+	"github.com/etcdlab/etcdlab/load"
 	"github.com/spf13/cobra"
 )
 
@@ -37,6 +38,7 @@ type upFlags struct {
 	clientRTT    string
 	topology     string
 	etcdDefaults bool
+	listen       string
 }
 
 func (a *app) clusterUpCmd() *cobra.Command {
@@ -86,6 +88,7 @@ A --data-dir that holds a cluster kept earlier is restarted with its data.`,
 	fl.BoolVar(&f.etcdDefaults, "etcd-defaults", false, "keep etcd's 100/1000 ms heartbeat/election timeout instead of tuning them to the emulated RTT")
 	addTuningFlags(fl, &f.opts.Tuning)
 	fl.DurationVar(&f.timeout, "start-timeout", cluster.DefaultStartTimeout, "how long to wait for a healthy cluster")
+	fl.StringVar(&f.listen, "listen-metrics", "", listenMetricsUsage)
 	return c
 }
 
@@ -137,6 +140,14 @@ func (a *app) clusterUp(c *cobra.Command, f *upFlags) error {
 		}
 		fmt.Fprintf(a.stderr, "replacing stale state file %s (etcdlab pid %d has exited)\n", f.stateFile, prev.Controller.PID)
 	}
+	// Before anything starts: an address that cannot be listened on
+	// leaves nothing behind.
+	live := load.NewLive(load.LiveOptions{Command: "cluster up"})
+	srv, err := a.serveMetrics(f.listen, live)
+	if err != nil {
+		return err
+	}
+	defer srv.close()
 	o := f.opts
 	o.StartTimeout = f.timeout
 	o.Log = a.stderr
@@ -157,6 +168,18 @@ func (a *app) clusterUp(c *cobra.Command, f *upFlags) error {
 		return err
 	}
 	st := cl.State()
+	if srv != nil { // before the state file says the cluster is up
+		m, err := cluster.NewMetrics(cl)
+		if err == nil {
+			err = srv.register(m)
+			defer m.Close()
+		}
+		if err != nil {
+			_ = cl.Stop()
+			return err
+		}
+		defer live.Begin(st.DataDir)()
+	}
 	if err := cl.ServeControl(ctx, func() { _ = cluster.WriteStateFile(f.stateFile, cl.State()) }); err != nil {
 		_ = cl.Stop()
 		return err
@@ -171,6 +194,7 @@ func (a *app) clusterUp(c *cobra.Command, f *upFlags) error {
 	}
 
 	<-ctx.Done()
+	srv.close() // no scrape of a cluster that is stopping
 	fmt.Fprintln(a.stderr, "stopping the cluster...")
 	stopErr := cl.Stop()
 	if cur, err := cluster.ReadStateFile(f.stateFile); err == nil && cur.Controller == st.Controller {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/etcdlab/etcdlab/internal/exitcode"
+	"github.com/etcdlab/etcdlab/load"
 	"github.com/etcdlab/etcdlab/measure/experiment"
 	"github.com/etcdlab/etcdlab/render"
 	"github.com/etcdlab/etcdlab/result"
@@ -44,6 +45,7 @@ type experimentRunOptions struct {
 	dryRun      bool
 	output      string
 	quiet       bool
+	listen      string
 }
 
 func (a *app) experimentRunCmd() *cobra.Command {
@@ -85,6 +87,7 @@ time, and runs nothing.`,
 	fl.BoolVar(&o.dryRun, "dry-run", false, "print the plan (cells, setups, command lines) and its estimated time; run nothing")
 	fl.StringVarP(&o.output, "output", "o", "text", "stdout at the end: text (a summary of the cells) or json (the result)")
 	fl.BoolVar(&o.quiet, "quiet", false, "no progress line")
+	fl.StringVar(&o.listen, "listen-metrics", "", listenMetricsUsage)
 	return c
 }
 
@@ -126,6 +129,15 @@ func (a *app) runExperiment(c *cobra.Command, args []string, o experimentRunOpti
 	if o.dryRun {
 		return experiment.WritePlan(a.stdout, plan)
 	}
+	var live *load.Live
+	if o.listen != "" {
+		live = load.NewLive(load.LiveOptions{Command: "experiment"})
+		srv, err := a.serveMetrics(o.listen, live)
+		if err != nil {
+			return err
+		}
+		defer srv.close()
+	}
 	if o.out == "" {
 		o.out = "etcdlab-experiment-" + spec.Name + "-" + time.Now().Format("20060102-150405")
 	}
@@ -133,7 +145,7 @@ func (a *app) runExperiment(c *cobra.Command, args []string, o experimentRunOpti
 		return exitcode.Failuref("--out %s: %v", o.out, err)
 	}
 	ro := experiment.Options{
-		Plan: plan, DataDir: o.dataDir, Resume: old, RetryFailed: o.retryFailed, Log: a.stderr,
+		Plan: plan, DataDir: o.dataDir, Resume: old, RetryFailed: o.retryFailed, Log: a.stderr, Live: live,
 		Save: func(doc *result.Document) error { return saveExperiment(o.out, doc) },
 	}
 	if !o.quiet && isTerminal(a.stderr) {

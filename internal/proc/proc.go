@@ -57,6 +57,24 @@ func (id ID) Alive() bool {
 	return err == nil && (id.StartTime == 0 || st == id.StartTime)
 }
 
+// Stopped reports whether the process named by id is stopped (SIGSTOP,
+// or a tracer's stop): alive, but running nothing until SIGCONT.
+func (id ID) Stopped() bool {
+	if id.PID <= 0 {
+		return false
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", id.PID))
+	if err != nil {
+		return false
+	}
+	fields, err := statFields(b)
+	if err != nil {
+		return false
+	}
+	st, err := strconv.ParseUint(fields[19], 10, 64)
+	return err == nil && (id.StartTime == 0 || st == id.StartTime) && (fields[0] == "T" || fields[0] == "t")
+}
+
 // Signal sends sig to the process if it is still the same instance.
 func (id ID) Signal(sig syscall.Signal) error {
 	if !id.Alive() {

@@ -51,6 +51,39 @@ func TestChildLifecycle(t *testing.T) {
 	}
 }
 
+// TestStopped: a child stopped with SIGSTOP is stopped until SIGCONT; a
+// dead one is not.
+func TestStopped(t *testing.T) {
+	t.Parallel()
+	cmd := exec.Command("sleep", "30")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	id, err := Of(cmd.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, step := range []struct {
+		sig     syscall.Signal
+		state   string
+		stopped bool
+	}{{syscall.SIGSTOP, "T", true}, {syscall.SIGCONT, "S", false}} {
+		if err := id.Signal(step.sig); err != nil {
+			t.Fatal(err)
+		}
+		waitState(t, id.PID, step.state)
+		if got := id.Stopped(); got != step.stopped {
+			t.Errorf("after %v: Stopped() = %v, want %v", step.sig, got, step.stopped)
+		}
+	}
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	if id.Stopped() {
+		t.Error("a dead process reported stopped")
+	}
+}
+
 // helperEnv makes the test binary act as a process whose main thread exits
 // while another thread lives on: the shape of a member killed while one of
 // its threads waits, uninterruptibly, on a dead FUSE server.

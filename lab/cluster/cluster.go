@@ -40,6 +40,7 @@ type Cluster struct {
 	net       *network // nil unless the network is emulated
 
 	mu       sync.Mutex
+	tally    tally
 	procs    []*process
 	ids      []string
 	started  time.Time
@@ -231,6 +232,7 @@ func (c *Cluster) launch(ctx context.Context) error {
 	}
 	c.mu.Lock()
 	c.procs = make([]*process, len(c.names))
+	c.tally = newTally() // a retry with new ports starts counting again
 	c.mu.Unlock()
 	for i := range c.names {
 		if err := c.spawn(i); err != nil {
@@ -249,13 +251,20 @@ func (c *Cluster) spawn(i int) error {
 	}
 	c.mu.Lock()
 	c.procs[i] = p
+	c.tally.starts[cfg.Name]++
 	c.mu.Unlock()
 	return nil
 }
 
 // exited is called when a member process is reaped.
 func (c *Cluster) exited(p *process) {
-	if c.stopping.Load() || c.opts.OnExit == nil {
+	if c.stopping.Load() {
+		return
+	}
+	c.mu.Lock()
+	c.tally.exits[p.name]++
+	c.mu.Unlock()
+	if c.opts.OnExit == nil {
 		return
 	}
 	_, err := p.exited()
@@ -433,7 +442,7 @@ func (c *Cluster) Kill(name string) error {
 	if err != nil {
 		return err
 	}
-	return p.kill()
+	return c.counted(FaultKill, p.kill())
 }
 
 // Pause stops a member's process with SIGSTOP: it keeps its sockets but
@@ -443,7 +452,7 @@ func (c *Cluster) Pause(name string) error {
 	if err != nil {
 		return err
 	}
-	return p.signal(syscall.SIGSTOP)
+	return c.counted(FaultPause, p.signal(syscall.SIGSTOP))
 }
 
 // Resume continues a paused member (SIGCONT).
@@ -452,7 +461,7 @@ func (c *Cluster) Resume(name string) error {
 	if err != nil {
 		return err
 	}
-	return p.signal(syscall.SIGCONT)
+	return c.counted(FaultResume, p.signal(syscall.SIGCONT))
 }
 
 // Restart starts a member that has exited (after Kill, say) again on its
@@ -471,5 +480,5 @@ func (c *Cluster) Restart(name string) error {
 	if done, _ := p.exited(); !done {
 		return fmt.Errorf("member %s is still running", name)
 	}
-	return c.spawn(i)
+	return c.counted(FaultRestart, c.spawn(i))
 }

@@ -45,7 +45,7 @@ func (c *Cluster) SetLink(d wan.Dir, l wan.Link) error {
 	if err := l.Validate(); err != nil {
 		return invalid.Errorf("link %s: %v", d, err)
 	}
-	return c.net.links.Set(d, l)
+	return c.counted(FaultLink, c.net.links.Set(d, l))
 }
 
 // Partition stalls both directions between a and b; with b empty, between
@@ -78,7 +78,10 @@ func (c *Cluster) partition(a, b string, on bool) error {
 			}
 		}
 	}
-	return nil
+	if on {
+		return c.counted(FaultPartition, nil)
+	}
+	return c.counted(FaultHeal, nil)
 }
 
 // ProbeRTT times a request from member from's address to member to's peer

@@ -45,6 +45,10 @@ func Run(ctx context.Context, cli *clientv3.Client, s Spec) (run result.Run, err
 	rec := load.NewRecorder(len(opNames()), start)
 	lag, granted := newLagTracker(), &grantedLeases{}
 	st := newStore(cli, s.KV, k, rec, s.RequestTimeout, lag, s.APIServers)
+	if s.Live != nil {
+		stopLive := s.Live.Track(rec, st.ops.names, st.inFlight)
+		defer stopLive() // after the control plane stopped (deferred below, run first)
+	}
 	cp := newControlPlane(s, st, granted)
 	cp.tr = newTracker(cp.apis[0], s.Progress)
 

@@ -9,6 +9,7 @@ package kube
 import (
 	"time"
 
+	"github.com/etcdlab/etcdlab/load"
 	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
 )
 
@@ -66,6 +67,9 @@ type Spec struct {
 	// Progress, if set, is called with pods Ready so far and the total
 	// (manifest mode) from one goroutine; it must not block.
 	Progress func(ready, total int)
+	// Live, if set, shows the run's etcd requests (by the operation
+	// names of its results) as Prometheus metrics while it runs.
+	Live *load.Live
 }
 
 // ClientLimits are a component's client-side rate limit (client-go's token

@@ -55,6 +55,9 @@ type store struct {
 	decoded *sharedDecodes
 
 	conflicts, unknownOps, shard atomic.Int64
+	// dropped counts requests that ended after the run did (not
+	// recorded: they say nothing about etcd).
+	dropped atomic.Int64
 }
 
 // newStore sends the storage layer's requests through etcd's kubernetes
@@ -79,15 +82,30 @@ func (s *store) do(ctx context.Context, op string, f func(ctx context.Context) e
 		s.unknownOps.Add(1)
 		id = 0
 	}
+	// shard numbers the requests sent (it spreads them over the
+	// recorder's shards), so that those in flight are told without a
+	// count of their own (inFlight).
+	w := int(s.shard.Add(1))
 	rctx, cancel := context.WithTimeout(ctx, s.timeout)
 	sent := time.Now()
 	err = f(rctx)
 	end = time.Now()
 	cancel()
 	if err == nil || ctx.Err() == nil {
-		s.rec.Record(int(s.shard.Add(1)), id, sent, end, err)
+		s.rec.Record(w, id, sent, end, err)
+	} else {
+		s.dropped.Add(1)
 	}
 	return end, err
+}
+
+// inFlight returns the requests sent and not answered yet: sent, less
+// recorded, less those that ended with the run (not recorded). It reads
+// the sends first: requests answered while it reads the rest make it
+// lower than the truth, never higher.
+func (s *store) inFlight() int64 {
+	sent := s.shard.Load()
+	return max(0, sent-s.rec.Count()-s.dropped.Load())
 }
 
 // wrote notes a successful write for the watch-lag measurement.

@@ -29,6 +29,9 @@ type LocalOptions struct {
 	// ConfigMap gives it: `etcdlab agent -- ARGS`.
 	Count int
 	Args  []string
+	// AgentArgs, if set, adds arguments of agent i's own (its metrics
+	// address).
+	AgentArgs func(i int) []string
 	// Stderr receives the agents' own stderr, each line prefixed with
 	// "agent I: ".
 	Stderr io.Writer
@@ -67,7 +70,11 @@ func RunLocal(ctx context.Context, o LocalOptions) (LocalResult, error) {
 	ends := make([]string, o.Count)
 	outs := make([]bytes.Buffer, o.Count)
 	for i := range o.Count {
-		cmd := exec.Command(o.Exe, append([]string{"agent", "--"}, o.Args...)...)
+		args := append([]string{"agent", "--"}, o.Args...)
+		if o.AgentArgs != nil {
+			args = append(args, o.AgentArgs(i)...)
+		}
+		cmd := exec.Command(o.Exe, args...)
 		cmd.Env = append(os.Environ(), IndexEnv+"="+strconv.Itoa(i))
 		// Their own process group: a terminal's Ctrl-C reaches only this
 		// process, which passes one interrupt on (a second would make

@@ -133,9 +133,11 @@ func (cfg *Config) runAll(ctx context.Context, t *target, wl load.Workload, doc 
 				if cfg.RunStarted != nil {
 					cfg.RunStarted(runName(cfg, conns, 0, it))
 				}
+				end := cfg.liveBegin(runName(cfg, conns, 0, it))
 				run, err := cfg.recorded(ctx, t, func() (result.Run, error) {
 					return load.RunWatchLatency(ctx, t.conn, t.endpoints, conns, cfg.watchSpec())
 				})
+				end()
 				if err != nil {
 					return runFailure(err)
 				}
@@ -176,7 +178,9 @@ func (cfg *Config) runPoint(ctx context.Context, t *target, sess *load.Session, 
 			ws := spec
 			ws.Total, ws.Duration, ws.FirstSeq, ws.Canary = wu.count, wu.duration, *seq, 0
 			ws.Progress = cfg.progress("warm-up", wu.count)
+			end := cfg.liveBegin(fmt.Sprintf("%s conns=%d clients=%d warm-up", cfg.Command, conns, clients))
 			w, err := sess.Run(ctx, ws)
+			end()
 			if err != nil {
 				return runFailure(err)
 			}
@@ -190,6 +194,7 @@ func (cfg *Config) runPoint(ctx context.Context, t *target, sess *load.Session, 
 				cfg.RunStarted(name)
 			}
 			barrier := fmt.Sprintf("run-%d", len(doc.Runs))
+			end := cfg.liveBegin(name)
 			run, err := cfg.recorded(ctx, t, func() (result.Run, error) {
 				// After the scraper's first scrape: agents start together.
 				if err := agent.ready(ctx, barrier); err != nil {
@@ -197,6 +202,7 @@ func (cfg *Config) runPoint(ctx context.Context, t *target, sess *load.Session, 
 				}
 				return sess.Run(ctx, spec)
 			})
+			end()
 			if err != nil {
 				return runFailure(err)
 			}
@@ -254,7 +260,7 @@ func (cfg *Config) estimateBytes(keysPerReq float64) int64 {
 
 func (cfg *Config) watchSpec() load.WatchSpec {
 	return load.WatchSpec{Key: cfg.Prefix + "watch", ValueSize: cfg.ValSize, Streams: cfg.Streams, WatchersPerStream: cfg.WatchersPerStream,
-		PrevKV: cfg.PrevKV, PutTotal: cfg.PutTotal, PutRate: cfg.PutRate, RequestTimeout: cfg.RequestTimeout}
+		PrevKV: cfg.PrevKV, PutTotal: cfg.PutTotal, PutRate: cfg.PutRate, RequestTimeout: cfg.RequestTimeout, Live: cfg.Live}
 }
 
 // describe records the configuration in the result, without credentials.

@@ -113,6 +113,11 @@ type Config struct {
 	// has its own.
 	MetricsURLs []string
 
+	// Live, if set, shows every run's requests (warm-ups too) as
+	// Prometheus metrics while they run, each run named by Live.Begin
+	// (load.Live; LiveOptions makes its options for this configuration).
+	Live *load.Live
+
 	// Log receives one-line notes for a person (stderr).
 	Log io.Writer
 	// Progress, if set, is called periodically with requests done and
@@ -275,7 +280,7 @@ func (c *Config) validateKeys() error {
 
 // spec is the load of one measured run with clients clients.
 func (c *Config) spec(clients int) load.Spec {
-	return load.Spec{Clients: clients, Total: c.Total, Duration: c.Duration, Rate: c.Rate, RequestTimeout: c.RequestTimeout, Canary: c.Canary}
+	return load.Spec{Clients: clients, Total: c.Total, Duration: c.Duration, Rate: c.Rate, RequestTimeout: c.RequestTimeout, Canary: c.Canary, Live: c.Live}
 }
 
 // keySpace returns the key space to use and, when it differs from what etcd

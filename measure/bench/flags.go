@@ -70,6 +70,9 @@ type Output struct {
 	// Go hands work between goroutines without waking other threads,
 	// which was about a sixth of the emulator's CPU (docs/benchmarks.md).
 	CPUs int
+	// ListenMetrics is --listen-metrics: an address on which the CLI serves
+	// etcdlab's own metrics while it runs (Config.Live); "" serves none.
+	ListenMetrics string
 }
 
 // KubeCPUs is --cpus's default for kube.
@@ -158,7 +161,7 @@ func (f *Flags) CommandLine(name string, args []string, changed func(flag string
 		cpus = KubeCPUs
 	}
 	return CommandLine{Config: cfg, Output: Output{Format: o.output, Precise: o.precise, Sample: o.sample, Quiet: o.quiet, CPUProfile: o.cpuProfile, CPUs: cpus,
-		Perfdash: o.perfdash}}
+		Perfdash: o.perfdash, ListenMetrics: o.listenMetrics}}
 }
 
 // DefaultScrapeInterval is how often the members' metrics are scraped
@@ -193,6 +196,7 @@ type globalOptions struct {
 	agents           int
 	agentStartAt     timeValue
 	agentWait        time.Duration
+	listenMetrics    string
 }
 
 func (o *globalOptions) register(pf *pflag.FlagSet) {
@@ -216,6 +220,8 @@ func (o *globalOptions) register(pf *pflag.FlagSet) {
 	pf.DurationVar(&o.scrapeInterval, "scrape-interval", DefaultScrapeInterval, "how often the members' metrics are scraped during the run")
 	pf.StringVarP(&o.output, "output", "o", "text", "output: text (etcd benchmark's layout), json or csv")
 	pf.BoolVar(&o.quiet, "quiet", false, "no progress bar")
+	pf.StringVar(&o.listenMetrics, "listen-metrics", "",
+		"serve etcdlab's own metrics (Prometheus text, /metrics) on this address while it runs, e.g. :9100 or 127.0.0.1:0")
 	pf.BoolVar(&o.perfdash, "report-perfdash", false,
 		"also write p50/p90/p99 as perf-dash JSON into $ARTIFACTS (default ./_artifacts), as etcd benchmark v3.7")
 	pf.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of etcdlab itself to this file")

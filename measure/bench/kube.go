@@ -136,6 +136,8 @@ func (c *Config) runKube(ctx context.Context, t *target, doc *result.Document) e
 		if c.RunStarted != nil {
 			c.RunStarted(name)
 		}
+		s.Live = c.Live
+		end := c.liveBegin(name)
 		run, err := c.recorded(ctx, t, func() (result.Run, error) {
 			cpu := load.StartCPU()
 			r, err := kube.Run(ctx, t.cli, s)
@@ -143,6 +145,7 @@ func (c *Config) runKube(ctx context.Context, t *target, doc *result.Document) e
 			r.LoadCoresLimit = cpu.Procs()
 			return r, err
 		})
+		end()
 		if err != nil {
 			return runFailure(err)
 		}

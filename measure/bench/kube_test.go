@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/etcdlab/etcdlab/lab/cluster"
+	"github.com/etcdlab/etcdlab/load"
 )
 
 // TestKubeOnForeignCluster: bench kube's command line, parsed as a person
@@ -24,6 +25,7 @@ func TestKubeOnForeignCluster(t *testing.T) {
 	}
 	cfg := cl.Config
 	cfg.ScrapeInterval = DefaultScrapeInterval
+	cfg.Live = load.NewLive(LiveOptions(cfg))
 	doc, err := Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -44,6 +46,13 @@ func TestKubeOnForeignCluster(t *testing.T) {
 	}
 	if creates != 6 {
 		t.Errorf("create pods: %d requests, want 6", creates)
+	}
+	// The live metrics hold every operation by its results' name.
+	live := liveTotals(t, cfg.Live)
+	for _, o := range r.Ops {
+		if got := live[o.Name]["ok"]; got != float64(o.Requests) {
+			t.Errorf("live %s: %v ok, the result says %d", o.Name, got, o.Requests)
+		}
 	}
 	if !strings.Contains(strings.Join(doc.Notes, "\n"), "compaction every 5 min is off") {
 		t.Errorf("notes lack the compaction being off: %q", doc.Notes)

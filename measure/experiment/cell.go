@@ -200,7 +200,7 @@ func (r *runner) cluster(ctx context.Context, st *Setup) (*setupCluster, float64
 // fault timeline during the measured run.
 func (r *runner) runBench(ctx context.Context, pc *Cell, sc *setupCluster, conn etcdclient.Config, cell *result.Cell) (*result.Document, error) {
 	cfg := pc.Bench.Config
-	cfg.Log = io.Discard
+	cfg.Log, cfg.Live = io.Discard, r.o.Live
 	if sc != nil {
 		cfg.Cluster = sc.c
 	} else {

@@ -117,6 +117,7 @@ func forbiddenFlags() map[string]string {
 		"agents":          "not in experiments: bench --agents splits one bench run over processes (docs/agents.md)",
 		"agent-start-at":  "not in experiments (an agents' flag)",
 		"agent-wait":      "not in experiments (an agents' flag)",
+		"listen-metrics":  "the experiment serves one endpoint for all its cells: etcdlab experiment run --listen-metrics",
 	}
 	for _, f := range etcdclient.FlagNames() {
 		if f != "dial-timeout" {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/etcdlab/etcdlab/invalid"
 	"github.com/etcdlab/etcdlab/judge"
+	"github.com/etcdlab/etcdlab/load"
 	"github.com/etcdlab/etcdlab/measure/envinfo"
 	"github.com/etcdlab/etcdlab/result"
 )
@@ -34,6 +35,10 @@ type Options struct {
 	Progress func(Progress)
 	// Log receives one-line notes for a person (a cell that failed).
 	Log io.Writer
+	// Live, if set, shows the bench lines' requests as Prometheus metrics
+	// while they run, with the running cell's ID as the run's name
+	// (load.Live.Begin); its totals add up over every cell.
+	Live *load.Live
 	// Executable is etcdlab: it runs the members of local clusters and
 	// the disk job on slow storage (the disk job never runs in the
 	// process that serves the slow file system). "" means the running
@@ -190,7 +195,12 @@ func (r *runner) run(ctx context.Context) error {
 		pc := &r.plan.Cells[i]
 		began := time.Now()
 		stopTicker := r.progress(k+1, len(todo), todo[k:], began)
+		endLive := func() {}
+		if r.o.Live != nil {
+			endLive = r.o.Live.Begin(pc.ID)
+		}
 		cell := r.runCell(ctx, pc, lastOfSetup[pc.Setup.Name] == i)
+		endLive()
 		stopTicker()
 		r.doneEstimate += pc.Estimate
 		r.doneActual += time.Since(began)

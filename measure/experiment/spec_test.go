@@ -36,6 +36,7 @@ func TestParseErrors(t *testing.T) {
 		{"bad bench flag", strings.Replace(minimal, "--total=100", "--totl=100", 1), "x.yaml line 7: workloads[0].bench: cell one/put/clients=1 (profile full): bench put: unknown flag: --totl"},
 		{"bad bench value", strings.Replace(minimal, "--total=100", "--key-size=0", 1), "x.yaml line 7: workloads[0].bench: cell one/put/clients=1 (profile full): --key-size must be at least 1"},
 		{"bench flag from the setup", strings.Replace(minimal, "put --total", "--endpoints=x put --total", 1), "--endpoints: the setup gives the cluster"},
+		{"bench line serves metrics", strings.Replace(minimal, "put --total", "--listen-metrics=:9100 put --total", 1), "--listen-metrics: the experiment serves one endpoint for all its cells"},
 		{"sweep value makes a bad line", strings.Replace(minimal, "[1, 2]", "[1, 0]", 1), "cell one/put/clients=0 (profile full): --clients must be at least 1"},
 		{"two kinds", strings.Replace(minimal, "    bench:", "    disk: {}\n    bench:", 1), "x.yaml line 6: workloads[0]: workload \"put\" needs exactly one of bench, disk or check"},
 		{"bad storage", strings.Replace(minimal, "    members: 1\n", "    storage: ssd\n", 1), `x.yaml line 4: setups[0].storage: "ssd": want disk, tmpfs, dir:PATH or slow:DELAY`},
