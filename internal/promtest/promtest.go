@@ -6,11 +6,13 @@ package promtest
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -24,24 +26,50 @@ import (
 const prometheusBinary = "/usr/bin/prometheus"
 
 // Start runs a real Prometheus on a free loopback port scraping
-// targets (host:port) every second into a temporary directory, waits until
-// every target is up and returns its URL. It is killed when the test ends
-// (and with the test binary, by the kernel, if that dies first).
+// targets (host:port) every second, as job "etcd", into a temporary
+// directory, waits until every target is up and returns its URL. It is
+// killed when the test ends (and with the test binary, by the kernel, if
+// that dies first).
 func Start(t testing.TB, targets []string) string {
+	t.Helper()
+	return StartWith(t, Options{Jobs: map[string][]string{"etcd": targets}})
+}
+
+// Options say what a test's Prometheus scrapes and evaluates.
+type Options struct {
+	// Jobs maps job names to their targets (host:port), each scraped
+	// every second.
+	Jobs map[string][]string
+	// RuleFiles are rule files it loads, evaluated every second.
+	RuleFiles []string
+}
+
+// StartWith is Start with several jobs and rule files.
+func StartWith(t testing.TB, o Options) string {
 	t.Helper()
 	bin, err := exec.LookPath(prometheusBinary)
 	if err != nil {
 		t.Skipf("no Prometheus at %s (CI installs Debian's prometheus package): %v", prometheusBinary, err)
 	}
 	dir := t.TempDir()
-	cfg := fmt.Sprintf(`global:
-  scrape_interval: 1s
-  scrape_timeout: 1s
-scrape_configs:
-  - job_name: etcd
-    static_configs:
-      - targets: ['%s']
-`, strings.Join(targets, "', '"))
+	cfg := "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n  evaluation_interval: 1s\n"
+	if len(o.RuleFiles) > 0 {
+		cfg += "rule_files:\n"
+		for _, f := range o.RuleFiles {
+			abs, err := filepath.Abs(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg += fmt.Sprintf("  - '%s'\n", abs)
+		}
+	}
+	cfg += "scrape_configs:\n"
+	jobs := slices.Sorted(maps.Keys(o.Jobs))
+	targets := 0
+	for _, job := range jobs {
+		cfg += fmt.Sprintf("  - job_name: %s\n    static_configs:\n      - targets: ['%s']\n", job, strings.Join(o.Jobs[job], "', '"))
+		targets += len(o.Jobs[job])
+	}
 	cfgPath := filepath.Join(dir, "prometheus.yml")
 	if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
@@ -67,7 +95,7 @@ scrape_configs:
 		<-exited
 	})
 	base := "http://" + addr
-	if err := waitTargets(base, len(targets), exited, cmd); err != nil {
+	if err := waitTargets(base, targets, exited, cmd); err != nil {
 		log, _ := os.ReadFile(logPath)
 		t.Fatalf("Prometheus at %s: %v\n%s", base, err, tail(string(log), 2000))
 	}
