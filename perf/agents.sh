@@ -9,6 +9,9 @@
 # (agents / one process) beside the one-process spread (max/min).
 #
 #   perf/agents.sh [ROUNDS=5] [RATE=2000] [DURATION=20s] [CLIENTS=40]
+#
+# AGENT_GOMAXPROCS=N sets the agents' GOMAXPROCS (the one process keeps
+# the default).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-5} rate=${2:-2000} duration=${3:-20s} clients=${4:-40}
@@ -20,11 +23,12 @@ binary, work, rounds, rate, duration, clients = sys.argv[1], sys.argv[2], int(sy
 eps = ",".join(json.load(open(os.path.join(work, ".etcdlab/cluster.json")))["endpoints"])
 base = [binary, "bench", "--endpoints=" + eps, "--conns=4", "--clients=" + clients, "--quiet", "-o", "json"]
 modes = {"one process": [], "4 agents": ["--agents=4"]}
+env4 = dict(os.environ, **({"GOMAXPROCS": os.environ["AGENT_GOMAXPROCS"]} if os.environ.get("AGENT_GOMAXPROCS") else {}))
 got = {m: [] for m in modes}
 for i in range(rounds):
     order = list(modes) if i % 2 == 0 else list(reversed(modes))
     for m in order:
-        p = subprocess.run(base + modes[m] + ["put", "--rate=" + rate, "--duration=" + duration], capture_output=True, text=True)
+        p = subprocess.run(base + modes[m] + ["put", "--rate=" + rate, "--duration=" + duration], capture_output=True, text=True, env=env4 if m == "4 agents" else None)
         if p.returncode != 0:
             sys.exit(m + ": " + p.stderr[-2000:])
         r = json.loads(p.stdout)["runs"][0]
