@@ -39,11 +39,14 @@ type agentSync struct {
 	started  bool
 	rtts     []time.Duration
 	barriers []result.Barrier
+	// lost is closed when the keep-alive ends: at close, or when the
+	// lease could not be kept (the others then count this agent gone).
+	lost chan struct{}
 }
 
 // joinAgents grants the agent's lease, keeps it alive and announces the
-// agent. ErrAgentsConflict-like situations (another run's agent with the
-// same index alive under the prefix) are errors.
+// agent. Another live agent with the same index under the prefix (the
+// same Job applied twice) is an error.
 func joinAgents(ctx context.Context, cli *clientv3.Client, cfg *Config) (*agentSync, error) {
 	s := &agentSync{cli: cli, prefix: cfg.Prefix + "agents/", index: cfg.Agent.Index, count: cfg.Agent.Count,
 		wait: cfg.Agent.Wait, timeout: cfg.RequestTimeout, startAt: cfg.Agent.StartAt}
@@ -75,17 +78,20 @@ func joinAgents(ctx context.Context, cli *clientv3.Client, cfg *Config) (*agentS
 		s.revoke()
 		return nil, fmt.Errorf("agent %d: keep its lease alive: %s", s.index, etcdclient.Describe(err))
 	}
+	s.lost = make(chan struct{})
 	go func() {
 		for range ch { // drained until kctx ends or the lease is lost
 		}
+		close(s.lost)
 	}()
 	return s, nil
 }
 
 // ready waits until every agent is ready to start the run called name
 // (a barrier), or, the first time with a wall-clock start, until that
-// time; a nil agentSync (a run that is not an agent's) goes at once. It returns an error when the wait ends otherwise: an agent
-// stopped or died, the others did not come within the wait, ctx ended.
+// time; a nil agentSync (a run that is not an agent's) goes at once. It
+// returns an error when the wait ends otherwise: an agent stopped or
+// died, the others did not come within the wait, ctx ended.
 func (s *agentSync) ready(ctx context.Context, name string) error {
 	if s == nil { // not an agent: nobody to wait for
 		return nil
@@ -110,6 +116,11 @@ func (s *agentSync) ready(ctx context.Context, name string) error {
 // barrier announces that this agent reached barrier name and waits for
 // the others; it records when it saw the last one arrive.
 func (s *agentSync) barrier(ctx context.Context, name string) error {
+	select {
+	case <-s.lost:
+		return fmt.Errorf("agent %d at %s: its lease expired (the cluster was unreachable): the others count it gone", s.index, name)
+	default:
+	}
 	wctx, cancel := context.WithTimeout(ctx, s.wait)
 	defer cancel()
 	bp := s.prefix + "barrier/" + name + "/"
