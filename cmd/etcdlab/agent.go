@@ -213,5 +213,5 @@ func (a *app) runMerge(c *cobra.Command, o *mergeOptions, files []string) error 
 		}
 		docs = append(docs, ds...)
 	}
-	return a.showMerged(c, docs, nil, bench.Output{Format: o.output, Precise: o.precise}, nil)
+	return a.showMerged(c, docs, nil, bench.Output{Format: o.output, Precise: o.precise}, nil, nil)
 }

@@ -430,3 +430,27 @@ func TestAgentListenMetrics(t *testing.T) {
 		}
 	}
 }
+
+// TestBenchAgentsLocalCluster: without --endpoints, bench --agents starts
+// a local cluster for its agents, says so in the merged result, and
+// removes it afterwards.
+func TestBenchAgentsLocalCluster(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	var o, e bytes.Buffer
+	cmd := exec.Command(binary, "bench", "--agents=2", "--members=1", "--conns=2", "--clients=4", "put", "--total=200", "-o", "json")
+	cmd.Dir, cmd.Stdout, cmd.Stderr = dir, &o, &e
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%v: %s", err, e.String())
+	}
+	doc, err := result.Read(&o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !doc.Environment.LocalCluster || doc.Runs[0].Requests != 200 || len(doc.Agents.Merged) != 2 {
+		t.Errorf("local %v, %d requests, agents %+v", doc.Environment.LocalCluster, doc.Runs[0].Requests, doc.Agents)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".etcdlab", "data-*")); len(left) > 0 {
+		t.Errorf("the local cluster was left behind: %v", left)
+	}
+}

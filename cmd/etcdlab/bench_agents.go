@@ -28,6 +28,7 @@ func (a *app) runAgents(c *cobra.Command, o bench.Output, cfg bench.Config) (err
 	}
 	ctx := c.Context()
 	args := a.benchArgs()
+	var local func(*result.Document) // says in the result that etcdlab started the cluster
 	if cfg.Cluster == nil && len(cfg.Conn.Endpoints) == 0 {
 		cl, err := cluster.Start(ctx, cluster.Options{Members: cfg.LocalMembers, BaseDir: cfg.LocalBaseDir, Log: a.stderr})
 		if err != nil {
@@ -38,6 +39,10 @@ func (a *app) runAgents(c *cobra.Command, o bench.Output, cfg bench.Config) (err
 		fmt.Fprintf(a.stderr, "no --endpoints: started a local %d-member cluster in %s for the agents (removed when they end)\n", cfg.LocalMembers, cl.DataDir())
 		cfg.Conn.Endpoints, cfg.Conn.CACert, cfg.Conn.Cert, cfg.Conn.Key = cc.Endpoints, cc.CACert, cc.Cert, cc.Key
 		args = append(args, "--endpoints="+strings.Join(cc.Endpoints, ","))
+		local = func(doc *result.Document) {
+			doc.Environment.LocalCluster, doc.Environment.DataDir = true, cl.DataDir()
+			doc.Notes = append(doc.Notes, fmt.Sprintf("ran against a local %d-member cluster etcdlab started in %s", cfg.LocalMembers, cl.DataDir()))
+		}
 		if cc.CACert != "" {
 			args = append(args, "--cacert="+cc.CACert, "--cert="+cc.Cert, "--key="+cc.Key)
 		}
@@ -88,7 +93,7 @@ func (a *app) runAgents(c *cobra.Command, o bench.Output, cfg bench.Config) (err
 		}
 		defer func() { err = errors.Join(err, exitcode.Failuref("%s; the result above holds what was measured", msg)) }()
 	}
-	return a.showMerged(c, res.Docs, res.Missing, o, func(missing []int) {
+	return a.showMerged(c, res.Docs, res.Missing, o, local, func(missing []int) {
 		lines, err := agents.CleanMissing(ctx, cfg.Conn, cfg.Prefix, missing, bench.AgentPrefix)
 		for _, l := range lines {
 			fmt.Fprintln(a.stderr, "note: cleaned up after", l)
@@ -99,13 +104,16 @@ func (a *app) runAgents(c *cobra.Command, o bench.Output, cfg bench.Config) (err
 	})
 }
 
-// showMerged merges agents' results, shows the merged result as o asks
-// and fails when agents are missing (after cleaning up after them with
-// clean, if set).
-func (a *app) showMerged(c *cobra.Command, docs []*result.Document, missing map[int]string, o bench.Output, clean func([]int)) error {
+// showMerged merges agents' results, completes the merged result with
+// fix (if set), shows it as o asks and fails when agents are missing
+// (after cleaning up after them with clean, if set).
+func (a *app) showMerged(c *cobra.Command, docs []*result.Document, missing map[int]string, o bench.Output, fix func(*result.Document), clean func([]int)) error {
 	doc, err := agents.Merge(docs, missing)
 	if err != nil {
 		return exitcode.Usagef("merge: %v", err)
+	}
+	if fix != nil {
+		fix(doc)
 	}
 	var gone []int
 	for _, m := range doc.Agents.Missing {
