@@ -17,6 +17,9 @@ const (
 	// least this many times the share on any other member.
 	starvedShare = 0.15
 	starvedRatio = 3.0
+	// starvedMinSamples: fewer reads than this tell nothing about a share
+	// (1 slow read of 3 is a loaded machine's hiccup, not 33% stalls).
+	starvedMinSamples = 8
 	// slowDiskP50: a WAL fsync median of half etcd's p99 budget (10 ms)
 	// is a disk slow all the time, not a process stopped now and then.
 	slowDiskP50 = 0.005
@@ -70,7 +73,7 @@ func (j *doctorJudge) starvation() {
 	}
 	for i, m := range j.d.Members {
 		own := share(m.ReadSerial)
-		if own < starvedShare {
+		if own < starvedShare || m.ReadSerial.Samples < starvedMinSamples {
 			continue
 		}
 		others, othersMax, n := 0.0, 0.0, 0
