@@ -28,7 +28,7 @@ const (
 )
 
 // thresholds is the table; it is never written. The server thresholds'
-// What names the etcd metric they read (measure/metrics has the names as
+// What names the etcd metric they read (observe/metrics has the names as
 // constants, and its tests hold the two together).
 var thresholds = map[ID]Threshold{ //nolint:gochecknoglobals // constant table
 	DiskFsyncP99: {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/etcdlab/etcdlab/measure/envinfo"
+	"github.com/etcdlab/etcdlab/observe/envinfo"
 	"github.com/etcdlab/etcdlab/result"
 )
 

@@ -36,17 +36,22 @@ func rules() []rule {
 		{pkgs: []string{"load", "load/*"}, allow: append([]string{"load/*", "lab/etcdclient", "result", "invalid"}, leaves...)},
 		{pkgs: []string{"result/*"}, allow: append([]string{"result"}, leaves...)},
 		{pkgs: []string{"judge", "judge/*"}, allow: append([]string{"judge/*", "result", "invalid"}, leaves...)},
-		// measure/series turns scrapes into result types; it starts nothing.
-		{pkgs: []string{"measure/series"}, allow: append([]string{"measure/metrics", "result", "invalid"}, leaves...)},
+		// observe/ holds the instruments: what the members and the machine
+		// say about themselves (scrapes, series, Prometheus history, logs,
+		// the host). They produce no result documents and run no load:
+		// load's recorder is the client side, observe the server side.
+		{pkgs: []string{"observe/series"}, allow: append([]string{"observe/metrics", "result", "invalid"}, leaves...)},
+		{pkgs: []string{"observe/promhist"}, allow: append([]string{"observe/metrics", "result", "invalid"}, leaves...)},
+		{pkgs: []string{"observe/*"}, allow: append([]string{"result", "invalid"}, leaves...)},
 		// measure/bench is etcd benchmark's command: the CLI's and the
 		// experiment runner's (which runs bench command lines), nobody
 		// else's building block.
-		{pkgs: []string{"measure/experiment"}, allow: append([]string{"lab/*", "emulate/*", "load", "load/*", "measure/bench", "measure/check", "measure/disk", "measure/envinfo", "measure/metrics", "measure/series", "judge", "result", "invalid"}, leaves...)},
+		{pkgs: []string{"measure/experiment"}, allow: append([]string{"lab/*", "emulate/*", "load", "load/*", "observe/*", "measure/bench", "measure/check", "measure/disk", "judge", "judge/*", "result", "invalid"}, leaves...)},
 		// measure/doctor is read-only: it reaches members (lab/etcdclient),
 		// reads metrics, logs and Prometheus, and runs the disk job.
-		{pkgs: []string{"measure/doctor"}, allow: append([]string{"lab/etcdclient", "measure/disk", "measure/envinfo", "measure/metrics", "measure/logscan", "measure/promhist", "judge", "result", "invalid"}, leaves...)},
-		{pkgs: []string{"measure/bench"}, allow: append([]string{"lab/*", "emulate/*", "load", "load/*", "measure/envinfo", "measure/metrics", "measure/series", "judge", "result", "invalid"}, leaves...)},
-		{pkgs: []string{"measure/*"}, allow: append([]string{"lab/*", "emulate/*", "load", "load/*", "measure/check", "measure/disk", "measure/envinfo", "measure/metrics", "measure/series", "judge", "result", "invalid"}, leaves...)},
+		{pkgs: []string{"measure/doctor"}, allow: append([]string{"lab/etcdclient", "measure/disk", "observe/*", "judge", "judge/*", "result", "invalid"}, leaves...)},
+		{pkgs: []string{"measure/bench"}, allow: append([]string{"lab/*", "emulate/*", "load", "load/*", "observe/*", "judge", "judge/*", "result", "invalid"}, leaves...)},
+		{pkgs: []string{"measure/*"}, allow: append([]string{"lab/*", "emulate/*", "load", "load/*", "observe/*", "measure/check", "measure/disk", "judge", "judge/*", "result", "invalid"}, leaves...)},
 		{pkgs: []string{"render", "render/*"}, allow: append([]string{"render/*", "result", "result/*", "judge"}, leaves...)},
 		// deploy holds dashboards, rules and manifests, no code: only its
 		// tests import anything (judge, load, lab for real expositions).
@@ -180,10 +185,13 @@ func TestRulesCatch(t *testing.T) {
 		{"judge", "render", false},
 		{"cmd/etcdlab", "internal/exitcode", true},
 		{"newstage/x", "result", false},
-		{"measure/series", "measure/metrics", true},
-		{"measure/series", "lab/cluster", false},
-		{"measure/series", "load", false},
-		{"measure/bench", "measure/series", true},
+		{"observe/series", "observe/metrics", true},
+		{"observe/series", "lab/cluster", false},
+		{"observe/series", "load", false},
+		{"measure/bench", "observe/series", true},
+		{"observe/metrics", "measure/bench", false},
+		{"observe/logscan", "load", false},
+		{"observe/envinfo", "lab/cluster", false},
 		{"deploy", "judge", false},
 	} {
 		bad := check(map[string][]string{tc.pkg: {tc.dep}})

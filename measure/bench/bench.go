@@ -7,7 +7,7 @@ import (
 
 	"github.com/etcdlab/etcdlab/load"
 	"github.com/etcdlab/etcdlab/load/safety"
-	"github.com/etcdlab/etcdlab/measure/envinfo"
+	"github.com/etcdlab/etcdlab/observe/envinfo"
 	"github.com/etcdlab/etcdlab/result"
 )
 

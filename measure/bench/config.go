@@ -105,7 +105,7 @@ type Config struct {
 	Cluster *cluster.Cluster
 
 	// ScrapeInterval is how often every member's /metrics is scraped
-	// during each measured run, for Run.Server (package measure/series);
+	// during each measured run, for Run.Server (package observe/series);
 	// 0: not scraped.
 	ScrapeInterval time.Duration
 	// MetricsURLs are the members' metrics URLs on a cluster etcdlab did

@@ -8,7 +8,7 @@ import (
 
 	"github.com/etcdlab/etcdlab/internal/proc"
 	"github.com/etcdlab/etcdlab/invalid"
-	"github.com/etcdlab/etcdlab/measure/series"
+	"github.com/etcdlab/etcdlab/observe/series"
 	"github.com/etcdlab/etcdlab/result"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )

@@ -9,8 +9,8 @@ import (
 
 	"github.com/etcdlab/etcdlab/lab/cluster"
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
-	"github.com/etcdlab/etcdlab/measure/envinfo"
-	"github.com/etcdlab/etcdlab/measure/series"
+	"github.com/etcdlab/etcdlab/observe/envinfo"
+	"github.com/etcdlab/etcdlab/observe/series"
 	"github.com/etcdlab/etcdlab/result"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/etcdlab/etcdlab/judge"
-	"github.com/etcdlab/etcdlab/measure/metrics"
+	"github.com/etcdlab/etcdlab/observe/metrics"
 	"github.com/etcdlab/etcdlab/result"
 )
 

@@ -19,9 +19,9 @@ import (
 	"github.com/etcdlab/etcdlab/judge"
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
 	"github.com/etcdlab/etcdlab/measure/disk"
-	"github.com/etcdlab/etcdlab/measure/envinfo"
-	"github.com/etcdlab/etcdlab/measure/logscan"
-	"github.com/etcdlab/etcdlab/measure/promhist"
+	"github.com/etcdlab/etcdlab/observe/envinfo"
+	"github.com/etcdlab/etcdlab/observe/logscan"
+	"github.com/etcdlab/etcdlab/observe/promhist"
 	"github.com/etcdlab/etcdlab/result"
 )
 

@@ -11,7 +11,7 @@ import (
 	"github.com/etcdlab/etcdlab/invalid"
 	"github.com/etcdlab/etcdlab/judge"
 	"github.com/etcdlab/etcdlab/load"
-	"github.com/etcdlab/etcdlab/measure/envinfo"
+	"github.com/etcdlab/etcdlab/observe/envinfo"
 	"github.com/etcdlab/etcdlab/result"
 )
 

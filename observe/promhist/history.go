@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/etcdlab/etcdlab/invalid"
-	"github.com/etcdlab/etcdlab/measure/metrics"
+	"github.com/etcdlab/etcdlab/observe/metrics"
 	"github.com/etcdlab/etcdlab/result"
 	"github.com/prometheus/client_golang/api"
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"

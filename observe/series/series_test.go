@@ -14,8 +14,8 @@ import (
 	"github.com/etcdlab/etcdlab/invalid"
 	"github.com/etcdlab/etcdlab/lab/cluster"
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
-	"github.com/etcdlab/etcdlab/measure/envinfo"
-	"github.com/etcdlab/etcdlab/measure/metrics"
+	"github.com/etcdlab/etcdlab/observe/envinfo"
+	"github.com/etcdlab/etcdlab/observe/metrics"
 	"github.com/etcdlab/etcdlab/result"
 )
 

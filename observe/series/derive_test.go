@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/etcdlab/etcdlab/measure/metrics"
+	"github.com/etcdlab/etcdlab/observe/metrics"
 )
 
 // rawSum sums the samples of a metric in Prometheus text whose label text

@@ -4,7 +4,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/etcdlab/etcdlab/measure/metrics"
+	"github.com/etcdlab/etcdlab/observe/metrics"
 )
 
 // hist is a histogram's observations over an interval: cumulative counts

@@ -3,7 +3,7 @@ package series
 import (
 	"time"
 
-	"github.com/etcdlab/etcdlab/measure/metrics"
+	"github.com/etcdlab/etcdlab/observe/metrics"
 	"github.com/etcdlab/etcdlab/result"
 )
 

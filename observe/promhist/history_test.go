@@ -18,7 +18,7 @@ import (
 	"github.com/etcdlab/etcdlab/lab/cluster"
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
 	"github.com/etcdlab/etcdlab/lab/member"
-	"github.com/etcdlab/etcdlab/measure/metrics"
+	"github.com/etcdlab/etcdlab/observe/metrics"
 	"github.com/etcdlab/etcdlab/result"
 )
 

@@ -33,7 +33,7 @@ const (
 )
 
 // TestCapture records the scrapes the derivation tests replay:
-// go test ./measure/series -run TestCapture -capture.
+// go test ./observe/series -run TestCapture -capture.
 func TestCapture(t *testing.T) {
 	if !*capture {
 		t.Skip("run with -capture to record testdata")
