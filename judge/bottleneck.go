@@ -26,41 +26,11 @@ const (
 	ResourceMixed = "mixed"
 )
 
-// The rules' limits. A resource is named only when its figure reaches its
-// limit; when several do, the one furthest past its limit is named and
-// the others' figures stay in the statement.
-const (
-	// cpuSaturated is the share of the cores available to the members (or
-	// to the load generator, on a machine of its own) from which their CPU
-	// limits throughput.
-	cpuSaturated = 0.85
-	// machineSaturated is the share of one machine's cores that members
-	// and load generator sharing it use together from which the machine's
-	// CPU limits throughput; the larger user is named.
-	machineSaturated = 0.9
-	// walBusySaturated is the share of the run the quorum's member spent
-	// in WAL fsync (estimated as fsyncs × p50) from which the disk limits:
-	// etcd fsyncs its WAL one batch at a time.
-	walBusySaturated = 0.7
-	// fsyncRateSaturated is the share of the disk job's sequential
-	// fdatasync IOPS that the WAL's fsyncs per second reach from which the
-	// disk limits.
-	fsyncRateSaturated = 0.8
-	// rttDominates is the share of the p50 request latency the round trip
-	// between members takes from which the network limits.
-	rttDominates = 0.5
-	// rateFollowed is the share of an open-loop run's offered rate that
-	// it achieved from which the load was below capacity.
-	rateFollowed = 0.95
-	// faultShare is the share of the run the cluster was unavailable from
-	// which a fault limited throughput.
-	faultShare = 0.02
-	// moreAtHigherLoad is how much more throughput a higher load in the
-	// same setup must reach to show that a cell's load was below capacity.
-	moreAtHigherLoad = 1.15
-	// etcdFsyncGuidance is etcd's guidance for WAL fsync p99 (FAQ).
-	etcdFsyncGuidance = 0.010
-)
+// The rules' limits are rows of the limits table (LimitCPUSaturated and
+// the others from LimitMachineSaturated to LimitMoreAtHigherLoad). A
+// resource is named only when its figure reaches its limit; when several
+// do, the one furthest past its limit is named and the others' figures
+// stay in the statement.
 
 // Options are what a bottleneck statement needs that a result does not
 // hold. The zero value is usable.
@@ -110,7 +80,7 @@ func CellBottleneck(doc *result.Document, i int, o Options) *result.Bottleneck {
 	case result.CellPending:
 		return unknown("the cell has not run yet")
 	}
-	m := Measure(c)
+	m := result.MeasureCell(c)
 	if m.Runs == 0 {
 		if c.Disk != nil {
 			return nil
@@ -148,7 +118,7 @@ func CellBottleneck(doc *result.Document, i int, o Options) *result.Bottleneck {
 
 // judgement is one cell's figures on their way to a statement.
 type judgement struct {
-	m                 Measures
+	m                 result.Measures
 	at                string // "at 1,000 clients"
 	cpu               cpuCtx
 	rtt               rttCtx
@@ -196,7 +166,7 @@ func (j *judgement) unavailable(faults []result.FaultEvent) (float64, string) {
 func (j *judgement) fault(faults []result.FaultEvent) *result.Bottleneck {
 	m := j.m
 	down, how := j.unavailable(faults)
-	if down <= 0 || m.RunSeconds <= 0 || down/m.RunSeconds < faultShare {
+	if down <= 0 || m.RunSeconds <= 0 || down/m.RunSeconds < LimitFaultShare.Value() {
 		return nil
 	}
 	j.f["unavailable_seconds"], j.f["run_seconds"] = down, m.RunSeconds
@@ -254,7 +224,7 @@ func (j *judgement) withFaults(b *result.Bottleneck, faults []result.FaultEvent)
 
 func (j *judgement) followedRate() *result.Bottleneck {
 	m := j.m
-	if m.Rate <= 0 || m.Throughput.Mean < rateFollowed*m.Rate {
+	if m.Rate <= 0 || m.Throughput.Mean < LimitRateFollowed.Value()*m.Rate {
 		return nil
 	}
 	j.f["offered_rps"] = m.Rate
@@ -302,8 +272,8 @@ func (j *judgement) belowCapacity(exp *result.Experiment, i int) *result.Bottlen
 		if k == i || o.Status != result.CellOK || !samePoint(&exp.Cells[i], o) {
 			continue
 		}
-		om := Measure(o)
-		if !higherLoad(om, m) || om.Throughput.Mean < moreAtHigherLoad*m.Throughput.Mean {
+		om := result.MeasureCell(o)
+		if !higherLoad(om, m) || om.Throughput.Mean < LimitMoreAtHigherLoad.Value()*m.Throughput.Mean {
 			continue
 		}
 		if om.Throughput.Mean > best {
@@ -360,7 +330,7 @@ func samePoint(a, b *result.Cell) bool {
 
 // higherLoad reports whether a offered more load than b: more clients in a
 // closed loop, a higher rate in an open one.
-func higherLoad(a, b Measures) bool {
+func higherLoad(a, b result.Measures) bool {
 	if a.Rate > 0 || b.Rate > 0 {
 		return a.Rate > b.Rate
 	}
@@ -368,7 +338,7 @@ func higherLoad(a, b Measures) bool {
 }
 
 // loadPhrase says at what load a cell ran.
-func loadPhrase(m Measures) string {
+func loadPhrase(m result.Measures) string {
 	if m.Rate > 0 {
 		return "at " + count(m.Rate) + " req/s offered"
 	}
@@ -407,7 +377,7 @@ type rttCtx struct {
 // its setup, else the emulated one recorded for the leader at the end of
 // its last run (the median over members when no leader was seen), else its
 // "rtt" param, else the members' measured peer round trip p99.
-func rttOf(c *result.Cell, m Measures, o Options) rttCtx {
+func rttOf(c *result.Cell, m result.Measures, o Options) rttCtx {
 	if v, ok := o.RTTSeconds[c.Setup]; ok && v > 0 {
 		return rttCtx{seconds: v, emulated: true}
 	}
@@ -448,7 +418,7 @@ func lastLeader(c *result.Cell) string {
 	return ""
 }
 
-func baseFigures(m Measures) map[string]float64 {
+func baseFigures(m result.Measures) map[string]float64 {
 	f := map[string]float64{"throughput_rps": m.Throughput.Mean, "latency_p50_seconds": m.P50.Mean, "latency_p99_seconds": m.P99.Mean}
 	if m.Clients > 0 {
 		f["clients"] = float64(m.Clients)

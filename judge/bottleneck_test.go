@@ -251,21 +251,9 @@ func TestDiskJobCellHasNoStatement(t *testing.T) {
 func TestQuorumFigures(t *testing.T) {
 	t.Parallel()
 	c := spec{clients: 10, rps: 100, p50: 0.01, fsyncP99: []float64{0.05, 0.001, 0.0015}, cpu: []float64{0.2, 0.3, 0.4}}.cell()
-	m := Measure(&c)
+	m := result.MeasureCell(&c)
 	if m.WALFsyncP99 != 0.0015 || m.WALFsyncP99Slowest != 0.05 || !near(m.MemberCPUCores, 0.9) || !near(m.MemberCPUMax, 0.4) || m.Members != 3 {
 		t.Fatalf("%+v", m)
-	}
-	for _, tt := range []struct {
-		vals []float64
-		n    int
-		q, m float64
-	}{{[]float64{3, 1, 2}, 3, 2, 2}, {[]float64{1}, 1, 1, 1}, {[]float64{5, 1}, 3, 5, 1}, {[]float64{1, 2, 3, 4, 5}, 5, 3, 3}, {nil, 3, 0, 0}} {
-		if q := quorumValue(tt.vals, tt.n); q != tt.q {
-			t.Errorf("quorumValue(%v, %d) = %g, want %g", tt.vals, tt.n, q, tt.q)
-		}
-		if m := majorityValue(tt.vals, tt.n); m != tt.m {
-			t.Errorf("majorityValue(%v, %d) = %g, want %g", tt.vals, tt.n, m, tt.m)
-		}
 	}
 	b := CellBottleneck(experiment(2, true, c), 0, Options{})
 	if !strings.Contains(b.Statement, "WAL fsync p99 1.50 ms") || !strings.Contains(b.Statement, "(slowest member's p99 50.00 ms)") {
@@ -279,7 +267,7 @@ func TestMeasureIterations(t *testing.T) {
 	t.Parallel()
 	c := spec{clients: 1000, rps: 1000, p50: 0.01, iterations: 3, load: 0.5}.cell()
 	c.Runs[2].Server.Members[0].Summary.CPUCoresMean = 0.4 // 0.1, 0.1, 0.4 in run 3 -> runs average (0.3+0.3+0.6)/3
-	m := Measure(&c)
+	m := result.MeasureCell(&c)
 	if m.Runs != 3 || m.Iterations != 3 || !near(m.Throughput.Mean, 1010) || m.Throughput.Stddev == 0 || !near(m.MemberCPUCores, 0.4) || !near(m.LoadCPUCores, 0.5) || m.RunSeconds != 90 {
 		t.Fatalf("%+v", m)
 	}
@@ -297,7 +285,7 @@ func TestSweepBottleneck(t *testing.T) {
 		spec{setup: "slow", clients: 50000, status: result.CellFailed, err: "out of memory"}.cell(),
 	}
 	doc := experiment(2, true, cells...)
-	sw := SweepOf(doc.Experiment)
+	sw := result.SweepOf(doc.Experiment)
 	if sw.Param != "clients" || len(sw.Lines) != 2 || sw.Lines[0].Name != "tmpfs" || len(sw.Lines[1].Cells) != 4 || sw.Lines[1].X[3] != 50000 {
 		t.Fatalf("%+v", sw)
 	}
@@ -350,7 +338,7 @@ func TestSweepWithoutParam(t *testing.T) {
 		cells = append(cells, c)
 	}
 	doc := experiment(2, true, cells...)
-	sw := SweepOf(doc.Experiment)
+	sw := result.SweepOf(doc.Experiment)
 	if sw.Param != "" || len(sw.Lines) != 3 || sw.Lines[2].Name != "multicloud-2 rtt=20ms" {
 		t.Fatalf("%+v", sw)
 	}

@@ -27,8 +27,8 @@ func (j *doctorJudge) history() result.DoctorStep {
 		for _, c := range []struct {
 			id    ID
 			v     float64
-			cause string
-		}{{ServerWALFsyncP99, in.WALFsyncP99Max, "disk"}, {ServerBackendCommitP99, in.BackendCommitP99Max, "disk"}, {ServerPeerRTTP99, in.PeerRTTP99Max, "network"}} {
+			cause Cause
+		}{{ServerWALFsyncP99, in.WALFsyncP99Max, CauseDisk}, {ServerBackendCommitP99, in.BackendCommitP99Max, CauseDisk}, {ServerPeerRTTP99, in.PeerRTTP99Max, CauseNetwork}} {
 			if c.v <= 0 {
 				continue
 			}
@@ -44,7 +44,7 @@ func (j *doctorJudge) history() result.DoctorStep {
 				ev += ", worst at " + time.Unix(int64(in.WorstAtUnix), 0).UTC().Format(time.RFC3339)
 			}
 			member := name
-			if c.cause == "network" {
+			if c.cause == CauseNetwork {
 				member = ""
 			}
 			if f := j.findingOf(c.cause, member); f != nil {
@@ -52,15 +52,15 @@ func (j *doctorJudge) history() result.DoctorStep {
 				f.Score += 0.5
 				continue
 			}
-			j.find(result.Finding{Status: result.Warn, Cause: c.cause, Member: member, Score: 1 + min(2, c.v/t.Fail/5),
+			j.find(result.Finding{Status: result.Warn, Cause: string(c.cause), Member: member, Score: 1 + min(2, c.v/t.Fail/5),
 				Summary:  fmt.Sprintf("in the last %s, %s on %s reached %s (now within bounds)", span, t.What, name, v.Display),
 				Evidence: []string{ev}, Fix: t.Advice, Source: t.Source + "; Prometheus history", Versions: nonEmpty(in.Version)})
 		}
 		lc := check(ServerLeaderChanges, name, in.LeaderChanges, units.Count)
 		lc.What += " over the last " + span + " (Prometheus)"
 		st.Checks = append(st.Checks, lc)
-		if lc.Status == result.Fail && j.findingOf("leader", "") == nil {
-			j.find(result.Finding{Status: result.Warn, Cause: "leader", Score: 1.2,
+		if lc.Status == result.Fail && j.findingOf(CauseLeader, "") == nil {
+			j.find(result.Finding{Status: result.Warn, Cause: string(CauseLeader), Score: 1.2,
 				Summary:  fmt.Sprintf("%s saw the leader change %.0f times in the last %s", name, in.LeaderChanges, span),
 				Evidence: []string{lc.What + " " + lc.Display}, Fix: lc.Explanation, Source: lc.Source + "; Prometheus history"})
 		}

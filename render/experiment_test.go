@@ -10,7 +10,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/etcdlab/etcdlab/judge"
 	"github.com/etcdlab/etcdlab/result"
 	"github.com/etcdlab/etcdlab/result/compare"
 )
@@ -346,7 +345,7 @@ func TestEveryPublishedMetricHasOurs(t *testing.T) {
 		case metric == "time_to_ready_seconds":
 			k := kubeFixture()
 			kc := &result.Cell{ID: "multicloud-0/kube", Status: result.CellOK, Runs: k.Runs, Summaries: []result.Summary{{Name: "kube", Iterations: 2}}}
-			c = expCell{Cell: kc, M: judge.Measure(kc)}
+			c = expCell{Cell: kc, M: result.MeasureCell(kc)}
 		}
 		v, ok := ourValue(c, metric)
 		if !ok || v <= 0 && metric != "slow_applies" {
