@@ -23,21 +23,3 @@ const (
 // LogsID is the verdict on one known log message: "logs." and the
 // message's key (observe/logscan's table: "logs.slow-fdatasync").
 func LogsID(key string) ID { return ID("logs." + key) }
-
-// Cause is what a doctor's finding says is wrong (result.Finding.Cause).
-// Go code names causes only through the constants below, so a misspelt
-// one does not compile; observe/logscan's messages carry the same words.
-type Cause string
-
-// Causes of the doctor's findings.
-const (
-	CauseMembership    Cause = "membership"
-	CauseLeader        Cause = "leader"
-	CauseQuota         Cause = "quota"
-	CauseFragmentation Cause = "fragmentation"
-	CauseCPU           Cause = "cpu"
-	CauseNetwork       Cause = "network"
-	CauseDisk          Cause = "disk"
-	CauseRequests      Cause = "requests"
-	CauseClock         Cause = "clock"
-)

@@ -77,7 +77,7 @@ const (
 
 // Sources of etcdlab's own rules.
 const (
-	srcBottleneck = "etcdlab's bottleneck rules (docs/experiments.md)"
+	srcBottleneck = "etcdlab's bottleneck rules (docs/experiment-reports.md)"
 	srcDoctor     = "etcdlab doctor's rules (docs/doctor.md)"
 	srcCheckPerf  = "etcdctl check perf (etcdctl/ctlv3/command/check.go)"
 )

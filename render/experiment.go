@@ -7,7 +7,6 @@ import (
 
 	"github.com/dustin/go-humanize"
 	"github.com/etcdlab/etcdlab/internal/units"
-	"github.com/etcdlab/etcdlab/judge"
 	"github.com/etcdlab/etcdlab/result"
 	"github.com/etcdlab/etcdlab/result/compare"
 )
@@ -54,15 +53,16 @@ type publishedRow struct {
 	Cell, Metric, Published, Ours, Note string
 }
 
-// newExpModel computes the model of an experiment document.
-func newExpModel(doc *result.Document) expModel {
+// newExpModel computes the model of an experiment document; st are the
+// statements computed for the report where the document states none.
+func newExpModel(doc *result.Document, st Statements) expModel {
 	e := doc.Experiment
 	m := expModel{Name: e.Name, Title: e.Title, Source: e.Source, Profile: e.Profile, Partial: e.Partial, Sweep: result.SweepOf(e), pubs: e.Published, machine: doc.Environment}
 	for i := range e.Cells {
 		c := &e.Cells[i]
 		ec := expCell{Cell: c, M: result.MeasureCell(c), Bottleneck: c.Bottleneck}
 		if ec.Bottleneck == nil {
-			ec.Bottleneck = judge.CellBottleneck(doc, i, judge.Options{})
+			ec.Bottleneck = st.cell(i)
 			m.Computed = m.Computed || ec.Bottleneck != nil
 		}
 		m.Cells = append(m.Cells, ec)
@@ -77,7 +77,7 @@ func newExpModel(doc *result.Document) expModel {
 	}
 	m.Overall = e.Bottleneck
 	if m.Overall == nil {
-		m.Overall = judge.SweepBottleneck(doc, judge.Options{})
+		m.Overall = st.Sweep
 		m.Computed = m.Computed || m.Overall != nil
 	}
 	m.Published = append(publishedRows(e, m.Cells), publishedRatios(e, m.Cells)...)

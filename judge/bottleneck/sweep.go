@@ -1,4 +1,4 @@
-package judge
+package bottleneck
 
 import (
 	"fmt"
@@ -9,20 +9,20 @@ import (
 	"github.com/etcdlab/etcdlab/result"
 )
 
-// SweepBottleneck says how the limit moves along the sweep in each setup,
+// Sweep says how the limit moves along the sweep in each setup,
 // from the cells' statements (computed for cells that have none): which
 // resource limited each setup at its highest load (Resource, or "mixed"
 // when setups differ), where along the sweep it changed, each setup's
 // highest throughput against the first's, and whether any cell was limited
 // by its disk. nil when no cell ran.
-func SweepBottleneck(doc *result.Document, o Options) *result.Bottleneck {
+func Sweep(doc *result.Document, o Options) *result.Bottleneck {
 	exp := doc.Experiment
 	sw := result.SweepOf(exp)
 	stmt := func(i int) *result.Bottleneck {
 		if b := exp.Cells[i].Bottleneck; b != nil {
 			return b
 		}
-		return CellBottleneck(doc, i, o)
+		return Cell(doc, i, o)
 	}
 	type lineLimit struct {
 		name, last string

@@ -1,4 +1,4 @@
-package judge
+package doctor
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/etcdlab/etcdlab/internal/units"
+	"github.com/etcdlab/etcdlab/judge"
 	"github.com/etcdlab/etcdlab/result"
 )
 
@@ -37,7 +38,7 @@ func (j *doctorJudge) logs() result.DoctorStep {
 	}
 	byCause := map[key][]result.LogMessage{}
 	for _, m := range c.Messages {
-		v := result.Verdict{ID: string(LogsID(m.Key)), What: fmt.Sprintf("%s: %q in its log", m.Member, m.Text), Value: float64(m.Count), Unit: "count",
+		v := result.Verdict{ID: string(judge.LogsID(m.Key)), What: fmt.Sprintf("%s: %q in its log", m.Member, m.Text), Value: float64(m.Count), Unit: "count",
 			Display: fmt.Sprintf("%d", m.Count), Threshold: "none wanted", Source: logsSource, Status: result.Warn}
 		if Cause(m.Cause) == CauseLeader && m.Key == "elected-leader" {
 			v.Status, v.Threshold = result.Pass, "informational"

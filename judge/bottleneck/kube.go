@@ -1,9 +1,10 @@
-package judge
+package bottleneck
 
 import (
 	"fmt"
 	"strings"
 
+	"github.com/etcdlab/etcdlab/judge"
 	"github.com/etcdlab/etcdlab/result"
 )
 
@@ -38,7 +39,7 @@ func (j *judgement) kubeLimit(c *result.Cell) *result.Bottleneck {
 			worst, floor = comp, f
 		}
 	}
-	if worst == nil || floor < LimitRateLimitShare.Value()*k.TimeToReadySeconds || worst.ThrottledSeconds <= 0 {
+	if worst == nil || floor < judge.LimitRateLimitShare.Value()*k.TimeToReadySeconds || worst.ThrottledSeconds <= 0 {
 		return nil
 	}
 	j.f["time_to_ready_seconds"], j.f["rate_limit_floor_seconds"], j.f["component_qps"] = k.TimeToReadySeconds, floor, worst.QPS

@@ -1,4 +1,4 @@
-package judge
+package bottleneck
 
 import (
 	"strconv"
@@ -213,7 +213,7 @@ func TestCellBottleneck(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			b := CellBottleneck(tt.doc, 0, tt.opts)
+			b := Cell(tt.doc, 0, tt.opts)
 			if b == nil {
 				t.Fatal("no statement")
 			}
@@ -241,7 +241,7 @@ func near(a, b float64) bool { d := a - b; return d < 1e-9*(1+b) && d > -1e-9*(1
 func TestDiskJobCellHasNoStatement(t *testing.T) {
 	t.Parallel()
 	doc := experiment(2, true, result.Cell{ID: "disk", Setup: "tmpfs", Workload: "disk", Status: result.CellOK, Disk: &result.Disk{}})
-	if b := CellBottleneck(doc, 0, Options{}); b != nil {
+	if b := Cell(doc, 0, Options{}); b != nil {
 		t.Fatalf("%+v", b)
 	}
 }
@@ -255,7 +255,7 @@ func TestQuorumFigures(t *testing.T) {
 	if m.WALFsyncP99 != 0.0015 || m.WALFsyncP99Slowest != 0.05 || !near(m.MemberCPUCores, 0.9) || !near(m.MemberCPUMax, 0.4) || m.Members != 3 {
 		t.Fatalf("%+v", m)
 	}
-	b := CellBottleneck(experiment(2, true, c), 0, Options{})
+	b := Cell(experiment(2, true, c), 0, Options{})
 	if !strings.Contains(b.Statement, "WAL fsync p99 1.50 ms") || !strings.Contains(b.Statement, "(slowest member's p99 50.00 ms)") {
 		t.Fatal(b.Statement)
 	}
@@ -289,7 +289,7 @@ func TestSweepBottleneck(t *testing.T) {
 	if sw.Param != "clients" || len(sw.Lines) != 2 || sw.Lines[0].Name != "tmpfs" || len(sw.Lines[1].Cells) != 4 || sw.Lines[1].X[3] != 50000 {
 		t.Fatalf("%+v", sw)
 	}
-	Bottlenecks(doc, Options{})
+	Fill(doc, Options{})
 	var got []string
 	for _, c := range doc.Experiment.Cells {
 		got = append(got, c.Bottleneck.Resource)
@@ -315,14 +315,14 @@ func TestSweepBottleneck(t *testing.T) {
 	}
 	// The same limit everywhere is named, and a disk that limited nothing is said so.
 	doc = experiment(2, true, cells[0], cells[2])
-	Bottlenecks(doc, Options{})
+	Fill(doc, Options{})
 	if b := doc.Experiment.Bottleneck; b.Resource != ResourceMemberCPU || !strings.Contains(b.Statement, "every setup was limited by the members' CPU") || !strings.Contains(b.Statement, "The disk limited no cell.") {
 		t.Fatalf("%+v", b)
 	}
 	// A statement already there is kept.
 	doc.Experiment.Cells[0].Bottleneck = &result.Bottleneck{Resource: ResourceNetwork, Statement: "kept"}
 	doc.Experiment.Bottleneck = nil
-	Bottlenecks(doc, Options{})
+	Fill(doc, Options{})
 	if doc.Experiment.Cells[0].Bottleneck.Statement != "kept" || !strings.Contains(doc.Experiment.Bottleneck.Statement, "tmpfs: network at 100 clients, member-cpu at 10,000 clients") {
 		t.Fatalf("%+v", doc.Experiment.Bottleneck)
 	}
@@ -342,7 +342,7 @@ func TestSweepWithoutParam(t *testing.T) {
 	if sw.Param != "" || len(sw.Lines) != 3 || sw.Lines[2].Name != "multicloud-2 rtt=20ms" {
 		t.Fatalf("%+v", sw)
 	}
-	b := SweepBottleneck(doc, Options{})
+	b := Sweep(doc, Options{})
 	if b.Resource != ResourceMixed || !strings.Contains(b.Statement, "multicloud-0 rtt=1ms: unknown; at most 40 req/s.") || !strings.Contains(b.Statement, "multicloud-2 rtt=20ms: network; at most 40 req/s.") ||
 		strings.Contains(b.Statement, "The disk limited") {
 		t.Fatal(b.Statement)

@@ -1,4 +1,4 @@
-package judge
+package doctor
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/etcdlab/etcdlab/internal/units"
+	"github.com/etcdlab/etcdlab/judge"
 	"github.com/etcdlab/etcdlab/result"
 )
 
@@ -18,10 +19,10 @@ func (j *doctorJudge) reads() result.DoctorStep {
 			continue
 		}
 		for _, r := range []struct {
-			id   ID
+			id   judge.ID
 			kind string
 			f    *result.ReadFigure
-		}{{ReadSerializable, "serializable", m.ReadSerial}, {ReadLinearizable, "linearizable", m.ReadLinear}} {
+		}{{judge.ReadSerializable, "serializable", m.ReadSerial}, {judge.ReadLinearizable, "linearizable", m.ReadLinear}} {
 			if r.f == nil {
 				st.Unseen = append(st.Unseen, fmt.Sprintf("%s: no %s read was tried", m.Name, r.kind))
 				continue
@@ -46,15 +47,15 @@ func (j *doctorJudge) reads() result.DoctorStep {
 // busy machine slows everyone's reads a little; a starved member's stall
 // (StallSeconds and more) in a good share of its probes.
 //
-// Its limits: LimitStarvedShare of a member's local reads stalled
-// (LimitStarvedFail fails), at least LimitStarvedRatio times the share on
-// any other member, over LimitStarvedMinReads reads or more (1 slow read
-// of 3 is a loaded machine's hiccup), while the TCP handshake (answered
-// by the kernel) stays under LimitStall; and the member's WAL fsync median
-// under LimitSlowDiskP50 (a disk slow all the time, not a process stopped
-// now and then).
+// Its limits: judge.LimitStarvedShare of a member's local reads stalled
+// (judge.LimitStarvedFail fails), at least judge.LimitStarvedRatio times
+// the share on any other member, over judge.LimitStarvedMinReads reads or
+// more (1 slow read of 3 is a loaded machine's hiccup), while the TCP
+// handshake (answered by the kernel) stays under judge.LimitStall; and
+// the member's WAL fsync median under judge.LimitSlowDiskP50 (a disk slow
+// all the time, not a process stopped now and then).
 func (j *doctorJudge) starvation() {
-	stall := LimitStall.Value()
+	stall := judge.LimitStall.Value()
 	share := func(f *result.ReadFigure) float64 {
 		if f == nil || f.Samples == 0 {
 			return 0
@@ -63,7 +64,7 @@ func (j *doctorJudge) starvation() {
 	}
 	for i, m := range j.d.Members {
 		own := share(m.ReadSerial)
-		if own < LimitStarvedShare.Value() || float64(m.ReadSerial.Samples) < LimitStarvedMinReads.Value() {
+		if own < judge.LimitStarvedShare.Value() || float64(m.ReadSerial.Samples) < judge.LimitStarvedMinReads.Value() {
 			continue
 		}
 		others, othersMax, n := 0.0, 0.0, 0
@@ -74,10 +75,10 @@ func (j *doctorJudge) starvation() {
 				n++
 			}
 		}
-		if n == 0 || own < LimitStarvedRatio.Value()*others || (m.ConnectSeconds > 0 && m.ConnectSeconds >= stall) {
+		if n == 0 || own < judge.LimitStarvedRatio.Value()*others || (m.ConnectSeconds > 0 && m.ConnectSeconds >= stall) {
 			continue
 		}
-		if x := m.Metrics; x != nil && x.WALFsyncP50 >= LimitSlowDiskP50.Value() {
+		if x := m.Metrics; x != nil && x.WALFsyncP50 >= judge.LimitSlowDiskP50.Value() {
 			// A disk that is slow all the time (its median fsync, not
 			// only its tail) stalls reads too (page faults, the
 			// backend's locks): the disk step finds it. A starved
@@ -94,7 +95,7 @@ func (j *doctorJudge) starvation() {
 			ev = append(ev, fmt.Sprintf("%s used %.2f cores over the window", m.Name, m.Metrics.CPUCores))
 		}
 		status := result.Warn
-		if own >= LimitStarvedFail.Value() {
+		if own >= judge.LimitStarvedFail.Value() {
 			status = result.Fail
 		}
 		j.stalled[m.Name] = true
@@ -118,7 +119,7 @@ func (j *doctorJudge) cpuMemory() result.DoctorStep {
 			}
 			continue
 		}
-		st.Checks = append(st.Checks, result.Verdict{ID: string(ProcessCPU), What: m.Name + ": CPU used (process_cpu_seconds_total)", Value: m.Metrics.CPUCores, Unit: "cores",
+		st.Checks = append(st.Checks, result.Verdict{ID: string(judge.ProcessCPU), What: m.Name + ": CPU used (process_cpu_seconds_total)", Value: m.Metrics.CPUCores, Unit: "cores",
 			Display:   fmt.Sprintf("%.2f cores, RSS %s, %.0f goroutines", m.Metrics.CPUCores, ibytes(m.Metrics.RSSBytes), m.Metrics.Goroutines),
 			Threshold: "informational (the member's cores are not visible from here)", Source: "cluster-etcd-operator performance-metrics.md", Status: result.Pass})
 	}
@@ -132,10 +133,10 @@ func (j *doctorJudge) network() result.DoctorStep {
 	worstRTT, rttFrom, sinceStart := 0.0, "", false
 	for _, m := range j.d.Members {
 		if m.ConnectSeconds > 0 {
-			v := check(NetworkConnect, m.Name, m.ConnectSeconds, units.Seconds)
+			v := check(judge.NetworkConnect, m.Name, m.ConnectSeconds, units.Seconds)
 			st.Checks = append(st.Checks, v)
 			if v.Status == result.Fail {
-				j.find(result.Finding{Status: result.Fail, Cause: string(CauseNetwork), Member: m.Name, Score: m.ConnectSeconds / LimitConnectFail.Value(),
+				j.find(result.Finding{Status: result.Fail, Cause: string(CauseNetwork), Member: m.Name, Score: m.ConnectSeconds / judge.LimitConnectFail.Value(),
 					Summary:  fmt.Sprintf("TCP connects to %s take %s from here", m.Name, units.Seconds(m.ConnectSeconds)),
 					Evidence: []string{v.What + " " + v.Display + " (" + v.Threshold + ")"}, Fix: v.Explanation, Source: v.Source})
 			}
@@ -144,7 +145,7 @@ func (j *doctorJudge) network() result.DoctorStep {
 			continue
 		}
 		if m.Metrics.PeerRTTP99 > 0 {
-			st.Checks = append(st.Checks, check(ServerPeerRTTP99, m.Name, m.Metrics.PeerRTTP99, units.Seconds))
+			st.Checks = append(st.Checks, check(judge.ServerPeerRTTP99, m.Name, m.Metrics.PeerRTTP99, units.Seconds))
 			if m.Metrics.PeerRTTP99 > worstRTT {
 				worstRTT, rttFrom, sinceStart = m.Metrics.PeerRTTP99, m.Name, m.Metrics.PeerRTTSinceStart
 			}
@@ -156,7 +157,7 @@ func (j *doctorJudge) network() result.DoctorStep {
 				Fix:      "a peer is down or unreachable from this member", Source: "etcd mixin etcdMembersDown", Versions: j.versions(m.Name)})
 		}
 	}
-	t, _ := Lookup(ServerPeerRTTP99)
+	t, _ := judge.Lookup(judge.ServerPeerRTTP99)
 	gap, gapOn := j.quorumRound()
 	if gap >= t.Fail && worstRTT < t.Fail {
 		ev := []string{fmt.Sprintf("a linearizable read costs %s more than a serializable one (p50) on %s, the member where it costs least: the ReadIndex round, which confirms leadership with a quorum of members (peer round trip < %s)", units.Seconds(gap), gapOn, units.Seconds(t.Fail))}
@@ -229,10 +230,10 @@ func (j *doctorJudge) disk() result.DoctorStep {
 	st := result.DoctorStep{Name: "disk"}
 	for _, v := range j.diskJob {
 		st.Checks = append(st.Checks, v)
-		if v.Status == result.Fail && v.ID == string(DiskFsyncP99) {
-			limit := LimitWALFsyncP99.Value()
+		if v.Status == result.Fail && v.ID == string(judge.DiskFsyncP99) {
+			limit := judge.LimitWALFsyncP99.Value()
 			j.find(result.Finding{Status: result.Fail, Cause: string(CauseDisk), Score: v.Value / limit,
-				Summary:  fmt.Sprintf("the disk under %s: fdatasync p99 %s in etcd's disk job, %.1fx etcd's %s", j.diskDir, v.Display, v.Value/limit, LimitWALFsyncP99.Text()),
+				Summary:  fmt.Sprintf("the disk under %s: fdatasync p99 %s in etcd's disk job, %.1fx etcd's %s", j.diskDir, v.Display, v.Value/limit, judge.LimitWALFsyncP99.Text()),
 				Evidence: []string{v.What + " " + v.Display + " (" + v.Threshold + ")"}, Fix: v.Explanation, Source: v.Source})
 		}
 	}
@@ -245,12 +246,12 @@ func (j *doctorJudge) disk() result.DoctorStep {
 			st.Unseen = append(st.Unseen, fmt.Sprintf("%s's WAL fsync: %.0f in the window and too few since the member started to make a p99", m.Name, x.WALFsyncs))
 			continue
 		}
-		fs := check(ServerWALFsyncP99, m.Name, x.WALFsyncP99, func(v float64) string { return units.Quantile(v, result.LowestDiskBucket) })
+		fs := check(judge.ServerWALFsyncP99, m.Name, x.WALFsyncP99, func(v float64) string { return units.Quantile(v, result.LowestDiskBucket) })
 		if x.WALFsyncSinceStart {
 			fs.Display += " (since start: too few in the window)"
 		}
 		st.Checks = append(st.Checks, fs)
-		cm := check(ServerBackendCommitP99, m.Name, x.CommitP99, func(v float64) string { return units.Quantile(v, result.LowestDiskBucket) })
+		cm := check(judge.ServerBackendCommitP99, m.Name, x.CommitP99, func(v float64) string { return units.Quantile(v, result.LowestDiskBucket) })
 		if x.CommitSinceStart {
 			cm.Display += " (since start)"
 		}
@@ -273,15 +274,15 @@ func (j *doctorJudge) disk() result.DoctorStep {
 		if x.WALFsyncSinceStart {
 			when = fmt.Sprintf("since the member started (%.0f fsyncs in the window, too few for a p99)", x.WALFsyncs)
 		}
-		ev := []string{fmt.Sprintf("WAL fsync p99 %s, p99.9 %s on %s, %s (etcd asks for under %s)", units.Quantile(x.WALFsyncP99, result.LowestDiskBucket), units.Quantile(x.WALFsyncP999, result.LowestDiskBucket), m.Name, when, LimitWALFsyncP99.Text())}
+		ev := []string{fmt.Sprintf("WAL fsync p99 %s, p99.9 %s on %s, %s (etcd asks for under %s)", units.Quantile(x.WALFsyncP99, result.LowestDiskBucket), units.Quantile(x.WALFsyncP999, result.LowestDiskBucket), m.Name, when, judge.LimitWALFsyncP99.Text())}
 		if x.CommitP99 > 0 {
-			ev = append(ev, fmt.Sprintf("backend commit p99 %s (etcd asks for under %s)", units.Quantile(x.CommitP99, result.LowestDiskBucket), LimitBackendCommitP99.Text()))
+			ev = append(ev, fmt.Sprintf("backend commit p99 %s (etcd asks for under %s)", units.Quantile(x.CommitP99, result.LowestDiskBucket), judge.LimitBackendCommitP99.Text()))
 		}
 		if x.SlowApplies > 0 || x.HeartbeatFailures > 0 {
 			ev = append(ev, fmt.Sprintf("%.0f slow applies and %.0f late heartbeats in the window", x.SlowApplies, x.HeartbeatFailures))
 		}
-		t, _ := Lookup(ServerWALFsyncP99)
-		score := max(x.WALFsyncP99/LimitWALFsyncP99.Value(), x.CommitP99/LimitBackendCommitP99.Value())
+		t, _ := judge.Lookup(judge.ServerWALFsyncP99)
+		score := max(x.WALFsyncP99/judge.LimitWALFsyncP99.Value(), x.CommitP99/judge.LimitBackendCommitP99.Value())
 		status := result.Fail
 		if x.WALFsyncSinceStart {
 			// Nothing was written in the window: the figure is from the
@@ -310,21 +311,21 @@ func (j *doctorJudge) complaints() result.DoctorStep {
 			continue
 		}
 		for _, c := range []struct {
-			id ID
+			id judge.ID
 			v  float64
-		}{{ServerSlowApplies, x.SlowApplies}, {ServerHeartbeatFailures, x.HeartbeatFailures}, {ServerProposalsFailed, x.ProposalsFailed}} {
+		}{{judge.ServerSlowApplies, x.SlowApplies}, {judge.ServerHeartbeatFailures, x.HeartbeatFailures}, {judge.ServerProposalsFailed, x.ProposalsFailed}} {
 			st.Checks = append(st.Checks, check(c.id, m.Name, c.v, units.Count))
 		}
 		changes = max(changes, x.LeaderChanges)
 		if !x.HasLeader {
 			noLeader = append(noLeader, m.Name)
 		}
-		if x.GRPCRequests >= LimitGRPCErrorsMinCount.Value() {
-			grpcErrWarn, grpcErrFail := LimitGRPCErrorsWarn.Value(), LimitGRPCErrorsFail.Value()
+		if x.GRPCRequests >= judge.LimitGRPCErrorsMinCount.Value() {
+			grpcErrWarn, grpcErrFail := judge.LimitGRPCErrorsWarn.Value(), judge.LimitGRPCErrorsFail.Value()
 			ratio := x.GRPCErrors / x.GRPCRequests
-			v := result.Verdict{ID: string(ServerGRPCErrors), What: m.Name + ": failed unary gRPC requests", Value: ratio, Unit: "ratio",
-				Display: fmt.Sprintf("%.1f%% of %.0f", 100*ratio, x.GRPCRequests), Threshold: fmt.Sprintf("< %s (warn from %s)", LimitGRPCErrorsFail.Text(), LimitGRPCErrorsWarn.Text()),
-				Source: LimitOf(LimitGRPCErrorsFail).Source, Status: result.Pass}
+			v := result.Verdict{ID: string(judge.ServerGRPCErrors), What: m.Name + ": failed unary gRPC requests", Value: ratio, Unit: "ratio",
+				Display: fmt.Sprintf("%.1f%% of %.0f", 100*ratio, x.GRPCRequests), Threshold: fmt.Sprintf("< %s (warn from %s)", judge.LimitGRPCErrorsFail.Text(), judge.LimitGRPCErrorsWarn.Text()),
+				Source: judge.LimitOf(judge.LimitGRPCErrorsFail).Source, Status: result.Pass}
 			if ratio >= grpcErrWarn {
 				v.Status = result.Warn
 				if ratio >= grpcErrFail {
@@ -343,9 +344,9 @@ func (j *doctorJudge) complaints() result.DoctorStep {
 		slices.Sort(methods)
 		for _, method := range methods {
 			p99 := x.GRPCUnaryP99[method]
-			grpcSlow := LimitGRPCSlowP99.Value()
-			v := result.Verdict{ID: string(ServerGRPCP99), What: fmt.Sprintf("%s: %s p99 (grpc_server_handling_seconds)", m.Name, method), Value: p99, Unit: "s",
-				Display: units.Seconds(p99), Threshold: "< " + units.Seconds(grpcSlow), Source: LimitOf(LimitGRPCSlowP99).Source, Status: result.Pass}
+			grpcSlow := judge.LimitGRPCSlowP99.Value()
+			v := result.Verdict{ID: string(judge.ServerGRPCP99), What: fmt.Sprintf("%s: %s p99 (grpc_server_handling_seconds)", m.Name, method), Value: p99, Unit: "s",
+				Display: units.Seconds(p99), Threshold: "< " + units.Seconds(grpcSlow), Source: judge.LimitOf(judge.LimitGRPCSlowP99).Source, Status: result.Pass}
 			if p99 >= grpcSlow {
 				v.Status = result.Warn
 				v.Explanation = "requests are slow: the symptom the findings above explain (disk, network, CPU), or expensive requests"
@@ -359,7 +360,7 @@ func (j *doctorJudge) complaints() result.DoctorStep {
 				Fix:      "a slow leader or a slow network between this member and the leader", Source: "etcd server/etcdserver (waiting for ReadIndex response took too long)", Versions: j.versions(m.Name)})
 		}
 	}
-	lc := check(ServerLeaderChanges, "", changes, units.Count)
+	lc := check(judge.ServerLeaderChanges, "", changes, units.Count)
 	st.Checks = append(st.Checks, lc)
 	if lc.Status != result.Pass {
 		j.find(result.Finding{Status: lc.Status, Cause: string(CauseLeader), Score: 0.8 + changes/4,
@@ -375,12 +376,12 @@ func (j *doctorJudge) complaints() result.DoctorStep {
 }
 
 // diskSummary names the figure that failed: WAL fsync against etcd's
-// limit (LimitWALFsyncP99), else backend commit against its own
-// (LimitBackendCommitP99).
+// limit (judge.LimitWALFsyncP99), else backend commit against its own
+// (judge.LimitBackendCommitP99).
 func diskSummary(name string, x *result.DoctorMetrics) string {
-	if wal := LimitWALFsyncP99.Value(); x.WALFsyncP99 >= wal {
-		return fmt.Sprintf("the disk of %s: WAL fsync p99 %s, %.1fx etcd's %s", name, units.Quantile(x.WALFsyncP99, result.LowestDiskBucket), x.WALFsyncP99/wal, LimitWALFsyncP99.Text())
+	if wal := judge.LimitWALFsyncP99.Value(); x.WALFsyncP99 >= wal {
+		return fmt.Sprintf("the disk of %s: WAL fsync p99 %s, %.1fx etcd's %s", name, units.Quantile(x.WALFsyncP99, result.LowestDiskBucket), x.WALFsyncP99/wal, judge.LimitWALFsyncP99.Text())
 	}
 	return fmt.Sprintf("the disk of %s: backend commit p99 %s, %.1fx etcd's %s (WAL fsync p99 %s)", name,
-		units.Quantile(x.CommitP99, result.LowestDiskBucket), x.CommitP99/LimitBackendCommitP99.Value(), LimitBackendCommitP99.Text(), units.Quantile(x.WALFsyncP99, result.LowestDiskBucket))
+		units.Quantile(x.CommitP99, result.LowestDiskBucket), x.CommitP99/judge.LimitBackendCommitP99.Value(), judge.LimitBackendCommitP99.Text(), units.Quantile(x.WALFsyncP99, result.LowestDiskBucket))
 }

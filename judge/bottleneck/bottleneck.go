@@ -1,4 +1,4 @@
-package judge
+package bottleneck
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/etcdlab/etcdlab/judge"
 	"github.com/etcdlab/etcdlab/result"
 )
 
@@ -26,11 +27,12 @@ const (
 	ResourceMixed = "mixed"
 )
 
-// The rules' limits are rows of the limits table (LimitCPUSaturated and
-// the others from LimitMachineSaturated to LimitMoreAtHigherLoad). A
-// resource is named only when its figure reaches its limit; when several
-// do, the one furthest past its limit is named and the others' figures
-// stay in the statement.
+// The rules' limits are rows of judge's limits table
+// (judge.LimitCPUSaturated, and the others from
+// judge.LimitMachineSaturated to judge.LimitRateLimitShare). A resource is
+// named only when its figure reaches its limit; when several do, the one
+// furthest past its limit is named and the others' figures stay in the
+// statement.
 
 // Options are what a bottleneck statement needs that a result does not
 // hold. The zero value is usable.
@@ -47,31 +49,31 @@ type Options struct {
 	RTTSeconds map[string]float64
 }
 
-// Bottlenecks fills in the statement of every cell of doc's experiment
+// Fill fills in the statement of every cell of doc's experiment
 // that has none, and of the whole sweep when it has none. Statements
 // already there are kept. doc must not be read or written concurrently.
-func Bottlenecks(doc *result.Document, o Options) {
+func Fill(doc *result.Document, o Options) {
 	exp := doc.Experiment
 	if exp == nil {
 		return
 	}
 	for i := range exp.Cells {
 		if exp.Cells[i].Bottleneck == nil {
-			exp.Cells[i].Bottleneck = CellBottleneck(doc, i, o)
+			exp.Cells[i].Bottleneck = Cell(doc, i, o)
 		}
 	}
 	if exp.Bottleneck == nil {
-		exp.Bottleneck = SweepBottleneck(doc, o)
+		exp.Bottleneck = Sweep(doc, o)
 	}
 }
 
-// CellBottleneck says which resource limited the throughput of cell i of
+// Cell says which resource limited the throughput of cell i of
 // doc's experiment, with the figures that show it. The rest of the
 // experiment is its context: a disk job measured in the same setup is the
 // disk's capability, and cells of the same setup and workload at higher
 // loads show whether this one's load was below capacity. nil for a cell
 // that sent no requests to limit (a disk job).
-func CellBottleneck(doc *result.Document, i int, o Options) *result.Bottleneck {
+func Cell(doc *result.Document, i int, o Options) *result.Bottleneck {
 	exp := doc.Experiment
 	c := &exp.Cells[i]
 	switch c.Status {
@@ -166,7 +168,7 @@ func (j *judgement) unavailable(faults []result.FaultEvent) (float64, string) {
 func (j *judgement) fault(faults []result.FaultEvent) *result.Bottleneck {
 	m := j.m
 	down, how := j.unavailable(faults)
-	if down <= 0 || m.RunSeconds <= 0 || down/m.RunSeconds < LimitFaultShare.Value() {
+	if down <= 0 || m.RunSeconds <= 0 || down/m.RunSeconds < judge.LimitFaultShare.Value() {
 		return nil
 	}
 	j.f["unavailable_seconds"], j.f["run_seconds"] = down, m.RunSeconds
@@ -224,7 +226,7 @@ func (j *judgement) withFaults(b *result.Bottleneck, faults []result.FaultEvent)
 
 func (j *judgement) followedRate() *result.Bottleneck {
 	m := j.m
-	if m.Rate <= 0 || m.Throughput.Mean < LimitRateFollowed.Value()*m.Rate {
+	if m.Rate <= 0 || m.Throughput.Mean < judge.LimitRateFollowed.Value()*m.Rate {
 		return nil
 	}
 	j.f["offered_rps"] = m.Rate
@@ -273,7 +275,7 @@ func (j *judgement) belowCapacity(exp *result.Experiment, i int) *result.Bottlen
 			continue
 		}
 		om := result.MeasureCell(o)
-		if !higherLoad(om, m) || om.Throughput.Mean < LimitMoreAtHigherLoad.Value()*m.Throughput.Mean {
+		if !higherLoad(om, m) || om.Throughput.Mean < judge.LimitMoreAtHigherLoad.Value()*m.Throughput.Mean {
 			continue
 		}
 		if om.Throughput.Mean > best {
@@ -458,3 +460,28 @@ func faultList(faults []result.FaultEvent) string {
 
 // ratio renders a share as a whole percentage.
 func ratio(v float64) string { return fmt.Sprintf("%.0f%%", math.Round(v*100)) }
+
+// Missing returns the statements a report of doc shows that doc does not
+// state, computed as Fill would with zero Options: by cell index the
+// statement of each cell that has none (nil where the cell states its
+// own), and the sweep's when the experiment states none. ok is false when
+// there is nothing to compute (doc states them all, or is no experiment).
+// doc is not modified.
+func Missing(doc *result.Document) (cells []*result.Bottleneck, sweep *result.Bottleneck, ok bool) {
+	exp := doc.Experiment
+	if exp == nil {
+		return nil, nil, false
+	}
+	cells = make([]*result.Bottleneck, len(exp.Cells))
+	for i := range exp.Cells {
+		if exp.Cells[i].Bottleneck == nil {
+			cells[i] = Cell(doc, i, Options{})
+			ok = ok || cells[i] != nil
+		}
+	}
+	if exp.Bottleneck == nil {
+		sweep = Sweep(doc, Options{})
+		ok = ok || sweep != nil
+	}
+	return cells, sweep, ok
+}

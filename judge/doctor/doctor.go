@@ -1,4 +1,4 @@
-package judge
+package doctor
 
 import (
 	"fmt"
@@ -8,13 +8,14 @@ import (
 	"strings"
 
 	"github.com/dustin/go-humanize"
+	"github.com/etcdlab/etcdlab/judge"
 	"github.com/etcdlab/etcdlab/result"
 )
 
-// Doctor judges what `etcdlab doctor` measured (doc.Doctor's members):
+// Judge judges what `etcdlab doctor` measured (doc.Doctor's members):
 // it writes each step's checks, then the findings, the best-explained
 // first, and the document's overall status (FAIL when a finding fails).
-func Doctor(doc *result.Document) {
+func Judge(doc *result.Document) {
 	d := doc.Doctor
 	if d == nil {
 		return
@@ -78,8 +79,8 @@ func (j *doctorJudge) versions(names ...string) []string {
 
 // check is a verdict on one member's figure: id's threshold, the member's
 // name in What.
-func check(id ID, member string, v float64, display func(float64) string) result.Verdict {
-	out := Value(id, v, display)
+func check(id judge.ID, member string, v float64, display func(float64) string) result.Verdict {
+	out := judge.Value(id, v, display)
 	if member != "" {
 		out.What = member + ": " + out.What
 	}
@@ -134,7 +135,7 @@ func (j *doctorJudge) membership() result.DoctorStep {
 			Evidence: []string{fmt.Sprintf("leaders reported: %s", strings.Join(slices.Sorted(maps.Keys(leaders)), ", "))},
 			Fix:      "a cluster without an agreed leader cannot commit: look at the network between members and at their disks", Source: "etcd_server_has_leader (etcd mixin etcdNoLeader)"})
 	}
-	if lag := maxApplied - minApplied; float64(lag) > LimitAppliedLag.Value() {
+	if lag := maxApplied - minApplied; float64(lag) > judge.LimitAppliedLag.Value() {
 		j.find(result.Finding{Status: result.Warn, Cause: string(CauseMembership), Score: 1.2, Summary: fmt.Sprintf("a member's applied index is %s entries behind", humanize.Comma(int64(lag))),
 			Evidence: []string{fmt.Sprintf("raft applied index from %d to %d", minApplied, maxApplied)},
 			Fix:      "a member that falls behind is slow to apply (disk or CPU) or was partitioned; look at that member's disk", Source: "etcdctl endpoint status"})
@@ -161,13 +162,14 @@ func alarmFix(a string) string {
 }
 
 // quota judges the largest database against its member's quota
-// (LimitQuotaWarn, LimitQuotaFail: etcd mixin etcdDatabaseQuotaLowSpace
-// fires at the second; we warn from the first so there is time to act),
-// and each database's fragmentation (LimitFragInUse of a file over
-// LimitFragMinSize: etcd mixin etcdDatabaseHighFragmentationRatio).
+// (judge.LimitQuotaWarn, judge.LimitQuotaFail: etcd mixin
+// etcdDatabaseQuotaLowSpace fires at the second; we warn from the first
+// so there is time to act), and each database's fragmentation
+// (judge.LimitFragInUse of a file over judge.LimitFragMinSize: etcd mixin
+// etcdDatabaseHighFragmentationRatio).
 func (j *doctorJudge) quota(st *result.DoctorStep) {
-	quotaWarn, quotaFail := LimitQuotaWarn.Value(), LimitQuotaFail.Value()
-	fragInUse, fragMinSize := LimitFragInUse.Value(), LimitFragMinSize.Value()
+	quotaWarn, quotaFail := judge.LimitQuotaWarn.Value(), judge.LimitQuotaFail.Value()
+	fragInUse, fragMinSize := judge.LimitFragInUse.Value(), judge.LimitFragMinSize.Value()
 	var worst *result.DoctorMember
 	for i := range j.d.Members {
 		m := &j.d.Members[i]
@@ -186,9 +188,9 @@ func (j *doctorJudge) quota(st *result.DoctorStep) {
 		return
 	}
 	ratio := float64(worst.DBSize) / worst.QuotaBytes
-	v := result.Verdict{ID: string(ServerDBQuota), What: worst.Name + ": database size against the backend quota", Value: ratio, Unit: "ratio",
+	v := result.Verdict{ID: string(judge.ServerDBQuota), What: worst.Name + ": database size against the backend quota", Value: ratio, Unit: "ratio",
 		Display:   fmt.Sprintf("%.0f%% (%s of %s)", 100*ratio, ibytes(float64(worst.DBSize)), ibytes(worst.QuotaBytes)),
-		Threshold: fmt.Sprintf("< %s (warn from %s)", LimitQuotaFail.Text(), LimitQuotaWarn.Text()), Source: "etcd mixin etcdDatabaseQuotaLowSpace", Status: result.Pass}
+		Threshold: fmt.Sprintf("< %s (warn from %s)", judge.LimitQuotaFail.Text(), judge.LimitQuotaWarn.Text()), Source: "etcd mixin etcdDatabaseQuotaLowSpace", Status: result.Pass}
 	if ratio >= quotaWarn {
 		v.Status = result.Warn
 		if ratio >= quotaFail {
