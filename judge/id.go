@@ -49,7 +49,8 @@ const (
 // Threshold in the table.
 func ownRule(id ID) bool {
 	switch id {
-	case DiskFsyncIOPS, LoadCapacity, ServerMetrics:
+	case DiskFsyncIOPS, LoadCapacity, ServerMetrics,
+		ServerDBQuota, ReadSerializable, ReadLinearizable, ProcessCPU, ServerGRPCErrors, ServerGRPCP99:
 		return true
 	}
 	return false

@@ -49,24 +49,26 @@ func Unmeasured(id ID, reason string) result.Verdict {
 }
 
 // IOPSTier judges sequential fdatasync IOPS against the etcd tiers: below
-// 50 unusable (FAIL), 50 development only (WARN), 300 small/medium, 500
-// medium/large, 800+ large clusters with heavy load.
+// LimitIOPSUsable unusable (FAIL), from it development only (WARN), then
+// small/medium (LimitIOPSSmall), medium/large (LimitIOPSMedium), and large
+// clusters with heavy load (LimitIOPSLarge).
 func IOPSTier(iops float64) result.Verdict {
 	v := result.Verdict{ID: string(DiskFsyncIOPS), What: "sequential fdatasync IOPS", Value: iops, Unit: "IOPS",
 		Display: units.Count(iops), Source: srcEtcdTiers}
+	usable, small, medium, large := LimitIOPSUsable.Value(), LimitIOPSSmall.Value(), LimitIOPSMedium.Value(), LimitIOPSLarge.Value()
 	switch {
-	case iops < 50:
-		v.Status, v.Threshold = result.Fail, ">= 50 (below: unusable)"
-		v.Explanation = fmt.Sprintf("%.0f sequential fdatasync IOPS is below etcd's minimum of 50: a cluster on this disk will miss heartbeats and elect leaders under the lightest load; use an SSD", iops)
-	case iops < 300:
-		v.Status, v.Threshold = result.Warn, "tier 50: development only"
-		v.Explanation = fmt.Sprintf("%.0f IOPS is enough for development only; production clusters need 300 (small/medium) to 500+ (heavy load)", iops)
-	case iops < 500:
-		v.Status, v.Threshold = result.Pass, "tier 300: small/medium cluster"
-	case iops < 800:
-		v.Status, v.Threshold = result.Pass, "tier 500: medium/large cluster"
+	case iops < usable:
+		v.Status, v.Threshold = result.Fail, fmt.Sprintf(">= %g (below: unusable)", usable)
+		v.Explanation = fmt.Sprintf("%.0f sequential fdatasync IOPS is below etcd's minimum of %g: a cluster on this disk will miss heartbeats and elect leaders under the lightest load; use an SSD", iops, usable)
+	case iops < small:
+		v.Status, v.Threshold = result.Warn, fmt.Sprintf("tier %g: development only", usable)
+		v.Explanation = fmt.Sprintf("%.0f IOPS is enough for development only; production clusters need %g (small/medium) to %g+ (heavy load)", iops, small, medium)
+	case iops < medium:
+		v.Status, v.Threshold = result.Pass, fmt.Sprintf("tier %g: small/medium cluster", small)
+	case iops < large:
+		v.Status, v.Threshold = result.Pass, fmt.Sprintf("tier %g: medium/large cluster", medium)
 	default:
-		v.Status, v.Threshold = result.Pass, "tier 800+: large cluster, heavy load"
+		v.Status, v.Threshold = result.Pass, fmt.Sprintf("tier %g+: large cluster, heavy load", large)
 	}
 	return v
 }

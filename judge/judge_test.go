@@ -16,12 +16,23 @@ import (
 // from its source, so that a constant added without a rule fails the test.
 func declaredIDs(t *testing.T) map[string]ID {
 	t.Helper()
+	out := map[string]ID{}
+	for name, v := range declared(t, "ID") {
+		out[name] = ID(v)
+	}
+	return out
+}
+
+// declared returns every constant of type typ this package declares, by
+// name, read from its source.
+func declared(t *testing.T, typ string) map[string]string {
+	t.Helper()
 	paths, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)
 	}
 	fset := token.NewFileSet()
-	out := map[string]ID{}
+	out := map[string]string{}
 	for _, p := range paths {
 		if strings.HasSuffix(p, "_test.go") {
 			continue
@@ -37,22 +48,22 @@ func declaredIDs(t *testing.T) map[string]ID {
 			}
 			for _, s := range g.Specs {
 				vs := s.(*ast.ValueSpec)
-				if typ, ok := vs.Type.(*ast.Ident); !ok || typ.Name != "ID" {
+				if ident, ok := vs.Type.(*ast.Ident); !ok || ident.Name != typ {
 					continue
 				}
 				for i, n := range vs.Names {
 					lit, ok := vs.Values[i].(*ast.BasicLit)
 					if !ok {
-						t.Fatalf("%s: give ID constants a string literal", n.Name)
+						t.Fatalf("%s: give %s constants a string literal", n.Name, typ)
 					}
 					v, _ := strconv.Unquote(lit.Value)
-					out[n.Name] = ID(v)
+					out[n.Name] = v
 				}
 			}
 		}
 	}
 	if len(out) == 0 {
-		t.Fatal("found no ID constants")
+		t.Fatalf("found no %s constants", typ)
 	}
 	return out
 }
@@ -157,5 +168,36 @@ func TestIOPSTier(t *testing.T) {
 		if got := IOPSTier(tt.iops); got.Status != tt.want || !strings.Contains(got.Threshold, tt.tier) || got.ID != string(DiskFsyncIOPS) {
 			t.Errorf("IOPS %g: %s %q", tt.iops, got.Status, got.Threshold)
 		}
+	}
+}
+
+// TestLimits holds the limits table complete: every row has a number, a
+// unit, what it limits and its source, and the numbers messages quote
+// render as before.
+func TestLimits(t *testing.T) {
+	t.Parallel()
+	consts := map[LimitID]bool{}
+	for name, v := range declared(t, "LimitID") {
+		consts[LimitID(v)] = true
+		if _, ok := limits[LimitID(v)]; !ok {
+			t.Errorf("%s (%q) has no row", name, v)
+		}
+	}
+	for _, l := range Limits() {
+		if !consts[l.ID] {
+			t.Errorf("row %q has no constant", l.ID)
+		}
+		if l.Value <= 0 || l.Unit == "" || l.What == "" || l.Source == "" {
+			t.Errorf("incomplete limit %+v", l)
+		}
+	}
+	for id, want := range map[LimitID]string{LimitWALFsyncP99: "10 ms", LimitBackendCommitP99: "25 ms", LimitQuotaWarn: "80%", LimitQuotaFail: "95%",
+		LimitGRPCErrorsFail: "5%", LimitGRPCErrorsWarn: "1%", LimitCheckRateShare: "90%", LimitIOPSUsable: "50", LimitStall: "50 ms"} {
+		if got := id.Text(); got != want {
+			t.Errorf("%s: %q, want %q", id, got, want)
+		}
+	}
+	if v := LimitID("no.such.limit").Value(); v != 0 {
+		t.Errorf("an unknown limit is %v, want 0", v)
 	}
 }

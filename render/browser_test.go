@@ -105,7 +105,7 @@ func TestHTMLInBrowser(t *testing.T) {
 	defer cancel()
 	for _, tc := range cases {
 		var b bytes.Buffer
-		if err := HTML(&b, tc.docs); err != nil {
+		if err := HTML(&b, tc.docs, judgedNamed(tc.docs)); err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
 		html := b.String()

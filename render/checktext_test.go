@@ -230,10 +230,10 @@ func TestFloorWording(t *testing.T) {
 			outs[fmt.Sprintf("text (wide %v)", wide)] = norm(b.String())
 		}
 		var md, html bytes.Buffer
-		if err := Markdown(&md, []result.Named{named("check", doc)}); err != nil {
+		if err := Markdown(&md, []result.Named{named("check", doc)}, judgedNamed([]result.Named{named("check", doc)})); err != nil {
 			t.Fatal(err)
 		}
-		if err := HTML(&html, []result.Named{named("check", doc)}); err != nil {
+		if err := HTML(&html, []result.Named{named("check", doc)}, judgedNamed([]result.Named{named("check", doc)})); err != nil {
 			t.Fatal(err)
 		}
 		outs["markdown"], outs["html"] = norm(md.String()), norm(strings.ReplaceAll(html.String(), "&#39;", "'"))

@@ -7,7 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/etcdlab/etcdlab/judge"
+	judgedoctor "github.com/etcdlab/etcdlab/judge/doctor"
 	"github.com/etcdlab/etcdlab/result"
 )
 
@@ -26,7 +26,7 @@ func doctorFixture() *result.Document {
 		Logs: &result.LogCensus{Sources: []string{"logs/m2.log"}, Formats: []string{"json"}, Lines: 100, Messages: []result.LogMessage{
 			{Member: "m2", Key: "slow-fdatasync", Text: "slow fdatasync", Cause: "disk", Count: 37, Took: &result.TookSummary{Min: 1.1, Median: 1.4, Max: 2.9}}}}}
 	doc := &result.Document{SchemaVersion: result.SchemaVersion, Kind: result.KindDoctor, CreatedAt: time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC), Doctor: d}
-	judge.Doctor(doc)
+	judgedoctor.Judge(doc)
 	return doc
 }
 

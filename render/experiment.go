@@ -7,7 +7,6 @@ import (
 
 	"github.com/dustin/go-humanize"
 	"github.com/etcdlab/etcdlab/internal/units"
-	"github.com/etcdlab/etcdlab/judge"
 	"github.com/etcdlab/etcdlab/result"
 	"github.com/etcdlab/etcdlab/result/compare"
 )
@@ -19,8 +18,8 @@ import (
 // data (not their SVG).
 type expModel struct {
 	Name, Title, Source, Profile, Partial string
-	// Sweep lines the cells up (judge.SweepOf).
-	Sweep judge.Sweep
+	// Sweep lines the cells up (result.SweepOf).
+	Sweep result.Sweep
 	Cells []expCell
 	// Sweep's statement; Computed says the statements were computed for
 	// the report because the result has none.
@@ -45,7 +44,7 @@ type expModel struct {
 // expCell is one cell and its aggregated figures.
 type expCell struct {
 	Cell       *result.Cell
-	M          judge.Measures
+	M          result.Measures
 	Bottleneck *result.Bottleneck
 }
 
@@ -54,15 +53,16 @@ type publishedRow struct {
 	Cell, Metric, Published, Ours, Note string
 }
 
-// newExpModel computes the model of an experiment document.
-func newExpModel(doc *result.Document) expModel {
+// newExpModel computes the model of an experiment document; st are the
+// statements computed for the report where the document states none.
+func newExpModel(doc *result.Document, st Statements) expModel {
 	e := doc.Experiment
-	m := expModel{Name: e.Name, Title: e.Title, Source: e.Source, Profile: e.Profile, Partial: e.Partial, Sweep: judge.SweepOf(e), pubs: e.Published, machine: doc.Environment}
+	m := expModel{Name: e.Name, Title: e.Title, Source: e.Source, Profile: e.Profile, Partial: e.Partial, Sweep: result.SweepOf(e), pubs: e.Published, machine: doc.Environment}
 	for i := range e.Cells {
 		c := &e.Cells[i]
-		ec := expCell{Cell: c, M: judge.Measure(c), Bottleneck: c.Bottleneck}
+		ec := expCell{Cell: c, M: result.MeasureCell(c), Bottleneck: c.Bottleneck}
 		if ec.Bottleneck == nil {
-			ec.Bottleneck = judge.CellBottleneck(doc, i, judge.Options{})
+			ec.Bottleneck = st.cell(i)
 			m.Computed = m.Computed || ec.Bottleneck != nil
 		}
 		m.Cells = append(m.Cells, ec)
@@ -77,7 +77,7 @@ func newExpModel(doc *result.Document) expModel {
 	}
 	m.Overall = e.Bottleneck
 	if m.Overall == nil {
-		m.Overall = judge.SweepBottleneck(doc, judge.Options{})
+		m.Overall = st.Sweep
 		m.Computed = m.Computed || m.Overall != nil
 	}
 	m.Published = append(publishedRows(e, m.Cells), publishedRatios(e, m.Cells)...)
@@ -109,7 +109,7 @@ func (m expModel) cellsTable() Table {
 }
 
 // serverCells are the server columns of the cells table.
-func serverCells(m judge.Measures) []string {
+func serverCells(m result.Measures) []string {
 	load := "not measured"
 	if m.LoadCPURuns > 0 {
 		load = fmt.Sprintf("%.2f", m.LoadCPUCores)
@@ -130,7 +130,7 @@ func dashes(n int) []string {
 }
 
 // rps renders throughput, with its spread across iterations.
-func rps(m judge.Measures) string {
+func rps(m result.Measures) string {
 	if m.Iterations > 1 {
 		return fmt.Sprintf("%s ± %s", humanize.Commaf(round1(m.Throughput.Mean)), humanize.Commaf(round1(m.Throughput.Stddev)))
 	}

@@ -10,7 +10,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/etcdlab/etcdlab/judge"
 	"github.com/etcdlab/etcdlab/result"
 	"github.com/etcdlab/etcdlab/result/compare"
 )
@@ -24,7 +23,7 @@ func TestExperimentTextGolden(t *testing.T) {
 		doc  *result.Document
 	}{{"experiment_storage.txt", storageSweep()}, {"experiment_multicloud.txt", multicloud()}, {"experiment_leader_vs_all.txt", leaderVsAll(1)}} {
 		var b bytes.Buffer
-		if err := ExperimentText(&b, tt.doc, TerminalOptions{}); err != nil {
+		if err := ExperimentText(&b, tt.doc, TerminalOptions{}, judgedFor(tt.doc)); err != nil {
 			t.Fatal(err)
 		}
 		for _, l := range strings.Split(b.String(), "\n") {
@@ -34,7 +33,7 @@ func TestExperimentTextGolden(t *testing.T) {
 		}
 		golden(t, tt.name, b.Bytes())
 	}
-	if err := ExperimentText(&bytes.Buffer{}, sweepFixture(t, 1), TerminalOptions{}); err == nil {
+	if err := ExperimentText(&bytes.Buffer{}, sweepFixture(t, 1), TerminalOptions{}, Judged{}); err == nil {
 		t.Error("a bench result rendered as an experiment")
 	}
 }
@@ -44,7 +43,8 @@ func TestExperimentTextGolden(t *testing.T) {
 func TestExperimentText(t *testing.T) {
 	t.Parallel()
 	var b bytes.Buffer
-	if err := ExperimentText(&b, storageSweep(), TerminalOptions{Wide: true}); err != nil {
+	doc := storageSweep()
+	if err := ExperimentText(&b, doc, TerminalOptions{Wide: true}, judgedFor(doc)); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -74,7 +74,8 @@ func TestExperimentText(t *testing.T) {
 func TestExperimentMarkdownGolden(t *testing.T) {
 	t.Parallel()
 	var b bytes.Buffer
-	if err := Markdown(&b, []result.Named{named("storage.json", storageSweep()), named("leader-vs-all.json", leaderVsAll(1))}); err != nil {
+	docs := []result.Named{named("storage.json", storageSweep()), named("leader-vs-all.json", leaderVsAll(1))}
+	if err := Markdown(&b, docs, judgedNamed(docs)); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "experiment.md", b.Bytes())
@@ -83,7 +84,7 @@ func TestExperimentMarkdownGolden(t *testing.T) {
 // figuresJSON is the data of every chart of an experiment report.
 func figuresJSON(t *testing.T, doc *result.Document) ([]figData, []byte) {
 	t.Helper()
-	figs := newExpModel(doc).Figures
+	figs := modelOf(doc).Figures
 	b, err := json.MarshalIndent(figs, "", " ")
 	if err != nil {
 		t.Fatal(err)
@@ -189,7 +190,7 @@ func TestExperimentFigures(t *testing.T) {
 // and significance; one setup and one workload give none.
 func TestExperimentGains(t *testing.T) {
 	t.Parallel()
-	m := newExpModel(leaderVsAll(1))
+	m := modelOf(leaderVsAll(1))
 	g := m.Gains
 	if g == nil || g.Dim != "workload" || g.A != "leader" || g.B != "all" || len(g.Rows) != 3 {
 		t.Fatalf("%+v", g)
@@ -198,7 +199,7 @@ func TestExperimentGains(t *testing.T) {
 	if r.Metric != "throughput" || r.ChangePct < 38 || r.ChangePct > 40 || r.Significant == nil || !*r.Significant || !strings.Contains(r.A, " ± ") {
 		t.Errorf("%+v", r)
 	}
-	if m := newExpModel(multicloud()); m.Gains != nil {
+	if m := modelOf(multicloud()); m.Gains != nil {
 		t.Errorf("four setups got a two-way table: %+v", m.Gains)
 	}
 }
@@ -235,7 +236,7 @@ func TestPanelSelection(t *testing.T) {
 		c.ID, c.Params = "tmpfs/put/clients="+clients, map[string]string{"clients": clients, "conns": "50"}
 		e.Cells = append(e.Cells, c)
 	}
-	m := newExpModel(doc)
+	m := modelOf(doc)
 	var got []string
 	for _, f := range m.Figures {
 		if strings.HasSuffix(f.ID, "-health") {
@@ -295,16 +296,16 @@ func TestExperimentEdgeCases(t *testing.T) {
 	empty := &result.Document{SchemaVersion: result.SchemaVersion, Kind: result.KindExperiment, Experiment: &result.Experiment{Name: "empty"}}
 	for name, doc := range map[string]*result.Document{"no server": noServer, "pending": pending, "empty": empty} {
 		var b bytes.Buffer
-		if err := ExperimentText(&b, doc, TerminalOptions{}); err != nil {
+		if err := ExperimentText(&b, doc, TerminalOptions{}, judgedFor(doc)); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if err := Markdown(&b, []result.Named{named(name, doc)}); err != nil {
+		if err := Markdown(&b, []result.Named{named(name, doc)}, judgedNamed([]result.Named{named(name, doc)})); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if err := HTML(&b, []result.Named{named(name, doc)}); err != nil {
+		if err := HTML(&b, []result.Named{named(name, doc)}, judgedNamed([]result.Named{named(name, doc)})); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		for _, f := range newExpModel(doc).Figures {
+		for _, f := range modelOf(doc).Figures {
 			if len(f.Series) == 0 {
 				t.Errorf("%s: chart %s has no series", name, f.ID)
 			}
@@ -313,11 +314,11 @@ func TestExperimentEdgeCases(t *testing.T) {
 			}
 		}
 	}
-	if !strings.Contains(newExpModel(noServer).Cells[2].Bottleneck.Statement, "the members' metrics were not scraped") {
-		t.Errorf("%+v", newExpModel(noServer).Cells[2].Bottleneck)
+	if !strings.Contains(modelOf(noServer).Cells[2].Bottleneck.Statement, "the members' metrics were not scraped") {
+		t.Errorf("%+v", modelOf(noServer).Cells[2].Bottleneck)
 	}
 	bad := &result.Document{SchemaVersion: result.SchemaVersion, Kind: result.KindExperiment}
-	if err := HTML(&bytes.Buffer{}, []result.Named{named("bad", bad)}); err == nil {
+	if err := HTML(&bytes.Buffer{}, []result.Named{named("bad", bad)}, Judged{}); err == nil {
 		t.Error("an experiment document without its experiment rendered")
 	}
 }
@@ -327,7 +328,7 @@ func TestExperimentEdgeCases(t *testing.T) {
 // article's, with a name for people.
 func TestEveryPublishedMetricHasOurs(t *testing.T) {
 	t.Parallel()
-	m := newExpModel(storageSweep())
+	m := modelOf(storageSweep())
 	cell := func(id string) expCell {
 		for _, c := range m.Cells {
 			if c.Cell.ID == id {
@@ -346,7 +347,7 @@ func TestEveryPublishedMetricHasOurs(t *testing.T) {
 		case metric == "time_to_ready_seconds":
 			k := kubeFixture()
 			kc := &result.Cell{ID: "multicloud-0/kube", Status: result.CellOK, Runs: k.Runs, Summaries: []result.Summary{{Name: "kube", Iterations: 2}}}
-			c = expCell{Cell: kc, M: judge.Measure(kc)}
+			c = expCell{Cell: kc, M: result.MeasureCell(kc)}
 		}
 		v, ok := ourValue(c, metric)
 		if !ok || v <= 0 && metric != "slow_applies" {

@@ -16,11 +16,11 @@ import (
 // figures beside ours with what differs, the two-way % table when the
 // experiment compares two setups, and the cells that failed or did not
 // run. Unless o.Wide, lines stay within TermWidth columns.
-func ExperimentText(w io.Writer, doc *result.Document, o TerminalOptions) error {
+func ExperimentText(w io.Writer, doc *result.Document, o TerminalOptions, j Judged) error {
 	if doc.Experiment == nil {
 		return fmt.Errorf("not an experiment result (kind %q)", doc.Kind)
 	}
-	m := newExpModel(doc)
+	m := newExpModel(doc, j.Statements[doc])
 	var b strings.Builder
 	for _, r := range m.envRows() {
 		o.prose(&b, r[0]+": ", r[1], "  ")

@@ -11,7 +11,6 @@ import (
 	"github.com/dustin/go-humanize"
 	"github.com/etcdlab/etcdlab/internal/units"
 	"github.com/etcdlab/etcdlab/internal/version"
-	"github.com/etcdlab/etcdlab/judge"
 	"github.com/etcdlab/etcdlab/result"
 	"github.com/etcdlab/etcdlab/result/compare"
 )
@@ -54,8 +53,9 @@ type namedTable struct {
 
 // HTML writes one self-contained HTML report for docs: inline SVG charts
 // and CSS, no script and nothing to fetch, so it opens offline and prints.
-// Several documents of one kind are also compared, the first as the base.
-func HTML(w io.Writer, docs []result.Named) error {
+// Several documents of one kind are also compared, the first as the base;
+// j is what judge worked out for the report.
+func HTML(w io.Writer, docs []result.Named, j Judged) error {
 	tmpl, err := template.New("report").Funcs(template.FuncMap{
 		"pct": func(v float64) string { return fmt.Sprintf("%+.1f%%", v) },
 		"num": num,
@@ -70,7 +70,7 @@ func HTML(w io.Writer, docs []result.Named) error {
 	}
 	p := page{Title: "etcdlab report", Generated: time.Now().UTC().Format(time.RFC3339), Version: version.String()}
 	for i, d := range docs {
-		v, err := view(d, fmt.Sprintf("d%d-", i))
+		v, err := view(d, fmt.Sprintf("d%d-", i), j)
 		if err != nil {
 			return fmt.Errorf("%s: %v", d.Name, err)
 		}
@@ -87,7 +87,7 @@ func HTML(w io.Writer, docs []result.Named) error {
 	return tmpl.Execute(w, p)
 }
 
-func view(d result.Named, prefix string) (docView, error) {
+func view(d result.Named, prefix string, j Judged) (docView, error) {
 	doc := d.Doc
 	e := doc.Environment
 	v := docView{Name: d.Name, Kind: doc.Kind, Created: doc.CreatedAt.Format(time.RFC3339), Verdicts: doc.Verdicts, Overall: doc.Overall, Notes: doc.Notes}
@@ -128,7 +128,7 @@ func view(d result.Named, prefix string) (docView, error) {
 			}
 			v.Charts = append(v.Charts, bc...)
 		}
-		v.Tables = append(v.Tables, namedTable{"Thresholds", thresholdsTable()})
+		v.Tables = append(v.Tables, namedTable{"Thresholds", thresholdsTable(j.Thresholds)})
 	case result.KindDisk:
 		dk := doc.Disk
 		v.Env = append(v.Env, [2]string{"disk", fmt.Sprintf("%s profile on %s (%s, %s)", dk.Profile, dk.Dir, dk.Filesystem, dk.Device)}, [2]string{"fio equivalent", dk.Equivalent})
@@ -144,7 +144,7 @@ func view(d result.Named, prefix string) (docView, error) {
 		if doc.Experiment == nil {
 			return v, fmt.Errorf("an experiment result without its experiment")
 		}
-		err = experimentView(&v, newExpModel(doc), prefix)
+		err = experimentView(&v, newExpModel(doc, j.Statements[doc]), prefix)
 	}
 	return v, err
 }
@@ -156,11 +156,11 @@ func orNone(s string) string {
 	return s
 }
 
-// thresholdsTable lists every threshold etcdlab judges by, from the one
-// table in package judge.
-func thresholdsTable() Table {
+// thresholdsTable lists every threshold etcdlab judges by (the rows of
+// the one table in package judge, passed in).
+func thresholdsTable(ths []Threshold) Table {
 	t := Table{Header: []string{"id", "measured", "warn from", "fail from", "source"}}
-	for _, th := range judge.All() {
+	for _, th := range ths {
 		d := func(v float64) string {
 			if v == 0 {
 				return "-"
@@ -170,7 +170,7 @@ func thresholdsTable() Table {
 			}
 			return fmt.Sprintf("%g", v)
 		}
-		t.Rows = append(t.Rows, []string{string(th.ID), th.What, d(th.Warn), d(th.Fail), th.Source})
+		t.Rows = append(t.Rows, []string{th.ID, th.What, d(th.Warn), d(th.Fail), th.Source})
 	}
 	return t
 }

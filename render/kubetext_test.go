@@ -66,7 +66,8 @@ func TestKubeTextGolden(t *testing.T) {
 func TestKubeHTML(t *testing.T) {
 	t.Parallel()
 	var b bytes.Buffer
-	if err := HTML(&b, []result.Named{{Name: "kube.json", Doc: kubeFixture()}}); err != nil {
+	docs := []result.Named{{Name: "kube.json", Doc: kubeFixture()}}
+	if err := HTML(&b, docs, judgedNamed(docs)); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -98,7 +99,7 @@ func TestPublishedRatio(t *testing.T) {
 				{Match: map[string]string{"setup": "multicloud-3", "workload": "kube"}, Metric: "time_to_ready_seconds", Value: 128.9},
 			}}}
 	var b bytes.Buffer
-	if err := ExperimentText(&b, doc, TerminalOptions{Wide: true}); err != nil {
+	if err := ExperimentText(&b, doc, TerminalOptions{Wide: true}, judgedFor(doc)); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), "| multicloud-3 / multicloud-0 | time to every pod Ready (ratio) | 1.95") || !strings.Contains(b.String(), "| 1.04 ") {

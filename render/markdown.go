@@ -11,11 +11,12 @@ import (
 )
 
 // Markdown writes the report's tables as GitHub-flavoured Markdown, for
-// pasting into issues and pull requests.
-func Markdown(w io.Writer, docs []result.Named) error {
+// pasting into issues and pull requests; j is what judge worked out for
+// it.
+func Markdown(w io.Writer, docs []result.Named, j Judged) error {
 	var b strings.Builder
 	for _, d := range docs {
-		v, err := view(d, "")
+		v, err := view(d, "", j)
 		if err != nil {
 			return fmt.Errorf("%s: %v", d.Name, err)
 		}

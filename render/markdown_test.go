@@ -18,7 +18,7 @@ func TestMarkdownGolden(t *testing.T) {
 		{"comparison.md", []result.Named{named("m5.json", sweepFixture(t, 1)), named("m6g.json", sweepFixture(t, 0.8))}},
 	} {
 		var b bytes.Buffer
-		if err := Markdown(&b, tt.docs); err != nil {
+		if err := Markdown(&b, tt.docs, judgedNamed(tt.docs)); err != nil {
 			t.Fatal(err)
 		}
 		golden(t, tt.name, b.Bytes())

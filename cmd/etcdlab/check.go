@@ -119,7 +119,7 @@ func (a *app) writeResultFiles(doc *result.Document, out, name string) error {
 	if err != nil {
 		return exitcode.Failuref("--out %s: %v", out, err)
 	}
-	err = render.HTML(hf, []result.Named{{Name: name, Doc: doc}})
+	err = render.HTML(hf, []result.Named{{Name: name, Doc: doc}}, judged(doc))
 	if cerr := hf.Close(); err == nil {
 		err = cerr
 	}

@@ -169,7 +169,7 @@ func (a *app) runExperiment(c *cobra.Command, args []string, o experimentRunOpti
 	if o.output == "json" {
 		err = result.Write(a.stdout, doc)
 	} else {
-		err = render.ExperimentText(a.stdout, doc, render.TerminalOptions{})
+		err = render.ExperimentText(a.stdout, doc, render.TerminalOptions{}, judged(doc))
 	}
 	if err != nil {
 		return err
@@ -262,11 +262,11 @@ func writeSummaryFile(dir string, doc *result.Document) error {
 		}
 		return nil
 	}
-	if err := write("summary.txt", func(f *os.File) error { return render.ExperimentText(f, doc, render.TerminalOptions{}) }); err != nil {
+	if err := write("summary.txt", func(f *os.File) error { return render.ExperimentText(f, doc, render.TerminalOptions{}, judged(doc)) }); err != nil {
 		return err
 	}
 	return write("report.html", func(f *os.File) error {
-		return render.HTML(f, []result.Named{{Name: doc.Experiment.Name, Doc: doc}})
+		return render.HTML(f, []result.Named{{Name: doc.Experiment.Name, Doc: doc}}, judged(doc))
 	})
 }
 

@@ -53,7 +53,7 @@ compared, the first as the base. The format follows the -o file's extension
 				return exitcode.Usagef("-o must end in .html or .md (or be - for Markdown on stdout), not %q", out)
 			}
 			if out == "-" {
-				return render.Markdown(a.stdout, docs)
+				return render.Markdown(a.stdout, docs, judgedNamed(docs))
 			}
 			tmp := out + ".tmp"
 			f, err := os.Create(tmp)
@@ -61,9 +61,9 @@ compared, the first as the base. The format follows the -o file's extension
 				return exitcode.Failuref("%s: %v", out, err)
 			}
 			if md {
-				err = render.Markdown(f, docs)
+				err = render.Markdown(f, docs, judgedNamed(docs))
 			} else {
-				err = render.HTML(f, docs)
+				err = render.HTML(f, docs, judgedNamed(docs))
 			}
 			if cerr := f.Close(); err == nil {
 				err = cerr

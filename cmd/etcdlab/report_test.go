@@ -73,6 +73,13 @@ func TestReportAndCompareCLI(t *testing.T) {
 	if code != 0 || !strings.HasPrefix(md, "## bench result: base.json") {
 		t.Fatalf("markdown to stdout: %q", md)
 	}
+	// A check report lists judge's thresholds, which the CLI passes to
+	// render (render imports no judge package).
+	check := write("check.json", `{"schema_version":1,"kind":"check","check":{"mode":"local"}}`)
+	code, md, stderr = runCLI(context.Background(), "report", check, "-o", "-")
+	if code != 0 || !strings.Contains(md, "### Thresholds") || !strings.Contains(md, "| server.wal_fsync.p99 |") {
+		t.Fatalf("check report: %d %q %s", code, md, stderr)
+	}
 }
 
 // TestExperimentReportAndCompareCLI: two machines' results of the same
@@ -114,7 +121,8 @@ func TestExperimentReportAndCompareCLI(t *testing.T) {
 		t.Fatalf("report: %s", stderr)
 	}
 	page, err := os.ReadFile(html)
-	if err != nil || !strings.Contains(string(page), "<h3>Bottlenecks</h3>") || !strings.Contains(string(page), `id="d0-exp-throughput"`) {
-		t.Fatalf("experiment report: %v", err)
+	if err != nil || !strings.Contains(string(page), "<h3>Bottlenecks</h3>") || !strings.Contains(string(page), `id="d0-exp-throughput"`) ||
+		!strings.Contains(string(page), "The bottleneck statements were computed when this report was made: the result has none.") {
+		t.Fatalf("experiment report (statements computed for a result without them): %v", err)
 	}
 }

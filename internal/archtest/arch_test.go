@@ -35,7 +35,11 @@ func rules() []rule {
 		{pkgs: []string{"load/kube"}, allow: append([]string{"load", "load/*", "lab/etcdclient", "result", "invalid"}, leaves...)},
 		{pkgs: []string{"load", "load/*"}, allow: append([]string{"load/*", "lab/etcdclient", "result", "invalid"}, leaves...)},
 		{pkgs: []string{"result/*"}, allow: append([]string{"result"}, leaves...)},
-		{pkgs: []string{"judge", "judge/*"}, allow: append([]string{"judge/*", "result", "invalid"}, leaves...)},
+		// judge is the table (limits, thresholds, verdict IDs) and how one
+		// value is judged; its domains (experiment bottlenecks, the
+		// doctor) read it and do not import each other.
+		{pkgs: []string{"judge"}, allow: append([]string{"result", "invalid"}, leaves...)},
+		{pkgs: []string{"judge/*"}, allow: append([]string{"judge", "result", "invalid"}, leaves...)},
 		// observe/ holds the instruments: what the members and the machine
 		// say about themselves (scrapes, series, Prometheus history, logs,
 		// the host). They produce no result documents and run no load:
@@ -52,7 +56,10 @@ func rules() []rule {
 		{pkgs: []string{"measure/doctor"}, allow: append([]string{"lab/etcdclient", "measure/disk", "observe/*", "judge", "judge/*", "result", "invalid"}, leaves...)},
 		{pkgs: []string{"measure/bench"}, allow: append([]string{"lab/*", "emulate/*", "load", "load/*", "observe/*", "judge", "judge/*", "result", "invalid"}, leaves...)},
 		{pkgs: []string{"measure/*"}, allow: append([]string{"lab/*", "emulate/*", "load", "load/*", "observe/*", "measure/check", "measure/disk", "judge", "judge/*", "result", "invalid"}, leaves...)},
-		{pkgs: []string{"render", "render/*"}, allow: append([]string{"render/*", "result", "result/*", "judge"}, leaves...)},
+		// render draws what result documents state (and what the CLI
+		// worked out with judge and passed in, render.Judged): a renderer
+		// never judges, so it imports no judge package.
+		{pkgs: []string{"render", "render/*"}, allow: append([]string{"render/*", "result", "result/*"}, leaves...)},
 		// deploy holds dashboards, rules and manifests, no code: only its
 		// tests import anything (judge, load, lab for real expositions).
 		{pkgs: []string{"deploy", "deploy/*"}, allow: nil},
@@ -183,6 +190,15 @@ func TestRulesCatch(t *testing.T) {
 		{"lab/cluster", "emulate/wan", true},
 		{"lab/cluster", "internal/exitcode", false},
 		{"judge", "render", false},
+		{"render", "judge", false},
+		{"render", "judge/bottleneck", false},
+		{"render", "judge/doctor", false},
+		{"judge/bottleneck", "judge", true},
+		{"judge/doctor", "judge", true},
+		{"judge", "judge/doctor", false},
+		{"judge/doctor", "judge/bottleneck", false},
+		{"measure/experiment", "judge/bottleneck", true},
+		{"measure/doctor", "judge/doctor", true},
 		{"cmd/etcdlab", "internal/exitcode", true},
 		{"newstage/x", "result", false},
 		{"observe/series", "observe/metrics", true},

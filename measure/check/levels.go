@@ -34,16 +34,9 @@ func levelIndex(name string) (int, bool) {
 	return 0, false
 }
 
-// check perf's pass criteria (etcdctl/ctlv3/command/check.go).
-const (
-	minRateShare = 0.9
-	maxSlowest   = 0.5
-	maxStddev    = 0.1
-)
-
 // judgeLevel applies check perf's criteria to a level's run: no errors,
-// throughput above 90% of the target, slowest request at most 0.5 s,
-// standard deviation at most 0.1 s. Latency here is measured from each
+// throughput above a share of the target, slowest request and standard
+// deviation under their limits (judge's LimitCheck* rows). Latency here is measured from each
 // request's intended send time (open loop), which is stricter than check
 // perf's.
 func judgeLevel(l Level, run result.Run) result.CheckLevel {
@@ -59,14 +52,14 @@ func judgeLevel(l Level, run result.Run) result.CheckLevel {
 	if errs > 0 {
 		fail("%d requests failed (%v)", errs, run.Errors)
 	}
-	if run.ThroughputRPS <= minRateShare*l.Rate {
-		fail("throughput %.0f writes/s is not above 90%% of %.0f", run.ThroughputRPS, l.Rate)
+	if run.ThroughputRPS <= judge.LimitCheckRateShare.Value()*l.Rate {
+		fail("throughput %.0f writes/s is not above %s of %.0f", run.ThroughputRPS, judge.LimitCheckRateShare.Text(), l.Rate)
 	}
-	if run.Latency.Max > maxSlowest {
-		fail("slowest request took %.3f s (limit 0.5 s)", run.Latency.Max)
+	if slowest := judge.LimitCheckSlowest.Value(); run.Latency.Max > slowest {
+		fail("slowest request took %.3f s (limit %g s)", run.Latency.Max, slowest)
 	}
-	if run.Latency.Stddev > maxStddev {
-		fail("latency standard deviation %.3f s (limit 0.1 s)", run.Latency.Stddev)
+	if stddev := judge.LimitCheckStddev.Value(); run.Latency.Stddev > stddev {
+		fail("latency standard deviation %.3f s (limit %g s)", run.Latency.Stddev, stddev)
 	}
 	if run.StoppedEarly != "" {
 		fail("stopped early: %s", run.StoppedEarly)
@@ -96,7 +89,8 @@ func judgeServerDuring(l *result.CheckLevel) {
 func capacityVerdict(levels []result.CheckLevel, first, last Level) result.Verdict {
 	v := result.Verdict{ID: string(judge.LoadCapacity), What: fmt.Sprintf("highest check perf level sustained (tried %s to %s)", first.Name, last.Name),
 		Unit: "level", Threshold: fmt.Sprintf("at least %s: %.0f writes/s with %d clients", first.Name, first.Rate, first.Clients),
-		Source: "etcdctl check perf (> 90% of the rate, slowest <= 0.5 s, stddev <= 0.1 s, no errors); etcd FAQ (WAL fsync p99 < 10 ms, commit p99 < 25 ms during the level)", Status: result.Pass}
+		Source: fmt.Sprintf("etcdctl check perf (> %s of the rate, slowest <= %g s, stddev <= %g s, no errors); etcd FAQ (WAL fsync p99 < %s, commit p99 < %s during the level)",
+			judge.LimitCheckRateShare.Text(), judge.LimitCheckSlowest.Value(), judge.LimitCheckStddev.Value(), judge.LimitWALFsyncP99.Text(), judge.LimitBackendCommitP99.Text()), Status: result.Pass}
 	highest := ""
 	var failed *result.CheckLevel
 	for i := range levels {

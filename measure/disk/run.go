@@ -95,9 +95,9 @@ func verdicts(job result.DiskJob, sync string) []result.Verdict {
 	}
 	p99 := judge.Value(judge.DiskFsyncP99, job.SyncLatency.At(99), units.Seconds)
 	p999 := judge.Value(judge.DiskFsyncP999, job.SyncLatency.At(99.9), units.Seconds)
-	if p999.Value >= 0.010 {
+	if p999.Value >= judge.LimitWALFsyncP99.Value() {
 		p999.Status = result.Warn
-		p999.Explanation = fmt.Sprintf("%s p99.9 %s is over 10 ms (etcd-tools calls this BAD): tail spikes this long delay etcd's WAL and heartbeats", sync, p999.Display)
+		p999.Explanation = fmt.Sprintf("%s p99.9 %s is over %s (etcd-tools calls this BAD): tail spikes this long delay etcd's WAL and heartbeats", sync, p999.Display, judge.LimitWALFsyncP99.Text())
 	}
 	iops := judge.IOPSTier(job.IOPS)
 	for _, v := range []*result.Verdict{&p99, &p999} {

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/etcdlab/etcdlab/invalid"
-	"github.com/etcdlab/etcdlab/judge"
+	judgedoctor "github.com/etcdlab/etcdlab/judge/doctor"
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
 	"github.com/etcdlab/etcdlab/measure/disk"
 	"github.com/etcdlab/etcdlab/observe/envinfo"
@@ -206,7 +206,7 @@ func Run(ctx context.Context, o Options) (*result.Document, error) {
 			doc.Notes = append(doc.Notes, err.Error())
 		}
 	}
-	judge.Doctor(doc)
+	judgedoctor.Judge(doc)
 	return doc, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"math"
 
+	"github.com/etcdlab/etcdlab/judge"
 	"github.com/etcdlab/etcdlab/observe/metrics"
 	"github.com/etcdlab/etcdlab/result"
 )
@@ -62,7 +63,7 @@ func windowMetrics(b, a *metrics.Snapshot) *result.DoctorMetrics {
 		}
 	}
 	for method, qn := range metrics.QuantilesBy(0.99, b, a, metrics.GRPCHandling, metrics.GRPCMethodLabel, map[string]string{metrics.GRPCTypeLabel: "unary"}) {
-		if qn[1] >= minInWindow {
+		if qn[1] >= judge.LimitQuantileInWindow.Value() {
 			if m.GRPCUnaryP99 == nil {
 				m.GRPCUnaryP99 = map[string]float64{}
 			}
@@ -84,24 +85,19 @@ func grpcError(code string) bool {
 	return true
 }
 
-// A quantile needs enough observations to mean anything: minInWindow in
-// the window, else minSinceStart since the member started (a fresh
-// member's few bootstrap fsyncs are no p99).
-const (
-	minInWindow   = 10
-	minSinceStart = 100
-)
-
 // quantile is the q-quantile of name over the window and the number of
 // observations in it; with too few, the quantile since the member started
 // (sinceStart), and with too few of those too, 0 (not judged). Never NaN.
+// A quantile needs enough observations to mean anything: judge's
+// LimitQuantileInWindow in the window, else LimitQuantileSinceStart since
+// the member started (a fresh member's few bootstrap fsyncs are no p99).
 func quantile(q float64, b, a *metrics.Snapshot, name metrics.Name) (v, n float64, sinceStart bool) {
 	v, n = metrics.Quantile(q, b, a, name)
-	if n >= minInWindow && !math.IsNaN(v) {
+	if n >= judge.LimitQuantileInWindow.Value() && !math.IsNaN(v) {
 		return v, n, false
 	}
 	cum, ok := metrics.Deltas(nil, a, name)
-	if !ok || cum[math.Inf(1)] < minSinceStart {
+	if !ok || cum[math.Inf(1)] < judge.LimitQuantileSinceStart.Value() {
 		return 0, n, false
 	}
 	return metrics.UpperQuantile(q, cum), cum[math.Inf(1)], true

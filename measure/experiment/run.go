@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/etcdlab/etcdlab/invalid"
-	"github.com/etcdlab/etcdlab/judge"
+	"github.com/etcdlab/etcdlab/judge/bottleneck"
 	"github.com/etcdlab/etcdlab/load"
 	"github.com/etcdlab/etcdlab/observe/envinfo"
 	"github.com/etcdlab/etcdlab/result"
@@ -206,7 +206,7 @@ func (r *runner) run(ctx context.Context) error {
 		r.doneActual += time.Since(began)
 		cells[i] = cell
 		// The cell's statement now; the sweep's once every cell ran.
-		judge.Bottlenecks(r.doc, judge.Options{})
+		bottleneck.Fill(r.doc, bottleneck.Options{})
 		r.doc.Experiment.Bottleneck = nil
 		if cell.Status == result.CellFailed {
 			fmt.Fprintf(r.o.Log, "cell %s failed: %s\n", cell.ID, cell.Error)
@@ -230,7 +230,7 @@ func (r *runner) run(ctx context.Context) error {
 	} else {
 		r.doc.Experiment.Partial = ""
 	}
-	judge.Bottlenecks(r.doc, judge.Options{})
+	bottleneck.Fill(r.doc, bottleneck.Options{})
 	if err := r.o.Save(r.doc); err != nil {
 		return err
 	}

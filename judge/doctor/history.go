@@ -1,4 +1,4 @@
-package judge
+package doctor
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/etcdlab/etcdlab/internal/units"
+	"github.com/etcdlab/etcdlab/judge"
 	"github.com/etcdlab/etcdlab/result"
 )
 
@@ -25,10 +26,10 @@ func (j *doctorJudge) history() result.DoctorStep {
 	for _, in := range h.Instances {
 		name := j.memberAt(in.Instance)
 		for _, c := range []struct {
-			id    ID
+			id    judge.ID
 			v     float64
-			cause string
-		}{{ServerWALFsyncP99, in.WALFsyncP99Max, "disk"}, {ServerBackendCommitP99, in.BackendCommitP99Max, "disk"}, {ServerPeerRTTP99, in.PeerRTTP99Max, "network"}} {
+			cause Cause
+		}{{judge.ServerWALFsyncP99, in.WALFsyncP99Max, CauseDisk}, {judge.ServerBackendCommitP99, in.BackendCommitP99Max, CauseDisk}, {judge.ServerPeerRTTP99, in.PeerRTTP99Max, CauseNetwork}} {
 			if c.v <= 0 {
 				continue
 			}
@@ -38,13 +39,13 @@ func (j *doctorJudge) history() result.DoctorStep {
 			if v.Status != result.Fail {
 				continue
 			}
-			t, _ := Lookup(c.id)
+			t, _ := judge.Lookup(c.id)
 			ev := fmt.Sprintf("Prometheus: %s reached %s on %s over the last %s (%s)", t.What, v.Display, name, span, v.Threshold)
-			if c.id == ServerWALFsyncP99 && in.WorstAtUnix > 0 {
+			if c.id == judge.ServerWALFsyncP99 && in.WorstAtUnix > 0 {
 				ev += ", worst at " + time.Unix(int64(in.WorstAtUnix), 0).UTC().Format(time.RFC3339)
 			}
 			member := name
-			if c.cause == "network" {
+			if c.cause == CauseNetwork {
 				member = ""
 			}
 			if f := j.findingOf(c.cause, member); f != nil {
@@ -52,15 +53,15 @@ func (j *doctorJudge) history() result.DoctorStep {
 				f.Score += 0.5
 				continue
 			}
-			j.find(result.Finding{Status: result.Warn, Cause: c.cause, Member: member, Score: 1 + min(2, c.v/t.Fail/5),
+			j.find(result.Finding{Status: result.Warn, Cause: string(c.cause), Member: member, Score: 1 + min(2, c.v/t.Fail/5),
 				Summary:  fmt.Sprintf("in the last %s, %s on %s reached %s (now within bounds)", span, t.What, name, v.Display),
 				Evidence: []string{ev}, Fix: t.Advice, Source: t.Source + "; Prometheus history", Versions: nonEmpty(in.Version)})
 		}
-		lc := check(ServerLeaderChanges, name, in.LeaderChanges, units.Count)
+		lc := check(judge.ServerLeaderChanges, name, in.LeaderChanges, units.Count)
 		lc.What += " over the last " + span + " (Prometheus)"
 		st.Checks = append(st.Checks, lc)
-		if lc.Status == result.Fail && j.findingOf("leader", "") == nil {
-			j.find(result.Finding{Status: result.Warn, Cause: "leader", Score: 1.2,
+		if lc.Status == result.Fail && j.findingOf(CauseLeader, "") == nil {
+			j.find(result.Finding{Status: result.Warn, Cause: string(CauseLeader), Score: 1.2,
 				Summary:  fmt.Sprintf("%s saw the leader change %.0f times in the last %s", name, in.LeaderChanges, span),
 				Evidence: []string{lc.What + " " + lc.Display}, Fix: lc.Explanation, Source: lc.Source + "; Prometheus history"})
 		}

@@ -1,4 +1,4 @@
-package judge
+package doctor
 
 import (
 	"testing"
@@ -25,7 +25,7 @@ func TestStarvation(t *testing.T) {
 		{"1 of 30 reads", member("m3", 30, 1), false},
 	} {
 		doc := &result.Document{Kind: result.KindDoctor, Doctor: &result.Doctor{Members: []result.DoctorMember{member("m1", 30, 0), member("m2", 30, 0), tc.m3}}}
-		Doctor(doc)
+		Judge(doc)
 		found := false
 		for _, f := range doc.Doctor.Findings {
 			found = found || (f.Cause == "cpu" && f.Member == "m3")

@@ -1,4 +1,4 @@
-package judge
+package doctor
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/etcdlab/etcdlab/internal/units"
+	"github.com/etcdlab/etcdlab/judge"
 	"github.com/etcdlab/etcdlab/result"
 )
 
@@ -31,12 +32,15 @@ func (j *doctorJudge) logs() result.DoctorStep {
 		st.Unseen = append(st.Unseen, fmt.Sprintf("logs in an unknown format: none of %d lines is etcd's (zap JSON or console, capnslog text, journald)", c.Lines))
 		return st
 	}
-	type key struct{ member, cause string }
+	type key struct {
+		member string
+		cause  Cause
+	}
 	byCause := map[key][]result.LogMessage{}
 	for _, m := range c.Messages {
-		v := result.Verdict{ID: "logs." + m.Key, What: fmt.Sprintf("%s: %q in its log", m.Member, m.Text), Value: float64(m.Count), Unit: "count",
+		v := result.Verdict{ID: string(judge.LogsID(m.Key)), What: fmt.Sprintf("%s: %q in its log", m.Member, m.Text), Value: float64(m.Count), Unit: "count",
 			Display: fmt.Sprintf("%d", m.Count), Threshold: "none wanted", Source: logsSource, Status: result.Warn}
-		if m.Cause == "leader" && m.Key == "elected-leader" {
+		if Cause(m.Cause) == CauseLeader && m.Key == "elected-leader" {
 			v.Status, v.Threshold = result.Pass, "informational"
 		}
 		if m.Took != nil {
@@ -44,7 +48,8 @@ func (j *doctorJudge) logs() result.DoctorStep {
 		}
 		st.Checks = append(st.Checks, v)
 		if v.Status == result.Warn {
-			byCause[key{m.Member, m.Cause}] = append(byCause[key{m.Member, m.Cause}], m)
+			k := key{m.Member, Cause(m.Cause)}
+			byCause[k] = append(byCause[k], m)
 		}
 	}
 	keys := make([]key, 0, len(byCause))
@@ -74,7 +79,7 @@ func (j *doctorJudge) logs() result.DoctorStep {
 			f.Score += 0.5
 			continue
 		}
-		j.find(result.Finding{Status: result.Warn, Cause: k.cause, Member: k.member, Score: 1 + 0.1*float64(min(n, 20)),
+		j.find(result.Finding{Status: result.Warn, Cause: string(k.cause), Member: k.member, Score: 1 + 0.1*float64(min(n, 20)),
 			Summary:  fmt.Sprintf("%s's log points to the %s: %d warnings (%s)", k.member, k.cause, n, strings.Join(messageKeys(ms), ", ")),
 			Evidence: ev, Fix: logFix(k.cause), Source: logsSource})
 	}
@@ -82,10 +87,10 @@ func (j *doctorJudge) logs() result.DoctorStep {
 }
 
 // findingOf is the finding of cause on member (or the cluster's), if any.
-func (j *doctorJudge) findingOf(cause, member string) *result.Finding {
+func (j *doctorJudge) findingOf(cause Cause, member string) *result.Finding {
 	for i := range j.findings {
 		f := &j.findings[i]
-		if f.Cause == cause && (f.Member == member || f.Member == "") {
+		if Cause(f.Cause) == cause && (f.Member == member || f.Member == "") {
 			return f
 		}
 	}
@@ -100,17 +105,17 @@ func messageKeys(ms []result.LogMessage) []string {
 	return out
 }
 
-func logFix(cause string) string {
+func logFix(cause Cause) string {
 	switch cause {
-	case "disk":
+	case CauseDisk:
 		return "check this member's WAL fsync and backend commit p99 (doctor's disk step, or --prometheus for the incident); slow disks are the first cause in etcd's FAQ, CPU starvation the second"
-	case "network":
+	case CauseNetwork:
 		return "check the peer round trip and packet loss between members, and the interfaces' drop counters"
-	case "quota":
+	case CauseQuota:
 		return "the database reached its quota: compact, defragment, disarm the NOSPACE alarm, and find what fills the keyspace (--keyspace)"
-	case "leader":
+	case CauseLeader:
 		return "leader changes and timeouts follow slow disks, CPU starvation or the network: see the other findings"
-	case "clock":
+	case CauseClock:
 		return "synchronise the members' clocks (chrony or ntpd): leases and logs depend on them"
 	}
 	return "see etcd's FAQ"

@@ -1,19 +1,16 @@
-package judge
+package bottleneck
 
 import (
 	"fmt"
 	"strings"
 
+	"github.com/etcdlab/etcdlab/judge"
 	"github.com/etcdlab/etcdlab/result"
 )
 
 // ResourceRateLimit is a Kubernetes component's client-side rate limit
 // (bench kube): the control plane, not etcd, set the pace.
 const ResourceRateLimit = "rate-limit"
-
-// rateLimitShare is the share of the time to Ready from which the slowest
-// component's rate-limit floor is named as the limit.
-const rateLimitShare = 0.7
 
 // kubeLimit is a bench kube cell's statement when a component's client
 // rate limit accounts for most of the time to every pod Ready: the least
@@ -42,7 +39,7 @@ func (j *judgement) kubeLimit(c *result.Cell) *result.Bottleneck {
 			worst, floor = comp, f
 		}
 	}
-	if worst == nil || floor < rateLimitShare*k.TimeToReadySeconds || worst.ThrottledSeconds <= 0 {
+	if worst == nil || floor < judge.LimitRateLimitShare.Value()*k.TimeToReadySeconds || worst.ThrottledSeconds <= 0 {
 		return nil
 	}
 	j.f["time_to_ready_seconds"], j.f["rate_limit_floor_seconds"], j.f["component_qps"] = k.TimeToReadySeconds, floor, worst.QPS

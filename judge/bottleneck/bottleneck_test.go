@@ -1,4 +1,4 @@
-package judge
+package bottleneck
 
 import (
 	"strconv"
@@ -213,7 +213,7 @@ func TestCellBottleneck(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			b := CellBottleneck(tt.doc, 0, tt.opts)
+			b := Cell(tt.doc, 0, tt.opts)
 			if b == nil {
 				t.Fatal("no statement")
 			}
@@ -241,7 +241,7 @@ func near(a, b float64) bool { d := a - b; return d < 1e-9*(1+b) && d > -1e-9*(1
 func TestDiskJobCellHasNoStatement(t *testing.T) {
 	t.Parallel()
 	doc := experiment(2, true, result.Cell{ID: "disk", Setup: "tmpfs", Workload: "disk", Status: result.CellOK, Disk: &result.Disk{}})
-	if b := CellBottleneck(doc, 0, Options{}); b != nil {
+	if b := Cell(doc, 0, Options{}); b != nil {
 		t.Fatalf("%+v", b)
 	}
 }
@@ -251,23 +251,11 @@ func TestDiskJobCellHasNoStatement(t *testing.T) {
 func TestQuorumFigures(t *testing.T) {
 	t.Parallel()
 	c := spec{clients: 10, rps: 100, p50: 0.01, fsyncP99: []float64{0.05, 0.001, 0.0015}, cpu: []float64{0.2, 0.3, 0.4}}.cell()
-	m := Measure(&c)
+	m := result.MeasureCell(&c)
 	if m.WALFsyncP99 != 0.0015 || m.WALFsyncP99Slowest != 0.05 || !near(m.MemberCPUCores, 0.9) || !near(m.MemberCPUMax, 0.4) || m.Members != 3 {
 		t.Fatalf("%+v", m)
 	}
-	for _, tt := range []struct {
-		vals []float64
-		n    int
-		q, m float64
-	}{{[]float64{3, 1, 2}, 3, 2, 2}, {[]float64{1}, 1, 1, 1}, {[]float64{5, 1}, 3, 5, 1}, {[]float64{1, 2, 3, 4, 5}, 5, 3, 3}, {nil, 3, 0, 0}} {
-		if q := quorumValue(tt.vals, tt.n); q != tt.q {
-			t.Errorf("quorumValue(%v, %d) = %g, want %g", tt.vals, tt.n, q, tt.q)
-		}
-		if m := majorityValue(tt.vals, tt.n); m != tt.m {
-			t.Errorf("majorityValue(%v, %d) = %g, want %g", tt.vals, tt.n, m, tt.m)
-		}
-	}
-	b := CellBottleneck(experiment(2, true, c), 0, Options{})
+	b := Cell(experiment(2, true, c), 0, Options{})
 	if !strings.Contains(b.Statement, "WAL fsync p99 1.50 ms") || !strings.Contains(b.Statement, "(slowest member's p99 50.00 ms)") {
 		t.Fatal(b.Statement)
 	}
@@ -279,7 +267,7 @@ func TestMeasureIterations(t *testing.T) {
 	t.Parallel()
 	c := spec{clients: 1000, rps: 1000, p50: 0.01, iterations: 3, load: 0.5}.cell()
 	c.Runs[2].Server.Members[0].Summary.CPUCoresMean = 0.4 // 0.1, 0.1, 0.4 in run 3 -> runs average (0.3+0.3+0.6)/3
-	m := Measure(&c)
+	m := result.MeasureCell(&c)
 	if m.Runs != 3 || m.Iterations != 3 || !near(m.Throughput.Mean, 1010) || m.Throughput.Stddev == 0 || !near(m.MemberCPUCores, 0.4) || !near(m.LoadCPUCores, 0.5) || m.RunSeconds != 90 {
 		t.Fatalf("%+v", m)
 	}
@@ -297,11 +285,11 @@ func TestSweepBottleneck(t *testing.T) {
 		spec{setup: "slow", clients: 50000, status: result.CellFailed, err: "out of memory"}.cell(),
 	}
 	doc := experiment(2, true, cells...)
-	sw := SweepOf(doc.Experiment)
+	sw := result.SweepOf(doc.Experiment)
 	if sw.Param != "clients" || len(sw.Lines) != 2 || sw.Lines[0].Name != "tmpfs" || len(sw.Lines[1].Cells) != 4 || sw.Lines[1].X[3] != 50000 {
 		t.Fatalf("%+v", sw)
 	}
-	Bottlenecks(doc, Options{})
+	Fill(doc, Options{})
 	var got []string
 	for _, c := range doc.Experiment.Cells {
 		got = append(got, c.Bottleneck.Resource)
@@ -327,14 +315,14 @@ func TestSweepBottleneck(t *testing.T) {
 	}
 	// The same limit everywhere is named, and a disk that limited nothing is said so.
 	doc = experiment(2, true, cells[0], cells[2])
-	Bottlenecks(doc, Options{})
+	Fill(doc, Options{})
 	if b := doc.Experiment.Bottleneck; b.Resource != ResourceMemberCPU || !strings.Contains(b.Statement, "every setup was limited by the members' CPU") || !strings.Contains(b.Statement, "The disk limited no cell.") {
 		t.Fatalf("%+v", b)
 	}
 	// A statement already there is kept.
 	doc.Experiment.Cells[0].Bottleneck = &result.Bottleneck{Resource: ResourceNetwork, Statement: "kept"}
 	doc.Experiment.Bottleneck = nil
-	Bottlenecks(doc, Options{})
+	Fill(doc, Options{})
 	if doc.Experiment.Cells[0].Bottleneck.Statement != "kept" || !strings.Contains(doc.Experiment.Bottleneck.Statement, "tmpfs: network at 100 clients, member-cpu at 10,000 clients") {
 		t.Fatalf("%+v", doc.Experiment.Bottleneck)
 	}
@@ -350,11 +338,11 @@ func TestSweepWithoutParam(t *testing.T) {
 		cells = append(cells, c)
 	}
 	doc := experiment(2, true, cells...)
-	sw := SweepOf(doc.Experiment)
+	sw := result.SweepOf(doc.Experiment)
 	if sw.Param != "" || len(sw.Lines) != 3 || sw.Lines[2].Name != "multicloud-2 rtt=20ms" {
 		t.Fatalf("%+v", sw)
 	}
-	b := SweepBottleneck(doc, Options{})
+	b := Sweep(doc, Options{})
 	if b.Resource != ResourceMixed || !strings.Contains(b.Statement, "multicloud-0 rtt=1ms: unknown; at most 40 req/s.") || !strings.Contains(b.Statement, "multicloud-2 rtt=20ms: network; at most 40 req/s.") ||
 		strings.Contains(b.Statement, "The disk limited") {
 		t.Fatal(b.Statement)

@@ -1,4 +1,4 @@
-package judge
+package bottleneck
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/dustin/go-humanize"
 	"github.com/etcdlab/etcdlab/internal/units"
+	"github.com/etcdlab/etcdlab/judge"
 	"github.com/etcdlab/etcdlab/result"
 )
 
@@ -44,7 +45,7 @@ func (j *judgement) cpuCandidates() []candidate {
 		switch {
 		case c.shared && c.machine > 0:
 			j.f["cores"] = c.machine
-			out = append(out, candidate{ResourceMemberCPU, m.MemberCPUCores / c.machine / cpuSaturated, j.sayMemberCPU})
+			out = append(out, candidate{ResourceMemberCPU, m.MemberCPUCores / c.machine / judge.LimitCPUSaturated.Value(), j.sayMemberCPU})
 			if m.LoadCPURuns > 0 {
 				res := ResourceMemberCPU
 				if m.LoadCPUCores > m.MemberCPUCores {
@@ -54,11 +55,11 @@ func (j *judgement) cpuCandidates() []candidate {
 				if m.MachineCPURuns > 0 {
 					j.f["machine_cpu_cores"] = m.MachineCPUCores
 				}
-				out = append(out, candidate{res, used / c.machine / machineSaturated, func() string { return j.sayMachine(res) }})
+				out = append(out, candidate{res, used / c.machine / judge.LimitMachineSaturated.Value(), func() string { return j.sayMachine(res) }})
 			}
 		case !c.shared && c.perMember > 0:
 			j.f["cores_per_member"] = c.perMember
-			out = append(out, candidate{ResourceMemberCPU, m.MemberCPUMax / c.perMember / cpuSaturated, j.sayMemberCPU})
+			out = append(out, candidate{ResourceMemberCPU, m.MemberCPUMax / c.perMember / judge.LimitCPUSaturated.Value(), j.sayMemberCPU})
 		}
 	}
 	if m.LoadCPURuns > 0 && c.machine > 0 {
@@ -68,7 +69,7 @@ func (j *judgement) cpuCandidates() []candidate {
 			avail = l // its Go runtime could use no more (bench --cpus)
 			j.f["load_cores_limit"] = l
 		}
-		out = append(out, candidate{ResourceClientCPU, m.LoadCPUCores / avail / cpuSaturated, j.sayClientCPU})
+		out = append(out, candidate{ResourceClientCPU, m.LoadCPUCores / avail / judge.LimitCPUSaturated.Value(), j.sayClientCPU})
 	}
 	return out
 }
@@ -114,13 +115,13 @@ func (j *judgement) diskCandidate() (candidate, bool) {
 		return candidate{}, false
 	}
 	j.f["wal_fsyncs_per_second"], j.f["wal_fsync_p50_seconds"] = m.WALFsyncsPerSecond, m.WALFsyncP50
-	score := m.WALBusy / walBusySaturated
+	score := m.WALBusy / judge.LimitWALBusy.Value()
 	if m.WALBusyEstimated && m.WALFsyncP50 <= result.LowestDiskBucket*(1+1e-9) {
 		score = 0 // an upper bound shows no saturation
 	}
 	if j.diskIOPS > 0 {
 		j.f["disk_fsync_iops"], j.f["disk_fsync_p99_seconds"] = j.diskIOPS, j.diskP99
-		score = math.Max(score, m.WALFsyncsPerSecond/(fsyncRateSaturated*j.diskIOPS))
+		score = math.Max(score, m.WALFsyncsPerSecond/(judge.LimitFsyncRateShare.Value()*j.diskIOPS))
 	}
 	return candidate{ResourceDisk, score, j.sayDisk}, true
 }
@@ -136,8 +137,8 @@ func (j *judgement) sayDisk() string {
 	switch {
 	case j.diskIOPS > 0 && j.diskP99 > 0:
 		s += " (the disk job's p99: " + secs(j.diskP99) + ")"
-	case m.WALFsyncP99 >= etcdFsyncGuidance:
-		s += " (etcd asks for under 10 ms)"
+	case m.WALFsyncP99 >= judge.LimitWALFsyncP99.Value():
+		s += " (etcd asks for under " + judge.LimitWALFsyncP99.Text() + ")"
 	}
 	if c := j.cpuClause(); c != "" {
 		s += "; " + c
@@ -150,7 +151,7 @@ func (j *judgement) networkCandidate() (candidate, bool) {
 		return candidate{}, false
 	}
 	j.f["rtt_seconds"] = j.rtt.seconds
-	return candidate{ResourceNetwork, j.rtt.seconds / j.m.P50.Mean / rttDominates, j.sayNetwork}, true
+	return candidate{ResourceNetwork, j.rtt.seconds / j.m.P50.Mean / judge.LimitRTTShare.Value(), j.sayNetwork}, true
 }
 
 func (j *judgement) rttName() string {
@@ -306,8 +307,8 @@ func fsyncSecs(s float64) string { return units.Quantile(s, result.LowestDiskBuc
 func bytesIEC(v float64) string { return humanize.IBytes(uint64(v)) }
 
 // inFsync says what share of the run the WAL spent in fsync (an estimate:
-// Measures.WALBusy).
-func inFsync(m Measures) string {
+// result.Measures.WALBusy).
+func inFsync(m result.Measures) string {
 	busy := m.WALBusy
 	switch {
 	case m.WALBusyEstimated && m.WALFsyncP50 <= result.LowestDiskBucket*(1+1e-9):

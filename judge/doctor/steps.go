@@ -1,4 +1,4 @@
-package judge
+package doctor
 
 import (
 	"fmt"
@@ -6,27 +6,8 @@ import (
 	"slices"
 
 	"github.com/etcdlab/etcdlab/internal/units"
+	"github.com/etcdlab/etcdlab/judge"
 	"github.com/etcdlab/etcdlab/result"
-)
-
-// Bands of doctor's own rules, each with its source in the finding.
-const (
-	// starvedShare: the share of a member's local (serializable) reads
-	// that stalled (result.StallSeconds) for it to be starved, while the
-	// TCP handshake (answered by the kernel) stays fast; starvedRatio: at
-	// least this many times the share on any other member.
-	starvedShare = 0.15
-	starvedRatio = 3.0
-	// starvedMinSamples: fewer reads than this tell nothing about a share
-	// (1 slow read of 3 is a loaded machine's hiccup, not 33% stalls).
-	starvedMinSamples = 8
-	// slowDiskP50: a WAL fsync median of half etcd's p99 budget (10 ms)
-	// is a disk slow all the time, not a process stopped now and then.
-	slowDiskP50 = 0.005
-	// grpcErrWarn and grpcErrFail: etcd mixin etcdHighNumberOfFailedGRPCRequests.
-	grpcErrWarn, grpcErrFail = 0.01, 0.05
-	// grpcSlow: etcd mixin etcdGRPCRequestsSlow (p99 over 150 ms).
-	grpcSlow = 0.150
 )
 
 // reads is step 2: serializable and linearizable read latency per member;
@@ -38,14 +19,15 @@ func (j *doctorJudge) reads() result.DoctorStep {
 			continue
 		}
 		for _, r := range []struct {
+			id   judge.ID
 			kind string
 			f    *result.ReadFigure
-		}{{"serializable", m.ReadSerial}, {"linearizable", m.ReadLinear}} {
+		}{{judge.ReadSerializable, "serializable", m.ReadSerial}, {judge.ReadLinearizable, "linearizable", m.ReadLinear}} {
 			if r.f == nil {
 				st.Unseen = append(st.Unseen, fmt.Sprintf("%s: no %s read was tried", m.Name, r.kind))
 				continue
 			}
-			v := result.Verdict{ID: "read." + r.kind, What: fmt.Sprintf("%s: %s read latency", m.Name, r.kind), Value: r.f.P50, Unit: "s",
+			v := result.Verdict{ID: string(r.id), What: fmt.Sprintf("%s: %s read latency", m.Name, r.kind), Value: r.f.P50, Unit: "s",
 				Display:   fmt.Sprintf("p50 %s, max %s over %d reads", units.Seconds(r.f.P50), units.Seconds(r.f.Max), r.f.Samples),
 				Threshold: "informational", Source: "etcdctl check perf; etcd-diagnosis", Status: result.Pass}
 			if r.f.Errors > 0 {
@@ -64,7 +46,16 @@ func (j *doctorJudge) reads() result.DoctorStep {
 // asked (CPU starvation, a throttled cgroup, stop-the-world pauses). A
 // busy machine slows everyone's reads a little; a starved member's stall
 // (StallSeconds and more) in a good share of its probes.
+//
+// Its limits: judge.LimitStarvedShare of a member's local reads stalled
+// (judge.LimitStarvedFail fails), at least judge.LimitStarvedRatio times
+// the share on any other member, over judge.LimitStarvedMinReads reads or
+// more (1 slow read of 3 is a loaded machine's hiccup), while the TCP
+// handshake (answered by the kernel) stays under judge.LimitStall; and
+// the member's WAL fsync median under judge.LimitSlowDiskP50 (a disk slow
+// all the time, not a process stopped now and then).
 func (j *doctorJudge) starvation() {
+	stall := judge.LimitStall.Value()
 	share := func(f *result.ReadFigure) float64 {
 		if f == nil || f.Samples == 0 {
 			return 0
@@ -73,7 +64,7 @@ func (j *doctorJudge) starvation() {
 	}
 	for i, m := range j.d.Members {
 		own := share(m.ReadSerial)
-		if own < starvedShare || m.ReadSerial.Samples < starvedMinSamples {
+		if own < judge.LimitStarvedShare.Value() || float64(m.ReadSerial.Samples) < judge.LimitStarvedMinReads.Value() {
 			continue
 		}
 		others, othersMax, n := 0.0, 0.0, 0
@@ -84,10 +75,10 @@ func (j *doctorJudge) starvation() {
 				n++
 			}
 		}
-		if n == 0 || own < starvedRatio*others || (m.ConnectSeconds > 0 && m.ConnectSeconds >= result.StallSeconds) {
+		if n == 0 || own < judge.LimitStarvedRatio.Value()*others || (m.ConnectSeconds > 0 && m.ConnectSeconds >= stall) {
 			continue
 		}
-		if x := m.Metrics; x != nil && x.WALFsyncP50 >= slowDiskP50 {
+		if x := m.Metrics; x != nil && x.WALFsyncP50 >= judge.LimitSlowDiskP50.Value() {
 			// A disk that is slow all the time (its median fsync, not
 			// only its tail) stalls reads too (page faults, the
 			// backend's locks): the disk step finds it. A starved
@@ -97,20 +88,20 @@ func (j *doctorJudge) starvation() {
 		}
 		ev := []string{
 			fmt.Sprintf("%d of %d serializable reads on %s took %s or more (p50 %s, max %s); on the other members at most %.0f%% did (max %s)",
-				m.ReadSerial.Stalled, m.ReadSerial.Samples, m.Name, units.Seconds(result.StallSeconds), units.Seconds(m.ReadSerial.P50), units.Seconds(m.ReadSerial.Max), 100*others, units.Seconds(othersMax)),
+				m.ReadSerial.Stalled, m.ReadSerial.Samples, m.Name, units.Seconds(stall), units.Seconds(m.ReadSerial.P50), units.Seconds(m.ReadSerial.Max), 100*others, units.Seconds(othersMax)),
 			fmt.Sprintf("TCP connect to %s: %s (the kernel answers it, the process need not run)", m.Name, units.Seconds(m.ConnectSeconds)),
 		}
 		if m.Metrics != nil {
 			ev = append(ev, fmt.Sprintf("%s used %.2f cores over the window", m.Name, m.Metrics.CPUCores))
 		}
 		status := result.Warn
-		if own >= 2*starvedShare {
+		if own >= judge.LimitStarvedFail.Value() {
 			status = result.Fail
 		}
 		j.stalled[m.Name] = true
-		j.find(result.Finding{Status: status, Cause: "cpu", Member: m.Name, Score: 1 + 10*own,
+		j.find(result.Finding{Status: status, Cause: string(CauseCPU), Member: m.Name, Score: 1 + 10*own,
 			Summary: fmt.Sprintf("%s stalls: %.0f%% of its local reads waited %s or more (up to %s), against at most %.0f%% elsewhere, while the network answered in %s",
-				m.Name, 100*own, units.Seconds(result.StallSeconds), units.Seconds(m.ReadSerial.Max), 100*others, units.Seconds(m.ConnectSeconds)),
+				m.Name, 100*own, units.Seconds(stall), units.Seconds(m.ReadSerial.Max), 100*others, units.Seconds(m.ConnectSeconds)),
 			Evidence: ev,
 			Fix:      "give the member CPU: check its cgroup CPU limit and throttling, noisy neighbours on the node, swap, and long GC or VM pauses; etcd wants dedicated cores",
 			Source:   "etcd FAQ (CPU starvation); etcdlab's read probes (a local read needs neither disk nor peers)", Versions: j.versions(m.Name)})
@@ -128,7 +119,7 @@ func (j *doctorJudge) cpuMemory() result.DoctorStep {
 			}
 			continue
 		}
-		st.Checks = append(st.Checks, result.Verdict{ID: "process.cpu", What: m.Name + ": CPU used (process_cpu_seconds_total)", Value: m.Metrics.CPUCores, Unit: "cores",
+		st.Checks = append(st.Checks, result.Verdict{ID: string(judge.ProcessCPU), What: m.Name + ": CPU used (process_cpu_seconds_total)", Value: m.Metrics.CPUCores, Unit: "cores",
 			Display:   fmt.Sprintf("%.2f cores, RSS %s, %.0f goroutines", m.Metrics.CPUCores, ibytes(m.Metrics.RSSBytes), m.Metrics.Goroutines),
 			Threshold: "informational (the member's cores are not visible from here)", Source: "cluster-etcd-operator performance-metrics.md", Status: result.Pass})
 	}
@@ -142,10 +133,10 @@ func (j *doctorJudge) network() result.DoctorStep {
 	worstRTT, rttFrom, sinceStart := 0.0, "", false
 	for _, m := range j.d.Members {
 		if m.ConnectSeconds > 0 {
-			v := check(NetworkConnect, m.Name, m.ConnectSeconds, units.Seconds)
+			v := check(judge.NetworkConnect, m.Name, m.ConnectSeconds, units.Seconds)
 			st.Checks = append(st.Checks, v)
 			if v.Status == result.Fail {
-				j.find(result.Finding{Status: result.Fail, Cause: "network", Member: m.Name, Score: m.ConnectSeconds / 0.008,
+				j.find(result.Finding{Status: result.Fail, Cause: string(CauseNetwork), Member: m.Name, Score: m.ConnectSeconds / judge.LimitConnectFail.Value(),
 					Summary:  fmt.Sprintf("TCP connects to %s take %s from here", m.Name, units.Seconds(m.ConnectSeconds)),
 					Evidence: []string{v.What + " " + v.Display + " (" + v.Threshold + ")"}, Fix: v.Explanation, Source: v.Source})
 			}
@@ -154,26 +145,26 @@ func (j *doctorJudge) network() result.DoctorStep {
 			continue
 		}
 		if m.Metrics.PeerRTTP99 > 0 {
-			st.Checks = append(st.Checks, check(ServerPeerRTTP99, m.Name, m.Metrics.PeerRTTP99, units.Seconds))
+			st.Checks = append(st.Checks, check(judge.ServerPeerRTTP99, m.Name, m.Metrics.PeerRTTP99, units.Seconds))
 			if m.Metrics.PeerRTTP99 > worstRTT {
 				worstRTT, rttFrom, sinceStart = m.Metrics.PeerRTTP99, m.Name, m.Metrics.PeerRTTSinceStart
 			}
 		}
 		if m.Metrics.PeerSendFailures > 0 {
-			j.find(result.Finding{Status: result.Warn, Cause: "network", Member: m.Name, Score: 1.5,
+			j.find(result.Finding{Status: result.Warn, Cause: string(CauseNetwork), Member: m.Name, Score: 1.5,
 				Summary:  fmt.Sprintf("%s failed to send to its peers %.0f times in %s", m.Name, m.Metrics.PeerSendFailures, units.Seconds(j.d.WindowSeconds)),
 				Evidence: []string{fmt.Sprintf("etcd_network_peer_sent_failures_total +%.0f", m.Metrics.PeerSendFailures)},
 				Fix:      "a peer is down or unreachable from this member", Source: "etcd mixin etcdMembersDown", Versions: j.versions(m.Name)})
 		}
 	}
-	t, _ := Lookup(ServerPeerRTTP99)
+	t, _ := judge.Lookup(judge.ServerPeerRTTP99)
 	gap, gapOn := j.quorumRound()
 	if gap >= t.Fail && worstRTT < t.Fail {
 		ev := []string{fmt.Sprintf("a linearizable read costs %s more than a serializable one (p50) on %s, the member where it costs least: the ReadIndex round, which confirms leadership with a quorum of members (peer round trip < %s)", units.Seconds(gap), gapOn, units.Seconds(t.Fail))}
 		if worstRTT > 0 {
 			ev = append(ev, fmt.Sprintf("etcd's own peer round trip p99 %s on %s (probed every few seconds; recent changes show late)", units.Seconds(worstRTT), rttFrom))
 		}
-		j.find(result.Finding{Status: result.Fail, Cause: "network", Score: gap / t.Fail,
+		j.find(result.Finding{Status: result.Fail, Cause: string(CauseNetwork), Score: gap / t.Fail,
 			Summary:  fmt.Sprintf("the members are about %s apart: every linearizable read pays a quorum round trip of that much", units.Seconds(gap)),
 			Evidence: ev, Fix: t.Advice, Source: t.Source + "; etcd's ReadIndex (server/etcdserver/v3_server.go)", Versions: j.versions()})
 	}
@@ -186,7 +177,7 @@ func (j *doctorJudge) network() result.DoctorStep {
 		if gap, who := j.readIndexGap(); gap > 0 {
 			ev = append(ev, fmt.Sprintf("a linearizable read costs %s more than a serializable one on %s (the ReadIndex round to the leader)", units.Seconds(gap), who))
 		}
-		j.find(result.Finding{Status: result.Fail, Cause: "network", Score: worstRTT / t.Fail,
+		j.find(result.Finding{Status: result.Fail, Cause: string(CauseNetwork), Score: worstRTT / t.Fail,
 			Summary:  fmt.Sprintf("the members are %s apart (peer round trip p99)", units.Seconds(worstRTT)),
 			Evidence: ev, Fix: t.Advice, Source: t.Source, Versions: j.versions()})
 	}
@@ -239,9 +230,10 @@ func (j *doctorJudge) disk() result.DoctorStep {
 	st := result.DoctorStep{Name: "disk"}
 	for _, v := range j.diskJob {
 		st.Checks = append(st.Checks, v)
-		if v.Status == result.Fail && v.ID == string(DiskFsyncP99) {
-			j.find(result.Finding{Status: result.Fail, Cause: "disk", Score: v.Value / 0.010,
-				Summary:  fmt.Sprintf("the disk under %s: fdatasync p99 %s in etcd's disk job, %.1fx etcd's 10 ms", j.diskDir, v.Display, v.Value/0.010),
+		if v.Status == result.Fail && v.ID == string(judge.DiskFsyncP99) {
+			limit := judge.LimitWALFsyncP99.Value()
+			j.find(result.Finding{Status: result.Fail, Cause: string(CauseDisk), Score: v.Value / limit,
+				Summary:  fmt.Sprintf("the disk under %s: fdatasync p99 %s in etcd's disk job, %.1fx etcd's %s", j.diskDir, v.Display, v.Value/limit, judge.LimitWALFsyncP99.Text()),
 				Evidence: []string{v.What + " " + v.Display + " (" + v.Threshold + ")"}, Fix: v.Explanation, Source: v.Source})
 		}
 	}
@@ -254,12 +246,12 @@ func (j *doctorJudge) disk() result.DoctorStep {
 			st.Unseen = append(st.Unseen, fmt.Sprintf("%s's WAL fsync: %.0f in the window and too few since the member started to make a p99", m.Name, x.WALFsyncs))
 			continue
 		}
-		fs := check(ServerWALFsyncP99, m.Name, x.WALFsyncP99, func(v float64) string { return units.Quantile(v, result.LowestDiskBucket) })
+		fs := check(judge.ServerWALFsyncP99, m.Name, x.WALFsyncP99, func(v float64) string { return units.Quantile(v, result.LowestDiskBucket) })
 		if x.WALFsyncSinceStart {
 			fs.Display += " (since start: too few in the window)"
 		}
 		st.Checks = append(st.Checks, fs)
-		cm := check(ServerBackendCommitP99, m.Name, x.CommitP99, func(v float64) string { return units.Quantile(v, result.LowestDiskBucket) })
+		cm := check(judge.ServerBackendCommitP99, m.Name, x.CommitP99, func(v float64) string { return units.Quantile(v, result.LowestDiskBucket) })
 		if x.CommitSinceStart {
 			cm.Display += " (since start)"
 		}
@@ -272,7 +264,7 @@ func (j *doctorJudge) disk() result.DoctorStep {
 		if j.stalled[m.Name] {
 			// A process that is not running while it fsyncs or commits
 			// makes those slow too: the stall explains them.
-			if f := j.findingOf("cpu", m.Name); f != nil {
+			if f := j.findingOf(CauseCPU, m.Name); f != nil {
 				f.Evidence = append(f.Evidence, fmt.Sprintf("its WAL fsync p99 %s and backend commit p99 %s include the stalls (a local read, which needs no disk, stalls too)",
 					units.Quantile(x.WALFsyncP99, result.LowestDiskBucket), units.Quantile(x.CommitP99, result.LowestDiskBucket)))
 			}
@@ -282,15 +274,15 @@ func (j *doctorJudge) disk() result.DoctorStep {
 		if x.WALFsyncSinceStart {
 			when = fmt.Sprintf("since the member started (%.0f fsyncs in the window, too few for a p99)", x.WALFsyncs)
 		}
-		ev := []string{fmt.Sprintf("WAL fsync p99 %s, p99.9 %s on %s, %s (etcd asks for under 10 ms)", units.Quantile(x.WALFsyncP99, result.LowestDiskBucket), units.Quantile(x.WALFsyncP999, result.LowestDiskBucket), m.Name, when)}
+		ev := []string{fmt.Sprintf("WAL fsync p99 %s, p99.9 %s on %s, %s (etcd asks for under %s)", units.Quantile(x.WALFsyncP99, result.LowestDiskBucket), units.Quantile(x.WALFsyncP999, result.LowestDiskBucket), m.Name, when, judge.LimitWALFsyncP99.Text())}
 		if x.CommitP99 > 0 {
-			ev = append(ev, fmt.Sprintf("backend commit p99 %s (etcd asks for under 25 ms)", units.Quantile(x.CommitP99, result.LowestDiskBucket)))
+			ev = append(ev, fmt.Sprintf("backend commit p99 %s (etcd asks for under %s)", units.Quantile(x.CommitP99, result.LowestDiskBucket), judge.LimitBackendCommitP99.Text()))
 		}
 		if x.SlowApplies > 0 || x.HeartbeatFailures > 0 {
 			ev = append(ev, fmt.Sprintf("%.0f slow applies and %.0f late heartbeats in the window", x.SlowApplies, x.HeartbeatFailures))
 		}
-		t, _ := Lookup(ServerWALFsyncP99)
-		score := max(x.WALFsyncP99/0.010, x.CommitP99/0.025)
+		t, _ := judge.Lookup(judge.ServerWALFsyncP99)
+		score := max(x.WALFsyncP99/judge.LimitWALFsyncP99.Value(), x.CommitP99/judge.LimitBackendCommitP99.Value())
 		status := result.Fail
 		if x.WALFsyncSinceStart {
 			// Nothing was written in the window: the figure is from the
@@ -298,7 +290,7 @@ func (j *doctorJudge) disk() result.DoctorStep {
 			score /= 2
 			status = result.Warn
 		}
-		j.find(result.Finding{Status: status, Cause: "disk", Member: m.Name, Score: score,
+		j.find(result.Finding{Status: status, Cause: string(CauseDisk), Member: m.Name, Score: score,
 			Summary:  diskSummary(m.Name, x),
 			Evidence: ev, Fix: "move etcd's data (at least the WAL) to SSD/NVMe or a dedicated volume with provisioned IOPS; no network or shared storage, no other I/O on it",
 			Source: t.Source, Versions: j.versions(m.Name)})
@@ -319,25 +311,27 @@ func (j *doctorJudge) complaints() result.DoctorStep {
 			continue
 		}
 		for _, c := range []struct {
-			id ID
+			id judge.ID
 			v  float64
-		}{{ServerSlowApplies, x.SlowApplies}, {ServerHeartbeatFailures, x.HeartbeatFailures}, {ServerProposalsFailed, x.ProposalsFailed}} {
+		}{{judge.ServerSlowApplies, x.SlowApplies}, {judge.ServerHeartbeatFailures, x.HeartbeatFailures}, {judge.ServerProposalsFailed, x.ProposalsFailed}} {
 			st.Checks = append(st.Checks, check(c.id, m.Name, c.v, units.Count))
 		}
 		changes = max(changes, x.LeaderChanges)
 		if !x.HasLeader {
 			noLeader = append(noLeader, m.Name)
 		}
-		if x.GRPCRequests >= 100 {
+		if x.GRPCRequests >= judge.LimitGRPCErrorsMinCount.Value() {
+			grpcErrWarn, grpcErrFail := judge.LimitGRPCErrorsWarn.Value(), judge.LimitGRPCErrorsFail.Value()
 			ratio := x.GRPCErrors / x.GRPCRequests
-			v := result.Verdict{ID: "server.grpc_errors", What: m.Name + ": failed unary gRPC requests", Value: ratio, Unit: "ratio",
-				Display: fmt.Sprintf("%.1f%% of %.0f", 100*ratio, x.GRPCRequests), Threshold: "< 5% (warn from 1%)", Source: "etcd mixin etcdHighNumberOfFailedGRPCRequests", Status: result.Pass}
+			v := result.Verdict{ID: string(judge.ServerGRPCErrors), What: m.Name + ": failed unary gRPC requests", Value: ratio, Unit: "ratio",
+				Display: fmt.Sprintf("%.1f%% of %.0f", 100*ratio, x.GRPCRequests), Threshold: fmt.Sprintf("< %s (warn from %s)", judge.LimitGRPCErrorsFail.Text(), judge.LimitGRPCErrorsWarn.Text()),
+				Source: judge.LimitOf(judge.LimitGRPCErrorsFail).Source, Status: result.Pass}
 			if ratio >= grpcErrWarn {
 				v.Status = result.Warn
 				if ratio >= grpcErrFail {
 					v.Status = result.Fail
 				}
-				j.find(result.Finding{Status: v.Status, Cause: "requests", Member: m.Name, Score: ratio / grpcErrFail,
+				j.find(result.Finding{Status: v.Status, Cause: string(CauseRequests), Member: m.Name, Score: ratio / grpcErrFail,
 					Summary:  fmt.Sprintf("%.1f%% of %s's unary requests failed", 100*ratio, m.Name),
 					Evidence: []string{v.What + " " + v.Display}, Fix: "see the codes in grpc_server_handled_total: Unavailable and DeadlineExceeded point to the leader, disk or network findings above", Source: v.Source})
 			}
@@ -350,8 +344,9 @@ func (j *doctorJudge) complaints() result.DoctorStep {
 		slices.Sort(methods)
 		for _, method := range methods {
 			p99 := x.GRPCUnaryP99[method]
-			v := result.Verdict{ID: "server.grpc_p99", What: fmt.Sprintf("%s: %s p99 (grpc_server_handling_seconds)", m.Name, method), Value: p99, Unit: "s",
-				Display: units.Seconds(p99), Threshold: "< " + units.Seconds(grpcSlow), Source: "etcd mixin etcdGRPCRequestsSlow", Status: result.Pass}
+			grpcSlow := judge.LimitGRPCSlowP99.Value()
+			v := result.Verdict{ID: string(judge.ServerGRPCP99), What: fmt.Sprintf("%s: %s p99 (grpc_server_handling_seconds)", m.Name, method), Value: p99, Unit: "s",
+				Display: units.Seconds(p99), Threshold: "< " + units.Seconds(grpcSlow), Source: judge.LimitOf(judge.LimitGRPCSlowP99).Source, Status: result.Pass}
 			if p99 >= grpcSlow {
 				v.Status = result.Warn
 				v.Explanation = "requests are slow: the symptom the findings above explain (disk, network, CPU), or expensive requests"
@@ -359,33 +354,34 @@ func (j *doctorJudge) complaints() result.DoctorStep {
 			st.Checks = append(st.Checks, v)
 		}
 		if x.SlowReadIndexes > 0 {
-			j.find(result.Finding{Status: result.Warn, Cause: "network", Member: m.Name, Score: 1.2,
+			j.find(result.Finding{Status: result.Warn, Cause: string(CauseNetwork), Member: m.Name, Score: 1.2,
 				Summary:  fmt.Sprintf("%s waited too long for ReadIndex %.0f times", m.Name, x.SlowReadIndexes),
 				Evidence: []string{fmt.Sprintf("etcd_server_slow_read_indexes_total +%.0f", x.SlowReadIndexes)},
 				Fix:      "a slow leader or a slow network between this member and the leader", Source: "etcd server/etcdserver (waiting for ReadIndex response took too long)", Versions: j.versions(m.Name)})
 		}
 	}
-	lc := check(ServerLeaderChanges, "", changes, units.Count)
+	lc := check(judge.ServerLeaderChanges, "", changes, units.Count)
 	st.Checks = append(st.Checks, lc)
 	if lc.Status != result.Pass {
-		j.find(result.Finding{Status: lc.Status, Cause: "leader", Score: 0.8 + changes/4,
+		j.find(result.Finding{Status: lc.Status, Cause: string(CauseLeader), Score: 0.8 + changes/4,
 			Summary:  fmt.Sprintf("the leader changed %.0f times in %s", changes, units.Seconds(j.d.WindowSeconds)),
 			Evidence: []string{lc.What + " " + lc.Display}, Fix: lc.Explanation, Source: lc.Source, Versions: j.versions()})
 	}
 	if len(noLeader) > 0 {
 		slices.Sort(noLeader)
-		j.find(result.Finding{Status: result.Fail, Cause: "leader", Score: 6, Summary: fmt.Sprintf("%v had no leader at the end of the window", noLeader),
+		j.find(result.Finding{Status: result.Fail, Cause: string(CauseLeader), Score: 6, Summary: fmt.Sprintf("%v had no leader at the end of the window", noLeader),
 			Evidence: []string{"etcd_server_has_leader 0"}, Fix: "without a leader nothing commits: the network between members, their disks or lost quorum", Source: "etcd mixin etcdNoLeader"})
 	}
 	return st
 }
 
 // diskSummary names the figure that failed: WAL fsync against etcd's
-// 10 ms, else backend commit against 25 ms.
+// limit (judge.LimitWALFsyncP99), else backend commit against its own
+// (judge.LimitBackendCommitP99).
 func diskSummary(name string, x *result.DoctorMetrics) string {
-	if x.WALFsyncP99 >= 0.010 {
-		return fmt.Sprintf("the disk of %s: WAL fsync p99 %s, %.1fx etcd's 10 ms", name, units.Quantile(x.WALFsyncP99, result.LowestDiskBucket), x.WALFsyncP99/0.010)
+	if wal := judge.LimitWALFsyncP99.Value(); x.WALFsyncP99 >= wal {
+		return fmt.Sprintf("the disk of %s: WAL fsync p99 %s, %.1fx etcd's %s", name, units.Quantile(x.WALFsyncP99, result.LowestDiskBucket), x.WALFsyncP99/wal, judge.LimitWALFsyncP99.Text())
 	}
-	return fmt.Sprintf("the disk of %s: backend commit p99 %s, %.1fx etcd's 25 ms (WAL fsync p99 %s)", name,
-		units.Quantile(x.CommitP99, result.LowestDiskBucket), x.CommitP99/0.025, units.Quantile(x.WALFsyncP99, result.LowestDiskBucket))
+	return fmt.Sprintf("the disk of %s: backend commit p99 %s, %.1fx etcd's %s (WAL fsync p99 %s)", name,
+		units.Quantile(x.CommitP99, result.LowestDiskBucket), x.CommitP99/judge.LimitBackendCommitP99.Value(), judge.LimitBackendCommitP99.Text(), units.Quantile(x.WALFsyncP99, result.LowestDiskBucket))
 }

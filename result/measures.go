@@ -1,11 +1,9 @@
-package judge
+package result
 
 import (
 	"math"
 	"sort"
 	"strings"
-
-	"github.com/etcdlab/etcdlab/result"
 )
 
 // Measures are one experiment cell's figures, aggregated over its measured
@@ -27,9 +25,9 @@ type Measures struct {
 	Conns   int     `json:"conns"`
 	Rate    float64 `json:"rate,omitempty"`
 	// Throughput and latencies (seconds) across iterations.
-	Throughput result.MeanSD `json:"throughput_rps"`
-	P50        result.MeanSD `json:"p50_seconds"`
-	P99        result.MeanSD `json:"p99_seconds"`
+	Throughput MeanSD `json:"throughput_rps"`
+	P50        MeanSD `json:"p50_seconds"`
+	P99        MeanSD `json:"p99_seconds"`
 	// RunSeconds is the measured runs' duration, summed; Requests and
 	// Errors their successful and failed requests.
 	RunSeconds float64 `json:"run_seconds"`
@@ -89,12 +87,14 @@ type Measures struct {
 	QuotaErrors int64 `json:"quota_errors,omitempty"`
 }
 
-// Measure aggregates a cell's measured runs. A cell whose bench line swept
-// several points itself is summarised at its last point.
-func Measure(c *result.Cell) Measures {
+// MeasureCell aggregates a cell's measured runs. A cell whose bench line
+// swept several points itself is summarised at its last point. It
+// summarises, it does not judge: package judge/bottleneck judges the
+// figures.
+func MeasureCell(c *Cell) Measures {
 	var m Measures
 	runs := c.Runs
-	var sum *result.Summary
+	var sum *Summary
 	if n := len(c.Summaries); n > 0 {
 		sum = &c.Summaries[n-1]
 		if n > 1 {
@@ -162,7 +162,7 @@ func Measure(c *result.Cell) Measures {
 		m.Clients, m.Conns = sum.Clients, sum.Conns
 	} else if m.Runs > 0 {
 		m.Iterations = m.Runs
-		m.Throughput, m.P50, m.P99 = result.MeanSDOf(tput), result.MeanSDOf(p50), result.MeanSDOf(p99)
+		m.Throughput, m.P50, m.P99 = MeanSDOf(tput), MeanSDOf(p50), MeanSDOf(p99)
 	}
 	return m
 }
@@ -173,7 +173,7 @@ type serverSums struct {
 	cpu, cpuMax, p50, p99, slowest, rate, busy, commit, rtt, disk, net float64
 }
 
-func (s *serverSums) add(m *Measures, srv *result.Server, secs float64) {
+func (s *serverSums) add(m *Measures, srv *Server, secs float64) {
 	s.n++
 	n := len(srv.Members)
 	m.Members = max(m.Members, n)
@@ -274,7 +274,7 @@ func maxOf(vals []float64) float64 {
 }
 
 // runSeconds is a run's measured duration.
-func runSeconds(r *result.Run) float64 {
+func runSeconds(r *Run) float64 {
 	if r.DurationSeconds > 0 {
 		return r.DurationSeconds
 	}

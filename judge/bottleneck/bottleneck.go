@@ -1,4 +1,4 @@
-package judge
+package bottleneck
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/etcdlab/etcdlab/judge"
 	"github.com/etcdlab/etcdlab/result"
 )
 
@@ -26,41 +27,12 @@ const (
 	ResourceMixed = "mixed"
 )
 
-// The rules' limits. A resource is named only when its figure reaches its
-// limit; when several do, the one furthest past its limit is named and
-// the others' figures stay in the statement.
-const (
-	// cpuSaturated is the share of the cores available to the members (or
-	// to the load generator, on a machine of its own) from which their CPU
-	// limits throughput.
-	cpuSaturated = 0.85
-	// machineSaturated is the share of one machine's cores that members
-	// and load generator sharing it use together from which the machine's
-	// CPU limits throughput; the larger user is named.
-	machineSaturated = 0.9
-	// walBusySaturated is the share of the run the quorum's member spent
-	// in WAL fsync (estimated as fsyncs × p50) from which the disk limits:
-	// etcd fsyncs its WAL one batch at a time.
-	walBusySaturated = 0.7
-	// fsyncRateSaturated is the share of the disk job's sequential
-	// fdatasync IOPS that the WAL's fsyncs per second reach from which the
-	// disk limits.
-	fsyncRateSaturated = 0.8
-	// rttDominates is the share of the p50 request latency the round trip
-	// between members takes from which the network limits.
-	rttDominates = 0.5
-	// rateFollowed is the share of an open-loop run's offered rate that
-	// it achieved from which the load was below capacity.
-	rateFollowed = 0.95
-	// faultShare is the share of the run the cluster was unavailable from
-	// which a fault limited throughput.
-	faultShare = 0.02
-	// moreAtHigherLoad is how much more throughput a higher load in the
-	// same setup must reach to show that a cell's load was below capacity.
-	moreAtHigherLoad = 1.15
-	// etcdFsyncGuidance is etcd's guidance for WAL fsync p99 (FAQ).
-	etcdFsyncGuidance = 0.010
-)
+// The rules' limits are rows of judge's limits table
+// (judge.LimitCPUSaturated, and the others from
+// judge.LimitMachineSaturated to judge.LimitRateLimitShare). A resource is
+// named only when its figure reaches its limit; when several do, the one
+// furthest past its limit is named and the others' figures stay in the
+// statement.
 
 // Options are what a bottleneck statement needs that a result does not
 // hold. The zero value is usable.
@@ -77,31 +49,31 @@ type Options struct {
 	RTTSeconds map[string]float64
 }
 
-// Bottlenecks fills in the statement of every cell of doc's experiment
+// Fill fills in the statement of every cell of doc's experiment
 // that has none, and of the whole sweep when it has none. Statements
 // already there are kept. doc must not be read or written concurrently.
-func Bottlenecks(doc *result.Document, o Options) {
+func Fill(doc *result.Document, o Options) {
 	exp := doc.Experiment
 	if exp == nil {
 		return
 	}
 	for i := range exp.Cells {
 		if exp.Cells[i].Bottleneck == nil {
-			exp.Cells[i].Bottleneck = CellBottleneck(doc, i, o)
+			exp.Cells[i].Bottleneck = Cell(doc, i, o)
 		}
 	}
 	if exp.Bottleneck == nil {
-		exp.Bottleneck = SweepBottleneck(doc, o)
+		exp.Bottleneck = Sweep(doc, o)
 	}
 }
 
-// CellBottleneck says which resource limited the throughput of cell i of
+// Cell says which resource limited the throughput of cell i of
 // doc's experiment, with the figures that show it. The rest of the
 // experiment is its context: a disk job measured in the same setup is the
 // disk's capability, and cells of the same setup and workload at higher
 // loads show whether this one's load was below capacity. nil for a cell
 // that sent no requests to limit (a disk job).
-func CellBottleneck(doc *result.Document, i int, o Options) *result.Bottleneck {
+func Cell(doc *result.Document, i int, o Options) *result.Bottleneck {
 	exp := doc.Experiment
 	c := &exp.Cells[i]
 	switch c.Status {
@@ -110,7 +82,7 @@ func CellBottleneck(doc *result.Document, i int, o Options) *result.Bottleneck {
 	case result.CellPending:
 		return unknown("the cell has not run yet")
 	}
-	m := Measure(c)
+	m := result.MeasureCell(c)
 	if m.Runs == 0 {
 		if c.Disk != nil {
 			return nil
@@ -148,7 +120,7 @@ func CellBottleneck(doc *result.Document, i int, o Options) *result.Bottleneck {
 
 // judgement is one cell's figures on their way to a statement.
 type judgement struct {
-	m                 Measures
+	m                 result.Measures
 	at                string // "at 1,000 clients"
 	cpu               cpuCtx
 	rtt               rttCtx
@@ -196,7 +168,7 @@ func (j *judgement) unavailable(faults []result.FaultEvent) (float64, string) {
 func (j *judgement) fault(faults []result.FaultEvent) *result.Bottleneck {
 	m := j.m
 	down, how := j.unavailable(faults)
-	if down <= 0 || m.RunSeconds <= 0 || down/m.RunSeconds < faultShare {
+	if down <= 0 || m.RunSeconds <= 0 || down/m.RunSeconds < judge.LimitFaultShare.Value() {
 		return nil
 	}
 	j.f["unavailable_seconds"], j.f["run_seconds"] = down, m.RunSeconds
@@ -254,7 +226,7 @@ func (j *judgement) withFaults(b *result.Bottleneck, faults []result.FaultEvent)
 
 func (j *judgement) followedRate() *result.Bottleneck {
 	m := j.m
-	if m.Rate <= 0 || m.Throughput.Mean < rateFollowed*m.Rate {
+	if m.Rate <= 0 || m.Throughput.Mean < judge.LimitRateFollowed.Value()*m.Rate {
 		return nil
 	}
 	j.f["offered_rps"] = m.Rate
@@ -302,8 +274,8 @@ func (j *judgement) belowCapacity(exp *result.Experiment, i int) *result.Bottlen
 		if k == i || o.Status != result.CellOK || !samePoint(&exp.Cells[i], o) {
 			continue
 		}
-		om := Measure(o)
-		if !higherLoad(om, m) || om.Throughput.Mean < moreAtHigherLoad*m.Throughput.Mean {
+		om := result.MeasureCell(o)
+		if !higherLoad(om, m) || om.Throughput.Mean < judge.LimitMoreAtHigherLoad.Value()*m.Throughput.Mean {
 			continue
 		}
 		if om.Throughput.Mean > best {
@@ -360,7 +332,7 @@ func samePoint(a, b *result.Cell) bool {
 
 // higherLoad reports whether a offered more load than b: more clients in a
 // closed loop, a higher rate in an open one.
-func higherLoad(a, b Measures) bool {
+func higherLoad(a, b result.Measures) bool {
 	if a.Rate > 0 || b.Rate > 0 {
 		return a.Rate > b.Rate
 	}
@@ -368,7 +340,7 @@ func higherLoad(a, b Measures) bool {
 }
 
 // loadPhrase says at what load a cell ran.
-func loadPhrase(m Measures) string {
+func loadPhrase(m result.Measures) string {
 	if m.Rate > 0 {
 		return "at " + count(m.Rate) + " req/s offered"
 	}
@@ -407,7 +379,7 @@ type rttCtx struct {
 // its setup, else the emulated one recorded for the leader at the end of
 // its last run (the median over members when no leader was seen), else its
 // "rtt" param, else the members' measured peer round trip p99.
-func rttOf(c *result.Cell, m Measures, o Options) rttCtx {
+func rttOf(c *result.Cell, m result.Measures, o Options) rttCtx {
 	if v, ok := o.RTTSeconds[c.Setup]; ok && v > 0 {
 		return rttCtx{seconds: v, emulated: true}
 	}
@@ -448,7 +420,7 @@ func lastLeader(c *result.Cell) string {
 	return ""
 }
 
-func baseFigures(m Measures) map[string]float64 {
+func baseFigures(m result.Measures) map[string]float64 {
 	f := map[string]float64{"throughput_rps": m.Throughput.Mean, "latency_p50_seconds": m.P50.Mean, "latency_p99_seconds": m.P99.Mean}
 	if m.Clients > 0 {
 		f["clients"] = float64(m.Clients)
@@ -488,3 +460,28 @@ func faultList(faults []result.FaultEvent) string {
 
 // ratio renders a share as a whole percentage.
 func ratio(v float64) string { return fmt.Sprintf("%.0f%%", math.Round(v*100)) }
+
+// Missing returns the statements a report of doc shows that doc does not
+// state, computed as Fill would with zero Options: by cell index the
+// statement of each cell that has none (nil where the cell states its
+// own), and the sweep's when the experiment states none. ok is false when
+// there is nothing to compute (doc states them all, or is no experiment).
+// doc is not modified.
+func Missing(doc *result.Document) (cells []*result.Bottleneck, sweep *result.Bottleneck, ok bool) {
+	exp := doc.Experiment
+	if exp == nil {
+		return nil, nil, false
+	}
+	cells = make([]*result.Bottleneck, len(exp.Cells))
+	for i := range exp.Cells {
+		if exp.Cells[i].Bottleneck == nil {
+			cells[i] = Cell(doc, i, Options{})
+			ok = ok || cells[i] != nil
+		}
+	}
+	if exp.Bottleneck == nil {
+		sweep = Sweep(doc, Options{})
+		ok = ok || sweep != nil
+	}
+	return cells, sweep, ok
+}

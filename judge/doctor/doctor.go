@@ -1,4 +1,4 @@
-package judge
+package doctor
 
 import (
 	"fmt"
@@ -8,13 +8,14 @@ import (
 	"strings"
 
 	"github.com/dustin/go-humanize"
+	"github.com/etcdlab/etcdlab/judge"
 	"github.com/etcdlab/etcdlab/result"
 )
 
-// Doctor judges what `etcdlab doctor` measured (doc.Doctor's members):
+// Judge judges what `etcdlab doctor` measured (doc.Doctor's members):
 // it writes each step's checks, then the findings, the best-explained
 // first, and the document's overall status (FAIL when a finding fails).
-func Doctor(doc *result.Document) {
+func Judge(doc *result.Document) {
 	d := doc.Doctor
 	if d == nil {
 		return
@@ -78,8 +79,8 @@ func (j *doctorJudge) versions(names ...string) []string {
 
 // check is a verdict on one member's figure: id's threshold, the member's
 // name in What.
-func check(id ID, member string, v float64, display func(float64) string) result.Verdict {
-	out := Value(id, v, display)
+func check(id judge.ID, member string, v float64, display func(float64) string) result.Verdict {
+	out := judge.Value(id, v, display)
 	if member != "" {
 		out.What = member + ": " + out.What
 	}
@@ -97,7 +98,7 @@ func (j *doctorJudge) membership() result.DoctorStep {
 	for _, m := range j.d.Members {
 		if !m.Reachable {
 			st.Unseen = append(st.Unseen, fmt.Sprintf("%s (%s): %s", m.Name, m.Endpoint, m.Error))
-			j.find(result.Finding{Status: result.Fail, Cause: "membership", Member: m.Name, Score: 3,
+			j.find(result.Finding{Status: result.Fail, Cause: string(CauseMembership), Member: m.Name, Score: 3,
 				Summary:  fmt.Sprintf("%s does not answer at %s: %s", m.Name, m.Endpoint, m.Error),
 				Evidence: []string{"Status from " + m.Endpoint + ": " + m.Error},
 				Fix:      "check that the member runs and that its client URL is reachable from here; a cluster that lost a member has less fault tolerance",
@@ -127,15 +128,15 @@ func (j *doctorJudge) membership() result.DoctorStep {
 	}
 	switch {
 	case len(clusters) > 1:
-		j.find(result.Finding{Status: result.Fail, Cause: "membership", Score: 8, Summary: "the endpoints belong to different clusters",
+		j.find(result.Finding{Status: result.Fail, Cause: string(CauseMembership), Score: 8, Summary: "the endpoints belong to different clusters",
 			Evidence: []string{fmt.Sprintf("%d cluster IDs among the members", len(clusters))}, Fix: "give doctor the endpoints of one cluster", Source: "etcdctl endpoint status"})
 	case leaders["0"] || len(leaders) > 1:
-		j.find(result.Finding{Status: result.Fail, Cause: "leader", Score: 6, Summary: "the members do not agree on one leader",
+		j.find(result.Finding{Status: result.Fail, Cause: string(CauseLeader), Score: 6, Summary: "the members do not agree on one leader",
 			Evidence: []string{fmt.Sprintf("leaders reported: %s", strings.Join(slices.Sorted(maps.Keys(leaders)), ", "))},
 			Fix:      "a cluster without an agreed leader cannot commit: look at the network between members and at their disks", Source: "etcd_server_has_leader (etcd mixin etcdNoLeader)"})
 	}
-	if lag := maxApplied - minApplied; lag > 5000 {
-		j.find(result.Finding{Status: result.Warn, Cause: "membership", Score: 1.2, Summary: fmt.Sprintf("a member's applied index is %s entries behind", humanize.Comma(int64(lag))),
+	if lag := maxApplied - minApplied; float64(lag) > judge.LimitAppliedLag.Value() {
+		j.find(result.Finding{Status: result.Warn, Cause: string(CauseMembership), Score: 1.2, Summary: fmt.Sprintf("a member's applied index is %s entries behind", humanize.Comma(int64(lag))),
 			Evidence: []string{fmt.Sprintf("raft applied index from %d to %d", minApplied, maxApplied)},
 			Fix:      "a member that falls behind is slow to apply (disk or CPU) or was partitioned; look at that member's disk", Source: "etcdctl endpoint status"})
 	}
@@ -145,9 +146,9 @@ func (j *doctorJudge) membership() result.DoctorStep {
 
 func alarmCause(a string) string {
 	if strings.Contains(a, "NOSPACE") {
-		return "quota"
+		return string(CauseQuota)
 	}
-	return "membership"
+	return string(CauseMembership)
 }
 
 func alarmFix(a string) string {
@@ -160,27 +161,23 @@ func alarmFix(a string) string {
 	return "see etcd's maintenance guide"
 }
 
-// Quota bands: etcd mixin etcdDatabaseQuotaLowSpace fires at 95%; we warn
-// from 80% so there is time to act.
-const (
-	quotaWarn = 0.80
-	quotaFail = 0.95
-	// fragmentation: etcd mixin etcdDatabaseHighFragmentationRatio (in use
-	// under half of a file over 100 MB).
-	fragInUse   = 0.5
-	fragMinSize = 100 << 20
-)
-
-// quota judges the largest database against its member's quota.
+// quota judges the largest database against its member's quota
+// (judge.LimitQuotaWarn, judge.LimitQuotaFail: etcd mixin
+// etcdDatabaseQuotaLowSpace fires at the second; we warn from the first
+// so there is time to act), and each database's fragmentation
+// (judge.LimitFragInUse of a file over judge.LimitFragMinSize: etcd mixin
+// etcdDatabaseHighFragmentationRatio).
 func (j *doctorJudge) quota(st *result.DoctorStep) {
+	quotaWarn, quotaFail := judge.LimitQuotaWarn.Value(), judge.LimitQuotaFail.Value()
+	fragInUse, fragMinSize := judge.LimitFragInUse.Value(), judge.LimitFragMinSize.Value()
 	var worst *result.DoctorMember
 	for i := range j.d.Members {
 		m := &j.d.Members[i]
 		if m.Reachable && m.QuotaBytes > 0 && (worst == nil || float64(m.DBSize)/m.QuotaBytes > float64(worst.DBSize)/worst.QuotaBytes) {
 			worst = m
 		}
-		if m.Reachable && m.DBSize > fragMinSize && float64(m.DBInUse) < fragInUse*float64(m.DBSize) {
-			j.find(result.Finding{Status: result.Warn, Cause: "fragmentation", Member: m.Name, Score: 1.1,
+		if m.Reachable && float64(m.DBSize) > fragMinSize && float64(m.DBInUse) < fragInUse*float64(m.DBSize) {
+			j.find(result.Finding{Status: result.Warn, Cause: string(CauseFragmentation), Member: m.Name, Score: 1.1,
 				Summary:  fmt.Sprintf("%s's database is %s, of which %s in use", m.Name, ibytes(float64(m.DBSize)), ibytes(float64(m.DBInUse))),
 				Evidence: []string{fmt.Sprintf("db size %s, in use %s (%.0f%%)", ibytes(float64(m.DBSize)), ibytes(float64(m.DBInUse)), 100*float64(m.DBInUse)/float64(m.DBSize))},
 				Fix:      "defragment the member (etcdctl defrag, one member at a time, outside busy hours)", Source: "etcd mixin etcdDatabaseHighFragmentationRatio"})
@@ -191,9 +188,9 @@ func (j *doctorJudge) quota(st *result.DoctorStep) {
 		return
 	}
 	ratio := float64(worst.DBSize) / worst.QuotaBytes
-	v := result.Verdict{ID: "server.db_quota", What: worst.Name + ": database size against the backend quota", Value: ratio, Unit: "ratio",
+	v := result.Verdict{ID: string(judge.ServerDBQuota), What: worst.Name + ": database size against the backend quota", Value: ratio, Unit: "ratio",
 		Display:   fmt.Sprintf("%.0f%% (%s of %s)", 100*ratio, ibytes(float64(worst.DBSize)), ibytes(worst.QuotaBytes)),
-		Threshold: fmt.Sprintf("< %.0f%% (warn from %.0f%%)", 100*quotaFail, 100*quotaWarn), Source: "etcd mixin etcdDatabaseQuotaLowSpace", Status: result.Pass}
+		Threshold: fmt.Sprintf("< %s (warn from %s)", judge.LimitQuotaFail.Text(), judge.LimitQuotaWarn.Text()), Source: "etcd mixin etcdDatabaseQuotaLowSpace", Status: result.Pass}
 	if ratio >= quotaWarn {
 		v.Status = result.Warn
 		if ratio >= quotaFail {
@@ -207,7 +204,7 @@ func (j *doctorJudge) quota(st *result.DoctorStep) {
 			p := largestGroup(k.Prefixes)
 			ev = append(ev, fmt.Sprintf("the largest group of keys is %s: %d keys, %s, %.0f%% of the bytes the keyspace census read", p.Prefix, p.Keys, ibytes(float64(p.Bytes)), 100*float64(p.Bytes)/float64(k.Bytes)))
 		}
-		j.find(result.Finding{Status: v.Status, Cause: "quota", Score: 5 + 20*(ratio-quotaWarn),
+		j.find(result.Finding{Status: v.Status, Cause: string(CauseQuota), Score: 5 + 20*(ratio-quotaWarn),
 			Summary:  fmt.Sprintf("the database is at %.0f%% of its quota: %s of %s on %s", 100*ratio, ibytes(float64(worst.DBSize)), ibytes(worst.QuotaBytes), worst.Name),
 			Evidence: ev,
 			Fix:      "compact old revisions and defragment, find what fills the keyspace (doctor --keyspace), and raise --quota-backend-bytes (at most 8 GiB recommended)",

@@ -1,0 +1,19 @@
+package doctor
+
+// Cause is what a doctor's finding says is wrong (result.Finding.Cause).
+// Go code names causes only through the constants below, so a misspelt
+// one does not compile; observe/logscan's messages carry the same words.
+type Cause string
+
+// Causes of the doctor's findings.
+const (
+	CauseMembership    Cause = "membership"
+	CauseLeader        Cause = "leader"
+	CauseQuota         Cause = "quota"
+	CauseFragmentation Cause = "fragmentation"
+	CauseCPU           Cause = "cpu"
+	CauseNetwork       Cause = "network"
+	CauseDisk          Cause = "disk"
+	CauseRequests      Cause = "requests"
+	CauseClock         Cause = "clock"
+)
