@@ -160,5 +160,5 @@ func ioError(what, dir string, err error) error {
 		}
 		return fmt.Errorf("%s in %s: %s", what, dir, errno.Error())
 	}
-	return fmt.Errorf("%s in %s: %v", what, dir, err)
+	return fmt.Errorf("%s in %s: %w", what, dir, err)
 }
