@@ -5,10 +5,10 @@ import (
 	"errors"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/etcdlab/etcdlab/internal/atomicfile"
 	"github.com/etcdlab/etcdlab/internal/exitcode"
 	"github.com/etcdlab/etcdlab/load"
 	"github.com/etcdlab/etcdlab/measure/agents"
@@ -123,19 +123,7 @@ func writeAgentResult(a *app, path string, doc *result.Document) error {
 	if path == "" {
 		return agents.WriteLine(a.stdout, doc)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".agent-result-")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := result.Write(tmp, doc); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.Write(path, 0o600, func(w io.Writer) error { return result.Write(w, doc) })
 }
 
 // readArgsFile reads a command line, one argument per line.

@@ -3,10 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
+	"io"
+	"io/fs"
 	"path/filepath"
 	"time"
 
+	"github.com/etcdlab/etcdlab/internal/atomicfile"
 	"github.com/etcdlab/etcdlab/internal/exitcode"
 	"github.com/etcdlab/etcdlab/measure/check"
 	"github.com/etcdlab/etcdlab/render"
@@ -99,33 +101,28 @@ func (a *app) writeCheck(doc *result.Document, out, output string, term render.T
 }
 
 // writeResultFiles writes doc as out/result.json and out/report.html
-// (named name in the report) and says so on stderr.
+// (named name in the report), each file whole or not at all, and says so
+// on stderr.
 func (a *app) writeResultFiles(doc *result.Document, out, name string) error {
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return exitcode.Failuref("--out %s: %v", out, err)
-	}
-	jf, err := os.Create(filepath.Join(out, "result.json"))
+	err := atomicfile.WriteDir(out,
+		atomicfile.File{Name: "result.json", Perm: 0o666, Fill: func(w io.Writer) error { return result.Write(w, doc) }},
+		atomicfile.File{Name: "report.html", Perm: 0o666, Fill: func(w io.Writer) error {
+			return render.HTML(w, []result.Named{{Name: name, Doc: doc}})
+		}})
 	if err != nil {
-		return exitcode.Failuref("--out %s: %v", out, err)
+		return outError(out, err)
 	}
-	err = result.Write(jf, doc)
-	if cerr := jf.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return exitcode.Failuref("write %s: %v", jf.Name(), err)
-	}
-	hf, err := os.Create(filepath.Join(out, "report.html"))
-	if err != nil {
-		return exitcode.Failuref("--out %s: %v", out, err)
-	}
-	err = render.HTML(hf, []result.Named{{Name: name, Doc: doc}})
-	if cerr := hf.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return exitcode.Failuref("write %s: %v", hf.Name(), err)
-	}
-	fmt.Fprintf(a.stderr, "wrote %s and %s\n", jf.Name(), hf.Name())
+	fmt.Fprintf(a.stderr, "wrote %s and %s\n", filepath.Join(out, "result.json"), filepath.Join(out, "report.html"))
 	return nil
+}
+
+// outError is the message for a result file that could not be written
+// into the --out directory out: the file for a write that failed, the
+// directory when the file (or the directory) could not be created.
+func outError(out string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Op == atomicfile.OpWrite {
+		return exitcode.Failuref("%w", err)
+	}
+	return exitcode.Failuref("--out %s: %w", out, err)
 }

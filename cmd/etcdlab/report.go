@@ -2,10 +2,13 @@ package main
 
 import (
 	"encoding/json"
-	"os"
+	"errors"
+	"io"
+	"io/fs"
 	"path/filepath"
 	"strings"
 
+	"github.com/etcdlab/etcdlab/internal/atomicfile"
 	"github.com/etcdlab/etcdlab/internal/exitcode"
 	"github.com/etcdlab/etcdlab/render"
 	"github.com/etcdlab/etcdlab/result"
@@ -55,25 +58,18 @@ compared, the first as the base. The format follows the -o file's extension
 			if out == "-" {
 				return render.Markdown(a.stdout, docs)
 			}
-			tmp := out + ".tmp"
-			f, err := os.Create(tmp)
+			err = atomicfile.Write(out, 0o666, func(w io.Writer) error {
+				if md {
+					return render.Markdown(w, docs)
+				}
+				return render.HTML(w, docs)
+			})
 			if err != nil {
-				return exitcode.Failuref("%s: %v", out, err)
-			}
-			if md {
-				err = render.Markdown(f, docs)
-			} else {
-				err = render.HTML(f, docs)
-			}
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
-			if err != nil {
-				os.Remove(tmp)
-				return exitcode.Failuref("%s: %v", out, err)
-			}
-			if err := os.Rename(tmp, out); err != nil {
-				return exitcode.Failuref("%s: %v", out, err)
+				var pe *fs.PathError
+				if errors.As(err, &pe) && pe.Op == atomicfile.OpWrite {
+					err = pe.Err // the file is named below
+				}
+				return exitcode.Failuref("%s: %w", out, err)
 			}
 			a.printf("wrote %s\n", out)
 			return nil
