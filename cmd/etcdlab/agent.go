@@ -179,8 +179,8 @@ is missing is named, and the command fails after writing the result.`,
 }
 
 func (a *app) runMerge(c *cobra.Command, o *mergeOptions, files []string) error {
-	if o.output != "text" && o.output != "json" && o.output != "csv" {
-		return exitcode.Usagef("-o must be text, json or csv, not %q", o.output)
+	if _, err := outputFormat(result.KindBench, o.output); err != nil {
+		return err
 	}
 	var docs []*result.Document
 	for _, f := range files {

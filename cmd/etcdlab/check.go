@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"path/filepath"
 	"time"
 
@@ -50,8 +49,9 @@ the check could not run.`,
 		// check.Options.StartLoad is --load; the disk probe's Dir is --data-dir.
 		Annotations: map[string]string{"param:StartLoad": "--load", "param:Dir": "--data-dir"},
 		RunE: func(c *cobra.Command, _ []string) error {
-			if output != "text" && output != "json" {
-				return exitcode.Usagef("-o must be text or json, not %q", output)
+			format, err := outputFormat(result.KindCheck, output)
+			if err != nil {
+				return err
 			}
 			if out == "" {
 				out = "etcdlab-check-" + time.Now().Format("20060102-150405")
@@ -61,7 +61,7 @@ the check could not run.`,
 			if doc == nil {
 				return err
 			}
-			if werr := a.writeCheck(doc, out, output, term); werr != nil {
+			if werr := a.writeCheck(doc, out, format, term); werr != nil {
 				return werr
 			}
 			if err != nil {
@@ -89,12 +89,8 @@ the check could not run.`,
 }
 
 // writeCheck prints the verdicts and writes result.json and report.html.
-func (a *app) writeCheck(doc *result.Document, out, output string, term render.TerminalOptions) error {
-	if output == "json" {
-		if err := result.Write(a.stdout, doc); err != nil {
-			return err
-		}
-	} else if err := render.CheckText(a.stdout, doc, term); err != nil {
+func (a *app) writeCheck(doc *result.Document, out string, format render.Format, term render.TerminalOptions) error {
+	if err := render.Write(a.stdout, format, doc, render.Options{Terminal: term}); err != nil {
 		return err
 	}
 	return a.writeResultFiles(doc, out, "check")
@@ -114,15 +110,4 @@ func (a *app) writeResultFiles(doc *result.Document, out, name string) error {
 	}
 	fmt.Fprintf(a.stderr, "wrote %s and %s\n", filepath.Join(out, "result.json"), filepath.Join(out, "report.html"))
 	return nil
-}
-
-// outError is the message for a result file that could not be written
-// into the --out directory out: the file for a write that failed, the
-// directory when the file (or the directory) could not be created.
-func outError(out string, err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) && pe.Op == atomicfile.OpWrite {
-		return exitcode.Failuref("%w", err)
-	}
-	return exitcode.Failuref("--out %s: %w", out, err)
 }

@@ -95,8 +95,9 @@ time, and runs nothing.`,
 
 // runExperiment is `etcdlab experiment run`.
 func (a *app) runExperiment(c *cobra.Command, args []string, o experimentRunOptions) error {
-	if o.output != "text" && o.output != "json" {
-		return exitcode.Usagef("-o must be text or json, not %q", o.output)
+	format, err := outputFormat(result.KindExperiment, o.output)
+	if err != nil {
+		return err
 	}
 	if o.quick {
 		if o.profile != "" && o.profile != "quick" {
@@ -168,12 +169,7 @@ func (a *app) runExperiment(c *cobra.Command, args []string, o experimentRunOpti
 	if err := writeSummaryFile(o.out, doc); err != nil {
 		return err
 	}
-	if o.output == "json" {
-		err = result.Write(a.stdout, doc)
-	} else {
-		err = render.ExperimentText(a.stdout, doc, render.TerminalOptions{})
-	}
-	if err != nil {
+	if err := render.Write(a.stdout, format, doc, render.Options{}); err != nil {
 		return err
 	}
 	fmt.Fprintf(a.stderr, "wrote %s, %s and %s\n", filepath.Join(o.out, "result.json"), filepath.Join(o.out, "summary.txt"),
