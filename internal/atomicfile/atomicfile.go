@@ -26,9 +26,10 @@ import (
 	"syscall"
 )
 
-// Ops of the *fs.PathError that Write returns: OpCreate when the file could
-// not be created (as os.Create's error, naming the file), OpWrite when
-// filling, syncing or renaming it failed.
+// Ops of the *fs.PathError that Write returns: OpCreate when the file
+// could not be created or put in place (its message is os.Create's for
+// the same cause: "open PATH: is a directory"), OpWrite when filling or
+// syncing it failed.
 const (
 	OpCreate = "open"
 	OpWrite  = "write"
@@ -41,8 +42,9 @@ const (
 //
 // Errors are *fs.PathError naming path: Op is OpCreate when the
 // temporary file could not be created (the directory is missing or not
-// writable), OpWrite for anything after, with fill's error, or the
-// failing sync or rename's, as Err. Either way path is untouched.
+// writable) or renamed over path (a directory is there), OpWrite when
+// fill failed (its error is Err) or the file could not be synced. Either
+// way path is untouched.
 func Write(path string, perm fs.FileMode, fill func(w io.Writer) error) error {
 	dir := filepath.Dir(path)
 	tmp, err := create(dir, filepath.Base(path), perm)
@@ -59,7 +61,14 @@ func Write(path string, perm fs.FileMode, fill func(w io.Writer) error) error {
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		_ = os.Remove(tmp.Name())
-		return &fs.PathError{Op: OpWrite, Path: path, Err: err}
+		var le *os.LinkError
+		if errors.As(err, &le) {
+			err = le.Err
+		}
+		if fi, serr := os.Stat(path); serr == nil && fi.IsDir() {
+			err = syscall.EISDIR // as open(2) says; rename(2) says "file exists" for a full one
+		}
+		return &fs.PathError{Op: OpCreate, Path: path, Err: err}
 	}
 	if err := syncDir(dir); err != nil {
 		return &fs.PathError{Op: OpWrite, Path: path, Err: err}

@@ -95,6 +95,25 @@ func TestCreateError(t *testing.T) {
 	}
 }
 
+// A directory where the file should be is os.Create's error too, and
+// leaves nothing behind.
+func TestDirectoryInTheWay(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "result.json")
+	if err := os.MkdirAll(filepath.Join(path, "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	err := WriteBytes(path, []byte("x"), 0o644)
+	_, cerr := os.Create(path)
+	var pe *fs.PathError
+	if err == nil || cerr == nil || err.Error() != cerr.Error() || !errors.As(err, &pe) || pe.Op != OpCreate {
+		t.Fatalf("err %v, want os.Create's %v", err, cerr)
+	}
+	if names := entries(t, dir); len(names) != 1 {
+		t.Errorf("the directory holds %v, want only result.json", names)
+	}
+}
+
 // Readers running beside the writer only ever see one whole version.
 func TestReadersSeeWholeVersions(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "report.html")
