@@ -72,7 +72,7 @@ func HTML(w io.Writer, docs []result.Named, j Judged) error {
 	for i, d := range docs {
 		v, err := view(d, fmt.Sprintf("d%d-", i), j)
 		if err != nil {
-			return fmt.Errorf("%s: %v", d.Name, err)
+			return fmt.Errorf("%s: %w", d.Name, err)
 		}
 		p.Docs = append(p.Docs, v)
 	}

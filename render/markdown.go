@@ -18,7 +18,7 @@ func Markdown(w io.Writer, docs []result.Named, j Judged) error {
 	for _, d := range docs {
 		v, err := view(d, "", j)
 		if err != nil {
-			return fmt.Errorf("%s: %v", d.Name, err)
+			return fmt.Errorf("%s: %w", d.Name, err)
 		}
 		fmt.Fprintf(&b, "## %s result: %s\n\n", v.Kind, v.Name)
 		mdTable(&b, Table{Header: []string{"", ""}, Rows: pairs(v.Env)})

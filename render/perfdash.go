@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/etcdlab/etcdlab/internal/atomicfile"
 	"github.com/etcdlab/etcdlab/result"
 )
 
@@ -160,7 +161,9 @@ func WritePerfdash(dir string, doc *result.Document) ([]string, error) {
 	paths := make([]string, 0, len(files))
 	for _, f := range files {
 		p := filepath.Join(dir, f.Name)
-		if err := os.WriteFile(p, f.JSON, 0o644); err != nil { //nolint:gosec // etcd benchmark's mode: dashboards' collectors read these
+		// etcd benchmark's mode: dashboards' collectors read these. Each
+		// file is whole or absent, so a collector never reads half of one.
+		if err := atomicfile.WriteBytes(p, f.JSON, 0o644); err != nil {
 			return paths, fmt.Errorf("perfdash: %w", err)
 		}
 		paths = append(paths, p)

@@ -379,7 +379,7 @@ func Read(r io.Reader) (*Document, error) {
 		if errors.Is(err, io.EOF) {
 			return nil, errors.New("empty result document")
 		}
-		return nil, fmt.Errorf("not a result document: %v", err)
+		return nil, fmt.Errorf("not a result document: %w", err)
 	}
 	if doc.SchemaVersion < 1 || doc.SchemaVersion > SchemaVersion {
 		return nil, fmt.Errorf("unknown schema_version %d (this etcdlab reads 1 to %d)", doc.SchemaVersion, SchemaVersion)
@@ -415,7 +415,7 @@ func ReadFile(path string) (*Document, error) {
 	defer f.Close()
 	doc, err := Read(f)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if doc.Kind != KindBench && doc.Kind != KindDisk && doc.Kind != KindCheck && doc.Kind != KindExperiment {
 		return nil, fmt.Errorf("%s: unknown result kind %q", path, doc.Kind)

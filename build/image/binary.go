@@ -15,7 +15,7 @@ func BuildBinary(out, version, moduleDir string) error {
 	cmd.Dir = moduleDir
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if b, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("build etcdlab: %v\n%s", err, b)
+		return fmt.Errorf("build etcdlab: %w\n%s", err, b)
 	}
 	return nil
 }

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/etcdlab/etcdlab/internal/atomicfile"
 	"github.com/etcdlab/etcdlab/internal/exitcode"
 	"github.com/etcdlab/etcdlab/load"
 	"github.com/etcdlab/etcdlab/measure/agents"
@@ -123,19 +123,7 @@ func writeAgentResult(a *app, path string, doc *result.Document) error {
 	if path == "" {
 		return agents.WriteLine(a.stdout, doc)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".agent-result-")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := result.Write(tmp, doc); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.Write(path, 0o600, func(w io.Writer) error { return result.Write(w, doc) })
 }
 
 // readArgsFile reads a command line, one argument per line.
@@ -191,8 +179,8 @@ is missing is named, and the command fails after writing the result.`,
 }
 
 func (a *app) runMerge(c *cobra.Command, o *mergeOptions, files []string) error {
-	if o.output != "text" && o.output != "json" && o.output != "csv" {
-		return exitcode.Usagef("-o must be text, json or csv, not %q", o.output)
+	if _, err := outputFormat(result.KindBench, o.output); err != nil {
+		return err
 	}
 	var docs []*result.Document
 	for _, f := range files {

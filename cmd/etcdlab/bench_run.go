@@ -16,8 +16,8 @@ import (
 
 // runBench runs the benchmark cfg describes and writes its result as o asks.
 func (a *app) runBench(c *cobra.Command, o bench.Output, cfg bench.Config) error {
-	if o.Format != "text" && o.Format != "json" && o.Format != "csv" {
-		return exitcode.Usagef("-o must be text, json or csv, not %q", o.Format)
+	if _, err := outputFormat(result.KindBench, o.Format); err != nil {
+		return err
 	}
 	cfg.Log = a.stderr
 	if cfg.Agent.Count > 1 {
@@ -88,14 +88,9 @@ func (a *app) showBench(doc *result.Document, o bench.Output) error {
 	return nil
 }
 
+// writeBench writes a bench result as -o (validated) asks.
 func (a *app) writeBench(doc *result.Document, o bench.Output) error {
-	switch o.Format {
-	case "json":
-		return result.Write(a.stdout, doc)
-	case "csv":
-		return render.BenchCSV(a.stdout, doc)
-	}
-	return render.BenchText(a.stdout, doc, render.TextOptions{Precise: o.Precise, Sample: o.Sample})
+	return render.Write(a.stdout, render.Format(o.Format), doc, render.Options{Bench: render.TextOptions{Precise: o.Precise, Sample: o.Sample}})
 }
 
 // writePerfdash writes --report-perfdash's files into dir: $ARTIFACTS's

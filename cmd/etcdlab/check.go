@@ -3,10 +3,11 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
+	"io"
 	"path/filepath"
 	"time"
 
+	"github.com/etcdlab/etcdlab/internal/atomicfile"
 	"github.com/etcdlab/etcdlab/internal/exitcode"
 	"github.com/etcdlab/etcdlab/measure/check"
 	"github.com/etcdlab/etcdlab/render"
@@ -48,8 +49,9 @@ the check could not run.`,
 		// check.Options.StartLoad is --load; the disk probe's Dir is --data-dir.
 		Annotations: map[string]string{"param:StartLoad": "--load", "param:Dir": "--data-dir"},
 		RunE: func(c *cobra.Command, _ []string) error {
-			if output != "text" && output != "json" {
-				return exitcode.Usagef("-o must be text or json, not %q", output)
+			format, err := outputFormat(result.KindCheck, output)
+			if err != nil {
+				return err
 			}
 			if out == "" {
 				out = "etcdlab-check-" + time.Now().Format("20060102-150405")
@@ -59,7 +61,7 @@ the check could not run.`,
 			if doc == nil {
 				return err
 			}
-			if werr := a.writeCheck(doc, out, output, term); werr != nil {
+			if werr := a.writeCheck(doc, out, format, term); werr != nil {
 				return werr
 			}
 			if err != nil {
@@ -87,45 +89,25 @@ the check could not run.`,
 }
 
 // writeCheck prints the verdicts and writes result.json and report.html.
-func (a *app) writeCheck(doc *result.Document, out, output string, term render.TerminalOptions) error {
-	if output == "json" {
-		if err := result.Write(a.stdout, doc); err != nil {
-			return err
-		}
-	} else if err := render.CheckText(a.stdout, doc, term); err != nil {
+func (a *app) writeCheck(doc *result.Document, out string, format render.Format, term render.TerminalOptions) error {
+	if err := render.Write(a.stdout, format, doc, render.Options{Terminal: term}); err != nil {
 		return err
 	}
 	return a.writeResultFiles(doc, out, "check")
 }
 
 // writeResultFiles writes doc as out/result.json and out/report.html
-// (named name in the report) and says so on stderr.
+// (named name in the report), each file whole or not at all, and says so
+// on stderr.
 func (a *app) writeResultFiles(doc *result.Document, out, name string) error {
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return exitcode.Failuref("--out %s: %v", out, err)
-	}
-	jf, err := os.Create(filepath.Join(out, "result.json"))
+	err := atomicfile.WriteDir(out,
+		atomicfile.File{Name: "result.json", Perm: 0o666, Fill: func(w io.Writer) error { return result.Write(w, doc) }},
+		atomicfile.File{Name: "report.html", Perm: 0o666, Fill: func(w io.Writer) error {
+			return render.HTML(w, []result.Named{{Name: name, Doc: doc}}, judged(doc))
+		}})
 	if err != nil {
-		return exitcode.Failuref("--out %s: %v", out, err)
+		return outError(out, err)
 	}
-	err = result.Write(jf, doc)
-	if cerr := jf.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return exitcode.Failuref("write %s: %v", jf.Name(), err)
-	}
-	hf, err := os.Create(filepath.Join(out, "report.html"))
-	if err != nil {
-		return exitcode.Failuref("--out %s: %v", out, err)
-	}
-	err = render.HTML(hf, []result.Named{{Name: name, Doc: doc}}, judged(doc))
-	if cerr := hf.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return exitcode.Failuref("write %s: %v", hf.Name(), err)
-	}
-	fmt.Fprintf(a.stderr, "wrote %s and %s\n", jf.Name(), hf.Name())
+	fmt.Fprintf(a.stderr, "wrote %s and %s\n", filepath.Join(out, "result.json"), filepath.Join(out, "report.html"))
 	return nil
 }

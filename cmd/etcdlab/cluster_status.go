@@ -12,6 +12,7 @@ import (
 	"github.com/etcdlab/etcdlab/internal/exitcode"
 	"github.com/etcdlab/etcdlab/lab/cluster"
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
+	"github.com/etcdlab/etcdlab/render"
 	"github.com/etcdlab/etcdlab/render/table"
 	"github.com/spf13/cobra"
 )
@@ -39,8 +40,9 @@ configured round trip.`,
 		Example: "  etcdlab cluster status\n  etcdlab cluster status -o json\n  etcdlab cluster status --endpoints https://10.0.0.1:2379 --cacert ca.crt --cert c.crt --key c.key",
 		Args:    noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			if output != "table" && output != "json" {
-				return exitcode.Usagef("-o must be table or json, not %q", output)
+			format, err := outputFormat(render.SubjectStatus, output)
+			if err != nil {
+				return err
 			}
 			names := map[string]string{}
 			pids := map[string]cluster.MemberState{}
@@ -72,7 +74,7 @@ configured round trip.`,
 					sts[i].Error += fmt.Sprintf(" (member process %d has exited)", m.PID)
 				}
 			}
-			if err := a.printStatus(output, sts, links); err != nil {
+			if err := a.printStatus(format, sts, links); err != nil {
 				return err
 			}
 			return unhealthy(sts)
@@ -86,8 +88,8 @@ configured round trip.`,
 	return c
 }
 
-func (a *app) printStatus(output string, sts []cluster.MemberStatus, links []cluster.LinkView) error {
-	if output == "json" {
+func (a *app) printStatus(format render.Format, sts []cluster.MemberStatus, links []cluster.LinkView) error {
+	if format == render.FormatJSON {
 		enc := json.NewEncoder(a.stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(struct {

@@ -42,8 +42,9 @@ left by a killed run are removed by the next one.`,
 		Args:        noArgs,
 		Annotations: map[string]string{"param:BlockSize": "--bs"},
 		RunE: func(c *cobra.Command, _ []string) error {
-			if output != "text" && output != "json" {
-				return exitcode.Usagef("-o must be text or json, not %q", output)
+			format, err := outputFormat(result.KindDisk, output)
+			if err != nil {
+				return err
 			}
 			if c.Flags().Changed("bs") && o.BlockSize <= 0 {
 				return exitcode.Usagef("--bs must be positive, not %d", o.BlockSize)
@@ -66,13 +67,7 @@ left by a killed run are removed by the next one.`,
 			o.Log = a.stderr
 			doc, err := disk.Run(c.Context(), o)
 			if doc != nil {
-				var werr error
-				if output == "json" {
-					werr = result.Write(a.stdout, doc)
-				} else {
-					werr = render.DiskText(a.stdout, doc, term)
-				}
-				if werr != nil {
+				if werr := render.Write(a.stdout, format, doc, render.Options{Terminal: term}); werr != nil {
 					return werr
 				}
 			}

@@ -45,20 +45,16 @@ the diagnosis could not run.`,
 		Annotations: map[string]string{"param:MetricsURLs": "--metrics-urls", "param:ProbeInterval": "the probe interval",
 			"param:URL": "--prometheus", "param:Selector": "--prometheus-selector", "param:RateWindow": "the rate window", "param:Step": "the step", "param:Timeout": "the query timeout"},
 		RunE: func(c *cobra.Command, _ []string) error {
-			if output != "text" && output != "json" {
-				return exitcode.Usagef("-o must be text or json, not %q", output)
+			format, err := outputFormat(result.KindDoctor, output)
+			if err != nil {
+				return err
 			}
 			o.Log, o.Stdin = a.stderr, os.Stdin
 			doc, err := doctor.Run(c.Context(), o)
 			if err != nil {
 				return err
 			}
-			if output == "json" {
-				err = result.Write(a.stdout, doc)
-			} else {
-				err = render.DoctorText(a.stdout, doc, term)
-			}
-			if err != nil {
+			if err := render.Write(a.stdout, format, doc, render.Options{Terminal: term}); err != nil {
 				return err
 			}
 			if out != "" {

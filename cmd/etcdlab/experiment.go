@@ -2,12 +2,14 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/etcdlab/etcdlab/internal/atomicfile"
 	"github.com/etcdlab/etcdlab/internal/exitcode"
 	"github.com/etcdlab/etcdlab/load"
 	"github.com/etcdlab/etcdlab/measure/experiment"
@@ -93,8 +95,9 @@ time, and runs nothing.`,
 
 // runExperiment is `etcdlab experiment run`.
 func (a *app) runExperiment(c *cobra.Command, args []string, o experimentRunOptions) error {
-	if o.output != "text" && o.output != "json" {
-		return exitcode.Usagef("-o must be text or json, not %q", o.output)
+	format, err := outputFormat(result.KindExperiment, o.output)
+	if err != nil {
+		return err
 	}
 	if o.quick {
 		if o.profile != "" && o.profile != "quick" {
@@ -166,12 +169,7 @@ func (a *app) runExperiment(c *cobra.Command, args []string, o experimentRunOpti
 	if err := writeSummaryFile(o.out, doc); err != nil {
 		return err
 	}
-	if o.output == "json" {
-		err = result.Write(a.stdout, doc)
-	} else {
-		err = render.ExperimentText(a.stdout, doc, render.TerminalOptions{}, judged(doc))
-	}
-	if err != nil {
+	if err := render.Write(a.stdout, format, doc, render.Options{Judged: judged(doc)}); err != nil {
 		return err
 	}
 	fmt.Fprintf(a.stderr, "wrote %s, %s and %s\n", filepath.Join(o.out, "result.json"), filepath.Join(o.out, "summary.txt"),
@@ -223,51 +221,28 @@ func resumeDir(path string) string {
 // saveExperiment writes result.json atomically: a kill leaves the
 // previous version or the new one, never half of one.
 func saveExperiment(dir string, doc *result.Document) error {
-	tmp, err := os.CreateTemp(dir, ".result-*.json")
+	err := atomicfile.Write(filepath.Join(dir, "result.json"), 0o644, func(w io.Writer) error { return result.Write(w, doc) })
 	if err != nil {
-		return exitcode.Failuref("--out %s: %v", dir, err)
-	}
-	err = result.Write(tmp, doc)
-	if err == nil {
-		err = tmp.Chmod(0o644)
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), filepath.Join(dir, "result.json"))
-	}
-	if err != nil {
-		_ = os.Remove(tmp.Name())
-		return exitcode.Failuref("write %s: %v", filepath.Join(dir, "result.json"), err)
+		return outError(dir, err)
 	}
 	return nil
 }
 
 // writeSummaryFile writes the experiment's text summary (summary.txt, as
 // printed) and its HTML report (report.html, as `etcdlab report` draws it)
-// into dir.
+// into dir, each file whole or not at all.
 func writeSummaryFile(dir string, doc *result.Document) error {
-	write := func(name string, draw func(f *os.File) error) error {
-		f, err := os.Create(filepath.Join(dir, name))
-		if err != nil {
-			return exitcode.Failuref("--out %s: %v", dir, err)
-		}
-		err = draw(f)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return exitcode.Failuref("write %s: %v", f.Name(), err)
-		}
-		return nil
+	err := atomicfile.WriteDir(dir,
+		atomicfile.File{Name: "summary.txt", Perm: 0o666, Fill: func(w io.Writer) error {
+			return render.ExperimentText(w, doc, render.TerminalOptions{}, judged(doc))
+		}},
+		atomicfile.File{Name: "report.html", Perm: 0o666, Fill: func(w io.Writer) error {
+			return render.HTML(w, []result.Named{{Name: doc.Experiment.Name, Doc: doc}}, judged(doc))
+		}})
+	if err != nil {
+		return outError(dir, err)
 	}
-	if err := write("summary.txt", func(f *os.File) error { return render.ExperimentText(f, doc, render.TerminalOptions{}, judged(doc)) }); err != nil {
-		return err
-	}
-	return write("report.html", func(f *os.File) error {
-		return render.HTML(f, []result.Named{{Name: doc.Experiment.Name, Doc: doc}}, judged(doc))
-	})
+	return nil
 }
 
 func (a *app) experimentListCmd() *cobra.Command {

@@ -1,11 +1,12 @@
 package main
 
 import (
-	"encoding/json"
-	"os"
+	"errors"
+	"io"
+	"io/fs"
 	"path/filepath"
-	"strings"
 
+	"github.com/etcdlab/etcdlab/internal/atomicfile"
 	"github.com/etcdlab/etcdlab/internal/exitcode"
 	"github.com/etcdlab/etcdlab/render"
 	"github.com/etcdlab/etcdlab/result"
@@ -48,32 +49,20 @@ compared, the first as the base. The format follows the -o file's extension
 			if err != nil {
 				return err
 			}
-			md := out == "-" || strings.HasSuffix(out, ".md")
-			if !md && !strings.HasSuffix(out, ".html") {
-				return exitcode.Usagef("-o must end in .html or .md (or be - for Markdown on stdout), not %q", out)
+			format, err := render.FileFormat(out)
+			if err != nil {
+				return exitcode.Usagef("-o %w", err)
 			}
 			if out == "-" {
-				return render.Markdown(a.stdout, docs, judgedNamed(docs))
+				return render.Report(a.stdout, format, docs, judgedNamed(docs))
 			}
-			tmp := out + ".tmp"
-			f, err := os.Create(tmp)
+			err = atomicfile.Write(out, 0o666, func(w io.Writer) error { return render.Report(w, format, docs, judgedNamed(docs)) })
 			if err != nil {
-				return exitcode.Failuref("%s: %v", out, err)
-			}
-			if md {
-				err = render.Markdown(f, docs, judgedNamed(docs))
-			} else {
-				err = render.HTML(f, docs, judgedNamed(docs))
-			}
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
-			if err != nil {
-				os.Remove(tmp)
-				return exitcode.Failuref("%s: %v", out, err)
-			}
-			if err := os.Rename(tmp, out); err != nil {
-				return exitcode.Failuref("%s: %v", out, err)
+				var pe *fs.PathError
+				if errors.As(err, &pe) && pe.Op == atomicfile.OpWrite {
+					err = pe.Err // the file is named below
+				}
+				return exitcode.Failuref("%s: %w", out, err)
 			}
 			a.printf("wrote %s\n", out)
 			return nil
@@ -97,8 +86,9 @@ cell ID; cells that only one ran are listed as not compared. Results of
 different kinds cannot be compared.`,
 		Example: "  etcdlab compare m5.json m6g.json\n  etcdlab compare hdd.json ssd.json -o markdown",
 		RunE: func(c *cobra.Command, args []string) error {
-			if output != "text" && output != "markdown" && output != "json" {
-				return exitcode.Usagef("-o must be text, markdown or json, not %q", output)
+			format, err := outputFormat(render.SubjectComparison, output)
+			if err != nil {
+				return err
 			}
 			if len(args) < 2 {
 				return exitcode.Usagef("compare needs a base and at least one other result file")
@@ -111,16 +101,7 @@ different kinds cannot be compared.`,
 			if err != nil {
 				return exitcode.With(err, exitcode.Usage)
 			}
-			switch output {
-			case "json":
-				enc := json.NewEncoder(a.stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(cs)
-			case "markdown":
-				_, err := a.stdout.Write([]byte(render.CompareMarkdown(cs)))
-				return err
-			}
-			return render.CompareText(a.stdout, cs)
+			return render.Comparison(a.stdout, format, cs)
 		},
 	}
 	c.Flags().StringVarP(&output, "output", "o", "text", "output: text, markdown or json")

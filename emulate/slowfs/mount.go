@@ -66,7 +66,7 @@ func available(euid int, dev string) error {
 	}
 	f, err := os.OpenFile(dev, os.O_RDWR, 0)
 	if err != nil {
-		return fmt.Errorf("slow-disk emulation needs /dev/fuse: %v", err)
+		return fmt.Errorf("slow-disk emulation needs /dev/fuse: %w", err)
 	}
 	f.Close()
 	return nil
@@ -90,10 +90,10 @@ func EnterPrivateNamespace() error {
 	// directory with the process's other threads, which Linux allows in a
 	// multi-threaded process.
 	if err := syscall.Unshare(syscall.CLONE_NEWNS); err != nil {
-		return fmt.Errorf("create a private mount namespace: %v", err)
+		return fmt.Errorf("create a private mount namespace: %w", err)
 	}
 	if err := syscall.Mount("", "/", "", syscall.MS_REC|syscall.MS_SLAVE, ""); err != nil {
-		return fmt.Errorf("private mount namespace: make its mounts slaves: %v", err)
+		return fmt.Errorf("private mount namespace: make its mounts slaves: %w", err)
 	}
 	return nil
 }
@@ -105,7 +105,7 @@ func MountDir(o Options) (*Mount, error) {
 	}
 	var st syscall.Stat_t
 	if err := syscall.Stat(o.Backing, &st); err != nil {
-		return nil, fmt.Errorf("slow disk: %s: %v", o.Backing, err)
+		return nil, fmt.Errorf("slow disk: %s: %w", o.Backing, err)
 	}
 	m := &Mount{opts: o, run: o.Run}
 	if m.run == nil {
@@ -153,7 +153,7 @@ func MountDir(o Options) (*Mount, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("slow disk: mount %s: %v", o.Mountpoint, err)
+		return nil, fmt.Errorf("slow disk: mount %s: %w", o.Mountpoint, err)
 	}
 	// go-fuse's direct mount (v2.12.1) leaves /dev/fuse inheritable. A
 	// member holding it would keep the connection alive after etcdlab is
@@ -162,7 +162,7 @@ func MountDir(o Options) (*Mount, error) {
 	// a connection only when its last /dev/fuse descriptor closes.
 	if err := proc.CloseOnExec(func(target string) bool { return target == "/dev/fuse" }); err != nil {
 		_ = m.Unmount()
-		return nil, fmt.Errorf("slow disk: %v", err)
+		return nil, fmt.Errorf("slow disk: %w", err)
 	}
 	return m, nil
 }
@@ -195,7 +195,7 @@ func (m *Mount) Unmount() error {
 	return m.run(func() error {
 		if err := m.server.Unmount(); err != nil {
 			if err2 := syscall.Unmount(m.opts.Mountpoint, syscall.MNT_DETACH); err2 != nil {
-				return fmt.Errorf("unmount %s: %v", m.opts.Mountpoint, err)
+				return fmt.Errorf("unmount %s: %w", m.opts.Mountpoint, err)
 			}
 		}
 		return nil

@@ -218,7 +218,7 @@ func (k *Control) do(ctx context.Context, method, path string, body, out any) er
 	}
 	resp, err := k.hc.Do(req)
 	if err != nil {
-		return fmt.Errorf("cannot reach the etcdlab process running the cluster (%s): %v", k.addr, errors.Unwrap(err))
+		return fmt.Errorf("cannot reach the etcdlab process running the cluster (%s): %w", k.addr, errors.Unwrap(err))
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {

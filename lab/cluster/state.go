@@ -101,7 +101,7 @@ func ReadStateFile(path string) (State, error) {
 	}
 	var s State
 	if err := json.Unmarshal(b, &s); err != nil {
-		return State{}, fmt.Errorf("state file %s is not valid JSON: %v", path, err)
+		return State{}, fmt.Errorf("state file %s is not valid JSON: %w", path, err)
 	}
 	if s.SchemaVersion != StateSchemaVersion || len(s.Members) == 0 {
 		return State{}, fmt.Errorf("state file %s is not an etcdlab cluster state (schema_version %d)", path, s.SchemaVersion)

@@ -76,14 +76,14 @@ func Manifests(o ManifestOptions) ([]any, error) {
 	if o.CPU != "" {
 		q, err := resource.ParseQuantity(o.CPU)
 		if err != nil {
-			return nil, fmt.Errorf("cpu %q: %v", o.CPU, err)
+			return nil, fmt.Errorf("cpu %q: %w", o.CPU, err)
 		}
 		res.Requests[corev1.ResourceCPU] = q
 	}
 	if o.Memory != "" {
 		q, err := resource.ParseQuantity(o.Memory)
 		if err != nil {
-			return nil, fmt.Errorf("memory %q: %v", o.Memory, err)
+			return nil, fmt.Errorf("memory %q: %w", o.Memory, err)
 		}
 		res.Requests[corev1.ResourceMemory], res.Limits[corev1.ResourceMemory] = q, q
 	}

@@ -47,7 +47,7 @@ func ReadResults(r io.Reader) ([]*result.Document, error) {
 		if i := strings.Index(s, Marker); i >= 0 {
 			d, derr := result.Read(strings.NewReader(s[i+len(Marker):]))
 			if derr != nil {
-				return nil, fmt.Errorf("line %d: %v", line, derr)
+				return nil, fmt.Errorf("line %d: %w", line, derr)
 			}
 			docs = append(docs, d)
 		}
@@ -73,7 +73,7 @@ func readJSON(r io.Reader) ([]*result.Document, error) {
 		if err := dec.Decode(&raw); errors.Is(err, io.EOF) {
 			break
 		} else if err != nil {
-			return nil, fmt.Errorf("not a result document: %v", err)
+			return nil, fmt.Errorf("not a result document: %w", err)
 		}
 		d, err := result.Read(bytes.NewReader(raw))
 		if err != nil {

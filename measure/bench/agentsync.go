@@ -162,7 +162,7 @@ func (s *agentSync) barrier(ctx context.Context, name string) error {
 			if wctx.Err() != nil {
 				return fmt.Errorf("agent %d at %s: %s did not arrive within %s", s.index, name, s.absent(arrived, bp), s.wait)
 			}
-			return fmt.Errorf("agent %d at %s: watch: %v", s.index, name, wr.Err())
+			return fmt.Errorf("agent %d at %s: watch: %w", s.index, name, wr.Err())
 		}
 		for _, ev := range wr.Events {
 			if len(arrived) >= s.count {

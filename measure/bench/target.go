@@ -112,7 +112,7 @@ func leaderEndpoints(ctx context.Context, t *target, members *clientv3.MemberLis
 			return nil, fmt.Errorf("find the leader: the leader %s advertises no client URL", m.Name)
 		}
 		if err := etcdclient.Probe(ctx, t.conn, m.ClientURLs[0]); err != nil {
-			return nil, fmt.Errorf("send the load to the leader: its client URL %s is unreachable from here: %s", strings.Join(m.ClientURLs, ","), err)
+			return nil, fmt.Errorf("send the load to the leader: its client URL %s is unreachable from here: %w", strings.Join(m.ClientURLs, ","), err)
 		}
 		return m.ClientURLs, nil
 	}

@@ -44,7 +44,7 @@ func Run(ctx context.Context, o Options) (*result.Document, error) {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, invalid.Errorf("{Dir} %s does not exist", dir)
 	case err != nil:
-		return nil, fmt.Errorf("directory %s: %v", dir, err)
+		return nil, fmt.Errorf("directory %s: %w", dir, err)
 	case !st.IsDir():
 		return nil, invalid.Errorf("{Dir} %s is not a directory", dir)
 	}

@@ -158,7 +158,7 @@ func ioError(what, dir string, err error) error {
 		case unix.EACCES, unix.EPERM:
 			return fmt.Errorf("%s in %s: permission denied", what, dir)
 		}
-		return fmt.Errorf("%s in %s: %s", what, dir, errno.Error())
+		return fmt.Errorf("%s in %s: %w", what, dir, errno)
 	}
-	return fmt.Errorf("%s in %s: %v", what, dir, err)
+	return fmt.Errorf("%s in %s: %w", what, dir, err)
 }

@@ -116,7 +116,7 @@ func fetchInto(ctx context.Context, client *http.Client, url, accept string, tim
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
-		return "", fmt.Errorf("metrics URL %s: %v", url, err)
+		return "", fmt.Errorf("metrics URL %s: %w", url, err)
 	}
 	if accept != "" {
 		req.Header.Set("Accept", accept)
