@@ -98,14 +98,15 @@ func (a *app) runAgent(c *cobra.Command, o *agentOptions, argv []string) error {
 		return err
 	}
 	if cl.Output.ListenMetrics != "" {
-		cfg.Live = load.NewLive(bench.LiveOptions(cfg))
-		srv, err := a.serveMetrics(cl.Output.ListenMetrics, cfg.Live)
+		live := load.NewLive(bench.LiveOptions(cfg))
+		srv, err := a.serveMetrics(cl.Output.ListenMetrics, live)
 		if err != nil {
 			return err
 		}
 		defer srv.close()
+		cfg.Observers = append(cfg.Observers, bench.ShowLive(live))
 	}
-	doc, runErr := bench.Run(c.Context(), cfg)
+	doc, runErr := agents.RunAgent(c.Context(), cfg)
 	if doc != nil {
 		if err := writeAgentResult(a, o.result, doc); err != nil {
 			return exitcode.Failuref("write the agent's result: %v", err)
