@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"time"
 
@@ -14,8 +15,12 @@ import (
 // RunAgent runs one agent of a bench load split over cfg.Agent.Count
 // processes: bench.Run with the agents' coordination (Coordination) among
 // its observers. It is what `etcdlab agent` and the Indexed Job's pods
-// run; cfg.Agent.Index says which agent this is.
+// run; cfg.Agent.Index says which agent this is, cfg.Agent.Host names
+// the machine in the result (default: its host name).
 func RunAgent(ctx context.Context, cfg bench.Config) (*result.Document, error) {
+	if cfg.Agent.Host == "" {
+		cfg.Agent.Host, _ = os.Hostname()
+	}
 	cfg.Observers = append(slices.Clip(cfg.Observers), Coordination())
 	return bench.Run(ctx, cfg)
 }
