@@ -2,6 +2,13 @@
 // it finds or starts the cluster, applies the safety rules for clusters
 // etcdlab did not start, runs sweeps, warm-ups and iterations, cleans up,
 // and returns one result document. `etcdlab bench` is a thin CLI over it.
+//
+// What happens around a run rather than in it (live metrics, progress,
+// the members' scraper, an experiment's fault timeline, the agents'
+// barrier) is an Observer of the run's lifecycle (observer.go): Run tells
+// every one in Config.Observers when each run begins and ends, and finds
+// what more an observer does by its capabilities (Gate, Progressor,
+// BenchObserver, CleanupObserver).
 package bench
 
 import (
