@@ -95,24 +95,42 @@ func TestRunAgents(t *testing.T) {
 }
 
 // TestAgentStops: when one agent cannot start (its safety check refuses a
-// prefix in use), it tells the others, who stop at their next barrier
-// with a LostError naming it.
+// prefix in use), it tells the others, and one waiting at its barrier
+// stops with a LostError naming it.
 func TestAgentStops(t *testing.T) {
 	t.Parallel()
 	c, cli := agentCluster(t)
 	cfg := agentConfig(c, "/agents-stop/")
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	_, err := cli.Put(ctx, bench.AgentPrefix("/agents-stop/", 1)+"someone", "else")
-	cancel()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	put, err := cli.Put(ctx, bench.AgentPrefix("/agents-stop/", 1)+"someone", "else")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, errs := runAgents(context.Background(), cfg)
-	var lost *LostError
-	if !errors.As(errs[0], &lost) || lost.Index != 1 || lost.Died {
-		t.Fatalf("agent 0: %v, want agent 1 gone", errs[0])
+	// Agent 0 first, until it waits at its first barrier: an agent that
+	// has left takes its keys (its stopped/ one too) with it.
+	waiting := "/agents-stop/agents/barrier/warmup-0/0"
+	wch := cli.Watch(ctx, waiting, clientv3.WithRev(put.Header.Revision+1))
+	errs := make(chan error, 1)
+	go func() {
+		_, err := RunAgent(context.Background(), cfg)
+		errs <- err
+	}()
+	for wr := range wch {
+		if len(wr.Events) > 0 {
+			break
+		}
 	}
-	if errs[1] == nil || errors.As(errs[1], &lost) {
-		t.Fatalf("agent 1: %v, want its refusal", errs[1])
+	if ctx.Err() != nil {
+		t.Fatal("agent 0 did not reach its first barrier")
+	}
+	one := cfg
+	one.Agent.Index = 1
+	if _, err := RunAgent(context.Background(), one); err == nil || errors.As(err, new(*LostError)) {
+		t.Fatalf("agent 1: %v, want its refusal", err)
+	}
+	var lost *LostError
+	if err := <-errs; !errors.As(err, &lost) || lost.Index != 1 || lost.Died {
+		t.Fatalf("agent 0: %v, want agent 1 gone", err)
 	}
 }
