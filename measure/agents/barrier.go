@@ -218,7 +218,7 @@ func (s *agentSync) record(cfg *bench.Config) *result.AgentRun {
 	if !cfg.Agent.StartAt.IsZero() {
 		mode = "wall-clock"
 	}
-	a := &result.AgentRun{Index: s.index, Count: s.count, Host: cfg.Agent.Host, Prefix: bench.AgentPrefix(cfg.Prefix, s.index), StartMode: mode, Barriers: s.barriers}
+	a := &result.AgentRun{Index: s.index, Count: s.count, Host: cfg.Agent.Host, Prefix: SubPrefix(cfg.Prefix, s.index), StartMode: mode, Barriers: s.barriers}
 	if len(s.rtts) > 0 {
 		r := slices.Clone(s.rtts)
 		sort.Slice(r, func(i, j int) bool { return r[i] < r[j] })

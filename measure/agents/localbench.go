@@ -147,7 +147,7 @@ func (l *Local) Run(ctx context.Context, o LocalRun) (LocalBench, error) {
 		gone = append(gone, m.Index)
 	}
 	if len(gone) > 0 {
-		out.Cleaned, out.CleanErr = CleanMissing(ctx, l.cfg.Conn, l.cfg.Prefix, gone, bench.AgentPrefix)
+		out.Cleaned, out.CleanErr = CleanMissing(ctx, l.cfg.Conn, l.cfg.Prefix, gone)
 	}
 	return out, nil
 }

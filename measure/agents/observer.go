@@ -27,7 +27,8 @@ func RunAgent(ctx context.Context, cfg bench.Config) (*result.Document, error) {
 
 // Coordination is the bench.Observer that makes a run one agent of
 // several (bench.Config.Agent, Count of at least 2; a run that is no
-// agent's passes through it untouched): it joins the others through keys
+// agent's passes through it untouched): it gives bench the agent's slice
+// of the load (a bench.Slicer), joins the others through keys
 // under <Prefix>agents/ in the target cluster (a lease that vanishes
 // when the agent dies), waits for them before every run (a barrier, or
 // the wall-clock start), records the barriers in Document.Agent (the
@@ -42,6 +43,9 @@ type coordinator struct {
 	whole bench.Config
 	err   error // the error the runs ended with
 }
+
+// Slice is this agent's slice of the whole load.
+func (c *coordinator) Slice(whole bench.Config) bench.Config { return slice(whole) }
 
 func (c *coordinator) BeginRun(context.Context, bench.RunInfo)                   {}
 func (c *coordinator) EndRun(context.Context, bench.RunInfo, *result.Run, error) {}
@@ -106,7 +110,7 @@ func cleanLost(ctx context.Context, b *bench.BenchInfo, runErr error) string {
 	if !errors.As(runErr, &lost) || lost.Index < 0 || !lost.Died {
 		return ""
 	}
-	p := bench.AgentPrefix(b.Config().Prefix, lost.Index)
+	p := SubPrefix(b.Config().Prefix, lost.Index)
 	msg, err := b.Cluster().Cleanup(ctx, p, false)
 	if err != nil {
 		return fmt.Sprintf("agent %d died; deleting its keys under %s failed: %v", lost.Index, p, err)

@@ -76,7 +76,7 @@ func TestRunAgents(t *testing.T) {
 		for _, b := range d.Agent.Barriers {
 			names = append(names, b.Name)
 		}
-		if strings.Join(names, ",") != strings.Join(want, ",") || d.Agent.Index != i || d.Agent.Prefix != bench.AgentPrefix("/agents-lib/", i) {
+		if strings.Join(names, ",") != strings.Join(want, ",") || d.Agent.Index != i || d.Agent.Prefix != SubPrefix("/agents-lib/", i) {
 			t.Errorf("agent %d: barriers %q, agent %+v", i, names, d.Agent)
 		}
 	}
@@ -103,7 +103,7 @@ func TestAgentStops(t *testing.T) {
 	cfg := agentConfig(c, "/agents-stop/")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	put, err := cli.Put(ctx, bench.AgentPrefix("/agents-stop/", 1)+"someone", "else")
+	put, err := cli.Put(ctx, SubPrefix("/agents-stop/", 1)+"someone", "else")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/etcdlab/etcdlab/invalid"
@@ -13,9 +12,10 @@ import (
 // total/Count and rate/Count (remainders go to the lowest indexes), into
 // its own sub-prefix of the shared Prefix; only agent 0 runs canaries,
 // scrapes the members and compacts: those measure the cluster, not the
-// load. Waiting for the others before every run, so that their runs
-// overlap, is the agents' coordination (package measure/agents, an
-// Observer that is a Gate): Run refuses an agent's run without a Gate.
+// load. Slicing the load and waiting for the others before every run, so
+// that their runs overlap, is the agents' coordination (package
+// measure/agents, an Observer that is a Slicer and a Gate): Run refuses
+// an agent's run without a Slicer.
 // Each agent writes its own result, which etcdlab merge combines.
 type Agent struct {
 	Index, Count int
@@ -88,46 +88,4 @@ func (c *Config) validateAgent() error {
 		return invalid.Errorf("{AgentWait} must not be negative")
 	}
 	return nil
-}
-
-// share is agent i's part of n split among count agents: n/count, and
-// one more for the first n%count agents.
-func share(n int64, i, count int) int64 {
-	s := n / int64(count)
-	if int64(i) < n%int64(count) {
-		s++
-	}
-	return s
-}
-
-// AgentPrefix is agent index's own sub-prefix of the shared prefix: its
-// keys go there, and nobody else's.
-func AgentPrefix(prefix string, index int) string { return fmt.Sprintf("%sagent-%d/", prefix, index) }
-
-// sliced returns agent Index's slice of the whole load c.
-func (c Config) sliced() Config {
-	a := c.Agent
-	s := c
-	s.Conns, s.Clients = nil, nil
-	for _, n := range c.Conns {
-		s.Conns = append(s.Conns, int(share(int64(n), a.Index, a.Count)))
-	}
-	for _, n := range c.Clients {
-		s.Clients = append(s.Clients, int(share(int64(n), a.Index, a.Count)))
-	}
-	if c.Total > 0 {
-		s.Total = share(c.Total, a.Index, a.Count)
-	}
-	s.Rate = c.Rate / float64(a.Count)
-	if c.KeySpaceSize > 0 {
-		s.KeySpaceSize = share(c.KeySpaceSize, a.Index, a.Count)
-	}
-	if w, _ := parseWarmup(c.Warmup); w.count > 0 {
-		s.Warmup = fmt.Sprint(share(w.count, a.Index, a.Count))
-	}
-	s.Prefix = AgentPrefix(c.Prefix, a.Index)
-	if a.Index != 0 {
-		s.Canary, s.ScrapeInterval, s.CompactInterval, s.CheckHashKV, s.Compact = 0, 0, 0, false, false
-	}
-	return s
 }

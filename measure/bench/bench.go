@@ -26,12 +26,11 @@ func Run(ctx context.Context, cfg Config) (*result.Document, error) {
 		return nil, err
 	}
 	whole := cfg // an agent runs a slice of the whole load
-	if cfg.agents() {
-		cfg = cfg.sliced()
-	}
 	obs := newLifecycle(cfg.Observers)
-	if cfg.agents() && !obs.gated() {
-		return nil, invalid.Errorf("an agent's runs wait for the other agents': run it with package measure/agents (agents.RunAgent), whose Observer coordinates them")
+	if s := obs.slicer(); s != nil {
+		cfg = s.Slice(cfg)
+	} else if cfg.agents() {
+		return nil, invalid.Errorf("an agent's runs are a slice of the load and wait for the other agents': run it with package measure/agents (agents.RunAgent), whose Observer coordinates them")
 	}
 	doc := &result.Document{SchemaVersion: result.SchemaVersion, Kind: result.KindBench, CreatedAt: time.Now().UTC(), Environment: envinfo.Collect()}
 	note := func(s string) { doc.Notes = append(doc.Notes, s) }

@@ -8,7 +8,7 @@
 // barrier) is an Observer of the run's lifecycle (observer.go): Run tells
 // every one in Config.Observers when each run begins and ends, and finds
 // what more an observer does by its capabilities (Gate, Progressor,
-// BenchObserver, CleanupObserver).
+// Slicer, BenchObserver, CleanupObserver).
 package bench
 
 import (

@@ -57,14 +57,14 @@ func (l *lifecycle) ready(ctx context.Context, r RunInfo) error {
 	return nil
 }
 
-// gated reports whether some observer is a Gate.
-func (l *lifecycle) gated() bool {
+// slicer is the first observer that is a Slicer, or nil.
+func (l *lifecycle) slicer() Slicer {
 	for _, o := range l.all {
-		if _, ok := o.(Gate); ok {
-			return true
+		if s, ok := o.(Slicer); ok {
+			return s
 		}
 	}
-	return false
+	return nil
 }
 
 // progress returns what reports run r's progress to the Progressors, or

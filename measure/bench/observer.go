@@ -24,7 +24,8 @@ import (
 // serves one Run at a time.
 //
 // An Observer may have more capabilities, found by type assertion:
-// Gate (wait before the load starts), Progressor (progress of a run),
+// Gate (wait before the load starts), Slicer (send a slice of the load),
+// Progressor (progress of a run),
 // BenchObserver (the whole Run: after the cluster is reached, after the
 // last run, at the end) and CleanupObserver (the deletion of the prefix).
 type Observer interface {
@@ -48,6 +49,14 @@ type RunInfo struct {
 // fails the run (as the load's own failure would).
 type Gate interface {
 	Ready(ctx context.Context, r RunInfo) error
+}
+
+// Slicer is an Observer whose process sends a slice of the load (an
+// agent of several): Run sends Slice(whole), the configuration as
+// validated, and its result describes the whole load. Only the first
+// Slicer counts.
+type Slicer interface {
+	Slice(whole Config) Config
 }
 
 // Progressor is an Observer that follows a run's progress: Progress is

@@ -123,8 +123,8 @@ func TestGateRefuses(t *testing.T) {
 	}
 }
 
-// TestAgentNeedsCoordination: an agent's run without a Gate to wait for
-// the others is refused before anything is written.
+// TestAgentNeedsCoordination: an agent's run without a Slicer (the
+// agents' coordination) is refused before anything is written.
 func TestAgentNeedsCoordination(t *testing.T) {
 	t.Parallel()
 	c, _ := foreign(t, cluster.Options{})
