@@ -1,12 +1,9 @@
 package main
 
 import (
-	"bufio"
-	"errors"
 	"io"
 	"os"
 	"strconv"
-	"strings"
 
 	"github.com/etcdlab/etcdlab/internal/atomicfile"
 	"github.com/etcdlab/etcdlab/internal/exitcode"
@@ -64,7 +61,7 @@ func (a *app) runAgent(c *cobra.Command, o *agentOptions, argv []string) error {
 			return exitcode.Usagef("give the bench command line after -- or in --args-file, not both")
 		}
 		var err error
-		if args, err = readArgsFile(o.argsFile); err != nil {
+		if args, err = agents.ReadArgsFile(o.argsFile); err != nil {
 			return exitcode.Usagef("--args-file: %v", err)
 		}
 	}
@@ -92,20 +89,20 @@ func (a *app) runAgent(c *cobra.Command, o *agentOptions, argv []string) error {
 		return exitcode.Usagef("the bench command line has no --agents N (N of at least 2): an agent is one of several")
 	}
 	cfg.Agent.Index = index
-	cfg.Agent.Host, _ = os.Hostname()
 	cfg.Log = a.stderr
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
 	if cl.Output.ListenMetrics != "" {
-		cfg.Live = load.NewLive(bench.LiveOptions(cfg))
-		srv, err := a.serveMetrics(cl.Output.ListenMetrics, cfg.Live)
+		live := load.NewLive(bench.LiveOptions(cfg))
+		srv, err := a.serveMetrics(cl.Output.ListenMetrics, live)
 		if err != nil {
 			return err
 		}
 		defer srv.close()
+		cfg.Observers = append(cfg.Observers, bench.ShowLive(live))
 	}
-	doc, runErr := bench.Run(c.Context(), cfg)
+	doc, runErr := agents.RunAgent(c.Context(), cfg)
 	if doc != nil {
 		if err := writeAgentResult(a, o.result, doc); err != nil {
 			return exitcode.Failuref("write the agent's result: %v", err)
@@ -124,31 +121,6 @@ func writeAgentResult(a *app, path string, doc *result.Document) error {
 		return agents.WriteLine(a.stdout, doc)
 	}
 	return atomicfile.Write(path, 0o600, func(w io.Writer) error { return result.Write(w, doc) })
-}
-
-// readArgsFile reads a command line, one argument per line.
-func readArgsFile(path string) ([]string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var args []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		l := strings.TrimSpace(sc.Text())
-		if l == "" || strings.HasPrefix(l, "#") {
-			continue
-		}
-		args = append(args, l)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, err
-	}
-	if len(args) == 0 {
-		return nil, errors.New(path + " holds no arguments")
-	}
-	return args, nil
 }
 
 // mergeOptions are `etcdlab merge`'s flags.
@@ -201,5 +173,9 @@ func (a *app) runMerge(c *cobra.Command, o *mergeOptions, files []string) error 
 		}
 		docs = append(docs, ds...)
 	}
-	return a.showMerged(c, docs, nil, bench.Output{Format: o.output, Precise: o.precise}, nil, nil)
+	doc, err := agents.Merge(docs, nil)
+	if err != nil {
+		return exitcode.Usagef("merge: %v", err)
+	}
+	return a.showMerged(c, doc, bench.Output{Format: o.output, Precise: o.precise})
 }

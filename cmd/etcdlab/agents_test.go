@@ -88,7 +88,7 @@ func TestAgentManifests(t *testing.T) {
 			t.Errorf("volume %+v not the ConfigMap or Secret, or not mounted", v)
 		}
 	}
-	args, err := readArgsFile(writeTemp(t, cm.Data[agents.ArgsFile]))
+	args, err := agents.ReadArgsFile(writeTemp(t, cm.Data[agents.ArgsFile]))
 	if err != nil {
 		t.Fatal(err)
 	}

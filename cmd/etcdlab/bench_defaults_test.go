@@ -283,9 +283,9 @@ func TestBenchConfigFromFlags(t *testing.T) {
 // name is rendered as a flag of some bench subcommand.
 func TestBenchParamNames(t *testing.T) {
 	t.Parallel()
-	notFlags := map[string]bool{"Command": true, "Args": true, "Conn": true, "LocalBaseDir": true, "Log": true, "Progress": true, "Cluster": true, "RunStarted": true,
-		"CleanedUp": true, "Kube": true, // a hook; bench kube's options, whose fields are its flags (TestKubeFlagNames)
-		"Live": true} // a collector the caller makes (the CLI from --listen-metrics)
+	notFlags := map[string]bool{"Command": true, "Args": true, "Conn": true, "LocalBaseDir": true, "Log": true, "Cluster": true,
+		"Kube":      true, // bench kube's options, whose fields are its flags (TestKubeFlagNames)
+		"Observers": true} // what the caller has follow the runs (the CLI: live metrics from --listen-metrics, progress)
 	b := (&app{stdout: io.Discard, stderr: io.Discard}).newBench()
 	typ := reflect.TypeFor[bench.Config]()
 	for i := range typ.NumField() {

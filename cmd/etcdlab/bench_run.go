@@ -44,18 +44,20 @@ func (a *app) runBench(c *cobra.Command, o bench.Output, cfg bench.Config) error
 		if err := cfg.Validate(); err != nil {
 			return err // before listening: a bad command line says only why
 		}
-		cfg.Live = load.NewLive(bench.LiveOptions(cfg))
-		srv, err := a.serveMetrics(o.ListenMetrics, cfg.Live)
+		live := load.NewLive(bench.LiveOptions(cfg))
+		srv, err := a.serveMetrics(o.ListenMetrics, live)
 		if err != nil {
 			return err
 		}
 		defer srv.close()
+		cfg.Observers = append(cfg.Observers, bench.ShowLive(live))
 	}
-	if !o.Quiet && isTerminal(a.stderr) {
-		cfg.Progress = progressBar(a.stderr)
+	bar := !o.Quiet && isTerminal(a.stderr)
+	if bar {
+		cfg.Observers = append(cfg.Observers, bench.ShowProgress(progressBar(a.stderr)))
 	}
 	doc, err := bench.Run(c.Context(), cfg)
-	if cfg.Progress != nil {
+	if bar {
 		fmt.Fprint(a.stderr, "\r\033[K")
 	}
 	if werr := a.showBench(doc, o); werr != nil {

@@ -47,13 +47,15 @@ func rules() []rule {
 		{pkgs: []string{"observe/series"}, allow: append([]string{"observe/metrics", "result", "invalid"}, leaves...)},
 		{pkgs: []string{"observe/promhist"}, allow: append([]string{"observe/metrics", "result", "invalid"}, leaves...)},
 		{pkgs: []string{"observe/*"}, allow: append([]string{"result", "invalid"}, leaves...)},
-		// measure/bench is etcd benchmark's command: the CLI's and the
-		// experiment runner's (which runs bench command lines), nobody
-		// else's building block.
+		// measure/bench is etcd benchmark's command: the CLI's, the
+		// experiment runner's (which runs bench command lines) and the
+		// agents' (a bench run with their coordination as an Observer,
+		// merged), nobody else's building block; it imports none of them.
 		{pkgs: []string{"measure/experiment"}, allow: append([]string{"lab/*", "emulate/*", "load", "load/*", "observe/*", "measure/bench", "measure/check", "measure/disk", "judge", "judge/*", "result", "invalid"}, leaves...)},
 		// measure/doctor is read-only: it reaches members (lab/etcdclient),
 		// reads metrics, logs and Prometheus, and runs the disk job.
 		{pkgs: []string{"measure/doctor"}, allow: append([]string{"lab/etcdclient", "measure/disk", "observe/*", "judge", "judge/*", "result", "invalid"}, leaves...)},
+		{pkgs: []string{"measure/agents"}, allow: append([]string{"lab/*", "emulate/*", "load", "load/*", "observe/*", "measure/bench", "judge", "judge/*", "result", "invalid"}, leaves...)},
 		{pkgs: []string{"measure/bench"}, allow: append([]string{"lab/*", "emulate/*", "load", "load/*", "observe/*", "judge", "judge/*", "result", "invalid"}, leaves...)},
 		{pkgs: []string{"measure/*"}, allow: append([]string{"lab/*", "emulate/*", "load", "load/*", "observe/*", "measure/check", "measure/disk", "judge", "judge/*", "result", "invalid"}, leaves...)},
 		// render draws what result documents state (and what the CLI
@@ -180,6 +182,9 @@ func TestRulesCatch(t *testing.T) {
 	}{
 		{"measure/check", "measure/bench", false},
 		{"measure/experiment", "measure/bench", true},
+		{"measure/agents", "measure/bench", true},
+		{"measure/bench", "measure/agents", false},
+		{"measure/doctor", "measure/bench", false},
 		{"measure/experiment", "render", false},
 		{"measure/disk", "render", false},
 		{"render", "result/compare", true},

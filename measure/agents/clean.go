@@ -9,10 +9,9 @@ import (
 )
 
 // CleanMissing deletes the keys of agents that ended without deleting
-// them (killed), under their sub-prefixes of prefix (sub gives an agent's
-// sub-prefix: bench.AgentPrefix), on the cluster conn reaches. It returns
-// one line per agent saying what it did.
-func CleanMissing(ctx context.Context, conn etcdclient.Config, prefix string, missing []int, sub func(string, int) string) ([]string, error) {
+// them (killed), under their sub-prefixes of prefix (SubPrefix), on the
+// cluster conn reaches. It returns one line per agent saying what it did.
+func CleanMissing(ctx context.Context, conn etcdclient.Config, prefix string, missing []int) ([]string, error) {
 	if len(missing) == 0 {
 		return nil, nil
 	}
@@ -24,7 +23,7 @@ func CleanMissing(ctx context.Context, conn etcdclient.Config, prefix string, mi
 	c := safety.Cluster{Cli: cli, Endpoints: conn.Endpoints, Timeout: conn.DialTimeout}
 	var lines []string
 	for _, i := range missing {
-		p := sub(prefix, i)
+		p := SubPrefix(prefix, i)
 		msg, err := c.Cleanup(ctx, p, false)
 		if err != nil {
 			return lines, fmt.Errorf("agent %d's keys under %s: %w", i, p, err)

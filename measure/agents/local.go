@@ -22,7 +22,8 @@ const IndexEnv = "JOB_COMPLETION_INDEX"
 
 // LocalOptions are the agents RunLocal starts on this machine.
 type LocalOptions struct {
-	// Exe is the etcdlab binary the agents run.
+	// Exe is the etcdlab binary the agents run (default: this
+	// process's).
 	Exe string
 	// Count is how many agents; Args is bench's command line (after
 	// "bench", with --agents Count), given to every agent as the Job's
@@ -62,6 +63,13 @@ type LocalResult struct {
 func RunLocal(ctx context.Context, o LocalOptions) (LocalResult, error) {
 	if o.Grace <= 0 {
 		o.Grace = 30 * time.Second
+	}
+	if o.Exe == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return LocalResult{}, fmt.Errorf("find etcdlab's binary for the agents: %w", err)
+		}
+		o.Exe = exe
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

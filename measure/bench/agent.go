@@ -1,24 +1,22 @@
 package bench
 
 import (
-	"context"
-	"errors"
-	"fmt"
 	"time"
 
 	"github.com/etcdlab/etcdlab/invalid"
-	"github.com/etcdlab/etcdlab/result"
 )
 
 // Agent makes a run one slice of a load that Count cooperating processes
 // (agents) send together: bench --agents on one machine, or the pods of a
 // Kubernetes Indexed Job. Agent Index sends clients/Count, conns/Count,
 // total/Count and rate/Count (remainders go to the lowest indexes), into
-// its own sub-prefix of the shared Prefix, and waits for the others before
-// every measured run (a barrier of keys in the target cluster), so that
-// their runs overlap; each writes its own result, which etcdlab merge
-// combines. Only agent 0 runs canaries, scrapes the members and compacts:
-// those measure the cluster, not the load.
+// its own sub-prefix of the shared Prefix; only agent 0 runs canaries,
+// scrapes the members and compacts: those measure the cluster, not the
+// load. Slicing the load and waiting for the others before every run, so
+// that their runs overlap, is the agents' coordination (package
+// measure/agents, an Observer that is a Slicer and a Gate): Run refuses
+// an agent's run without a Slicer.
+// Each agent writes its own result, which etcdlab merge combines.
 type Agent struct {
 	Index, Count int
 	// StartAt, if set, is when the first measured run starts on every
@@ -90,87 +88,4 @@ func (c *Config) validateAgent() error {
 		return invalid.Errorf("{AgentWait} must not be negative")
 	}
 	return nil
-}
-
-// share is agent i's part of n split among count agents: n/count, and
-// one more for the first n%count agents.
-func share(n int64, i, count int) int64 {
-	s := n / int64(count)
-	if int64(i) < n%int64(count) {
-		s++
-	}
-	return s
-}
-
-// AgentPrefix is agent index's own sub-prefix of the shared prefix: its
-// keys go there, and nobody else's.
-func AgentPrefix(prefix string, index int) string { return fmt.Sprintf("%sagent-%d/", prefix, index) }
-
-// sliced returns agent Index's slice of the whole load c.
-func (c Config) sliced() Config {
-	a := c.Agent
-	s := c
-	s.Conns, s.Clients = nil, nil
-	for _, n := range c.Conns {
-		s.Conns = append(s.Conns, int(share(int64(n), a.Index, a.Count)))
-	}
-	for _, n := range c.Clients {
-		s.Clients = append(s.Clients, int(share(int64(n), a.Index, a.Count)))
-	}
-	if c.Total > 0 {
-		s.Total = share(c.Total, a.Index, a.Count)
-	}
-	s.Rate = c.Rate / float64(a.Count)
-	if c.KeySpaceSize > 0 {
-		s.KeySpaceSize = share(c.KeySpaceSize, a.Index, a.Count)
-	}
-	if w, _ := parseWarmup(c.Warmup); w.count > 0 {
-		s.Warmup = fmt.Sprint(share(w.count, a.Index, a.Count))
-	}
-	s.Prefix = AgentPrefix(c.Prefix, a.Index)
-	if a.Index != 0 {
-		s.Canary, s.ScrapeInterval, s.CompactInterval, s.CheckHashKV, s.Compact = 0, 0, 0, false, false
-	}
-	return s
-}
-
-// end closes an agent's runs: after a complete run, a last barrier
-// (every agent finished measuring; one more clock comparison); otherwise
-// the others are told why this agent stopped. It returns the run's error,
-// or the barrier's.
-func (s *agentSync) end(ctx context.Context, doc *result.Document, runErr error) error {
-	stopped := ""
-	if n := len(doc.Runs); n > 0 && doc.Runs[n-1].StoppedEarly != "" {
-		stopped = doc.Runs[n-1].StoppedEarly
-	}
-	switch {
-	case isAgentLost(runErr):
-		return runErr
-	case runErr != nil:
-		s.giveUp(ctx, runErr.Error())
-		return runErr
-	case ctx.Err() != nil:
-		s.giveUp(ctx, "interrupted")
-		return nil
-	case stopped != "":
-		s.giveUp(ctx, stopped)
-		return nil
-	}
-	return s.barrier(ctx, "end")
-}
-
-// cleanLostAgent deletes the keys of an agent that died (its lease
-// expired) without deleting them itself, and says so; "" when there was
-// none or they are kept.
-func (cfg *Config) cleanLostAgent(ctx context.Context, t *target, prefix string, runErr error) string {
-	var lost *AgentLostError
-	if cfg.Keep || !errors.As(runErr, &lost) || lost.Index < 0 || !lost.Died {
-		return ""
-	}
-	p := AgentPrefix(prefix, lost.Index)
-	msg, err := t.safety().Cleanup(ctx, p, false)
-	if err != nil {
-		return fmt.Sprintf("agent %d died; deleting its keys under %s failed: %v", lost.Index, p, err)
-	}
-	return fmt.Sprintf("agent %d died; its keys: %s", lost.Index, msg)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/etcdlab/etcdlab/invalid"
 	"github.com/etcdlab/etcdlab/load"
 	"github.com/etcdlab/etcdlab/load/safety"
 	"github.com/etcdlab/etcdlab/observe/envinfo"
@@ -25,8 +26,11 @@ func Run(ctx context.Context, cfg Config) (*result.Document, error) {
 		return nil, err
 	}
 	whole := cfg // an agent runs a slice of the whole load
-	if cfg.agents() {
-		cfg = cfg.sliced()
+	obs := newLifecycle(cfg.Observers)
+	if s := obs.slicer(); s != nil {
+		cfg = s.Slice(cfg)
+	} else if cfg.agents() {
+		return nil, invalid.Errorf("an agent's runs are a slice of the load and wait for the other agents': run it with package measure/agents (agents.RunAgent), whose Observer coordinates them")
 	}
 	doc := &result.Document{SchemaVersion: result.SchemaVersion, Kind: result.KindBench, CreatedAt: time.Now().UTC(), Environment: envinfo.Collect()}
 	note := func(s string) { doc.Notes = append(doc.Notes, s) }
@@ -35,30 +39,25 @@ func Run(ctx context.Context, cfg Config) (*result.Document, error) {
 		return nil, err
 	}
 	defer t.close()
+	if cfg.ScrapeInterval > 0 {
+		obs.all = append(obs.all, &scraper{o: t.series, log: cfg.Log})
+	}
 	if t.local != nil {
 		note(fmt.Sprintf("ran against a local %d-member cluster etcdlab started in %s (%s)", doc.Environment.Members, doc.Environment.DataDir, doc.Environment.Filesystem))
 	}
 	whole.Conn = cfg.Conn
 	doc.Bench = whole.describe()
 	wl, keysPerReq := cfg.workload(note)
-
-	var agent *agentSync // coordination with the other agents, if one
-	if cfg.agents() {
-		s, err := joinAgents(ctx, t.cli, &whole)
-		if err != nil {
-			return nil, err
-		}
-		defer s.close()
-		agent = s
-		defer func() { doc.Agent = s.record(&whole) }()
+	info := &BenchInfo{whole: whole, t: t, doc: doc}
+	if err := obs.beginBench(ctx, info); err != nil {
+		return nil, err
 	}
+	defer obs.endBench()
+
 	var guard *safety.Guard
 	if cfg.writes() && t.local == nil {
 		if err := cfg.checkSafety(ctx, t, keysPerReq); err != nil {
-			if agent != nil {
-				agent.giveUp(ctx, err.Error())
-			}
-			return nil, err
+			return nil, obs.endRuns(ctx, info, err)
 		}
 		guard = t.safety().StartGuard(ctx)
 		defer guard.Close()
@@ -76,10 +75,8 @@ func Run(ctx context.Context, cfg Config) (*result.Document, error) {
 			compacted <- msg
 		}()
 	}
-	runErr := cfg.runAll(ctx, t, wl, doc, guard, agent)
-	if agent != nil {
-		runErr = agent.end(ctx, doc, runErr)
-	}
+	r := &runner{cfg: &cfg, t: t, doc: doc, obs: obs, guard: guard}
+	runErr := obs.endRuns(ctx, info, r.runAll(ctx, wl))
 	close(stopCompact)
 	if cfg.CompactInterval > 0 {
 		note(<-compacted)
@@ -100,17 +97,13 @@ func Run(ctx context.Context, cfg Config) (*result.Document, error) {
 		default:
 			began := time.Now()
 			msg, err := t.safety().Cleanup(ctx, cfg.Prefix, cfg.Compact)
-			if cfg.CleanedUp != nil {
-				cfg.CleanedUp(time.Since(began))
+			took := time.Since(began)
+			if err == nil {
+				note(msg)
 			}
+			obs.cleanedUp(ctx, info, took, err)
 			if err != nil {
 				return doc, fmt.Errorf("clean up: %w", err)
-			}
-			note(msg)
-		}
-		if agent != nil {
-			if msg := cfg.cleanLostAgent(ctx, t, whole.Prefix, runErr); msg != "" {
-				note(msg)
 			}
 		}
 	}
@@ -120,111 +113,105 @@ func Run(ctx context.Context, cfg Config) (*result.Document, error) {
 	return doc, nil
 }
 
+// runner is one Run's runs in progress: what every run shares. Used on
+// Run's goroutine only.
+type runner struct {
+	cfg   *Config // the load this process sends (an agent's slice)
+	t     *target
+	doc   *result.Document
+	obs   *lifecycle
+	guard *safety.Guard // nil on a cluster etcdlab started
+	seq   int64         // the next request's sequence number
+}
+
 // runAll runs every sweep point: connections, warm-up, iterations.
-func (cfg *Config) runAll(ctx context.Context, t *target, wl load.Workload, doc *result.Document, guard *safety.Guard, agent *agentSync) error {
-	wu, _ := parseWarmup(cfg.Warmup)
-	seq := int64(0)
+func (r *runner) runAll(ctx context.Context, wl load.Workload) error {
+	cfg := r.cfg
 	if cfg.Command == CmdKube {
-		return cfg.runKube(ctx, t, doc)
+		return r.runKube(ctx)
 	}
 	for _, conns := range cfg.Conns {
 		if cfg.Command == CmdWatchLatency {
 			for it := 1; it <= cfg.Iterations && ctx.Err() == nil; it++ {
-				if cfg.RunStarted != nil {
-					cfg.RunStarted(runName(cfg, conns, 0, it))
-				}
-				end := cfg.liveBegin(runName(cfg, conns, 0, it))
-				run, err := cfg.recorded(ctx, t, func() (result.Run, error) {
-					return load.RunWatchLatency(ctx, t.conn, t.endpoints, conns, cfg.watchSpec())
+				info := RunInfo{Name: runName(cfg, conns, 0, it), Index: len(r.doc.Runs)}
+				run, err := r.obs.run(ctx, info, func() (result.Run, error) {
+					ws := cfg.watchSpec()
+					ws.Live = r.obs.live
+					return load.RunWatchLatency(ctx, r.t.conn, r.t.endpoints, conns, ws)
 				})
-				end()
 				if err != nil {
 					return runFailure(err)
 				}
 				run.Name, run.Iteration = runName(cfg, conns, run.Clients, it), it
-				doc.Runs = append(doc.Runs, run)
+				r.doc.Runs = append(r.doc.Runs, run)
 			}
 			continue
 		}
-		sess, err := cfg.open(ctx, t, wl, conns)
+		sess, err := cfg.open(ctx, r.t, wl, conns)
 		if err != nil {
 			return runFailure(err)
 		}
-		err = cfg.runPoint(ctx, t, sess, conns, doc, guard, wu, &seq, agent)
+		err = r.runPoint(ctx, sess, conns)
 		_ = sess.Close()
 		if err != nil {
 			return err
 		}
-		if ctx.Err() != nil || (len(doc.Runs) > 0 && doc.Runs[len(doc.Runs)-1].StoppedEarly != "") {
+		if r.stopped(ctx) {
 			break
 		}
 	}
-	doc.Summaries = result.Summarize(doc.Runs)
+	r.doc.Summaries = result.Summarize(r.doc.Runs)
 	return nil
+}
+
+// stopped reports whether the runs end here: ctx ended or the last run
+// stopped early.
+func (r *runner) stopped(ctx context.Context) bool {
+	return ctx.Err() != nil || (len(r.doc.Runs) > 0 && r.doc.Runs[len(r.doc.Runs)-1].StoppedEarly != "")
 }
 
 // runPoint runs every client count on one session: warm-up, then
 // iterations.
-func (cfg *Config) runPoint(ctx context.Context, t *target, sess *load.Session, conns int, doc *result.Document, guard *safety.Guard, wu warmup, seq *int64, agent *agentSync) error {
+func (r *runner) runPoint(ctx context.Context, sess *load.Session, conns int) error {
+	cfg := r.cfg
+	wu, _ := parseWarmup(cfg.Warmup)
 	for _, clients := range cfg.Clients {
 		spec := cfg.spec(clients)
-		if guard != nil {
-			spec.Stop, spec.StopReason = guard.Stop(), guard.Reason
+		spec.Live = r.obs.live
+		if r.guard != nil {
+			spec.Stop, spec.StopReason = r.guard.Stop(), r.guard.Reason
 		}
 		if wu.count > 0 || wu.duration > 0 {
-			if err := agent.ready(ctx, fmt.Sprintf("warmup-%d", len(doc.Runs))); err != nil {
-				return err
-			}
+			info := RunInfo{Name: fmt.Sprintf("%s conns=%d clients=%d warm-up", cfg.Command, conns, clients), Warmup: true, Index: len(r.doc.Runs)}
 			ws := spec
-			ws.Total, ws.Duration, ws.FirstSeq, ws.Canary = wu.count, wu.duration, *seq, 0
-			ws.Progress = cfg.progress("warm-up", wu.count)
-			end := cfg.liveBegin(fmt.Sprintf("%s conns=%d clients=%d warm-up", cfg.Command, conns, clients))
-			w, err := sess.Run(ctx, ws)
-			end()
+			ws.Total, ws.Duration, ws.FirstSeq, ws.Canary = wu.count, wu.duration, r.seq, 0
+			ws.Progress = r.obs.loadProgress(info, wu.count)
+			w, err := r.obs.run(ctx, info, func() (result.Run, error) { return sess.Run(ctx, ws) })
 			if err != nil {
 				return runFailure(err)
 			}
-			*seq += w.Requests + w.Stats.ErrorCount()
+			r.seq += w.Requests + w.Stats.ErrorCount()
 		}
 		for it := 1; it <= cfg.Iterations && ctx.Err() == nil; it++ {
-			spec.Total, spec.Duration, spec.FirstSeq = cfg.Total, cfg.Duration, *seq
-			name := runName(cfg, conns, clients, it)
-			spec.Progress = cfg.progress(name, cfg.Total)
-			if cfg.RunStarted != nil {
-				cfg.RunStarted(name)
-			}
-			barrier := fmt.Sprintf("run-%d", len(doc.Runs))
-			end := cfg.liveBegin(name)
-			run, err := cfg.recorded(ctx, t, func() (result.Run, error) {
-				// After the scraper's first scrape: agents start together.
-				if err := agent.ready(ctx, barrier); err != nil {
-					return result.Run{}, err
-				}
-				return sess.Run(ctx, spec)
-			})
-			end()
+			info := RunInfo{Name: runName(cfg, conns, clients, it), Index: len(r.doc.Runs)}
+			spec.Total, spec.Duration, spec.FirstSeq = cfg.Total, cfg.Duration, r.seq
+			spec.Progress = r.obs.loadProgress(info, cfg.Total)
+			run, err := r.obs.run(ctx, info, func() (result.Run, error) { return sess.Run(ctx, spec) })
 			if err != nil {
 				return runFailure(err)
 			}
-			*seq += run.Requests + run.Stats.ErrorCount()
-			run.Name, run.Iteration = name, it
-			doc.Runs = append(doc.Runs, run)
+			r.seq += run.Requests + run.Stats.ErrorCount()
+			run.Name, run.Iteration = info.Name, it
+			r.doc.Runs = append(r.doc.Runs, run)
 			if run.StoppedEarly != "" {
 				break
 			}
 		}
-		if ctx.Err() != nil || (len(doc.Runs) > 0 && doc.Runs[len(doc.Runs)-1].StoppedEarly != "") {
+		if r.stopped(ctx) {
 			break
 		}
 	}
 	return nil
-}
-
-func (cfg *Config) progress(label string, total int64) func(int64) {
-	if cfg.Progress == nil {
-		return nil
-	}
-	return func(done int64) { cfg.Progress(label, done, total) }
 }
 
 func runName(cfg *Config, conns, clients, it int) string {
@@ -258,9 +245,10 @@ func (cfg *Config) estimateBytes(keysPerReq float64) int64 {
 	return safety.Estimate(requests, keysPerReq, cfg.Prefix, cfg.KeySize, cfg.ValSize)
 }
 
+// watchSpec is watch-latency's load (its Live is the run's observers').
 func (cfg *Config) watchSpec() load.WatchSpec {
 	return load.WatchSpec{Key: cfg.Prefix + "watch", ValueSize: cfg.ValSize, Streams: cfg.Streams, WatchersPerStream: cfg.WatchersPerStream,
-		PrevKV: cfg.PrevKV, PutTotal: cfg.PutTotal, PutRate: cfg.PutRate, RequestTimeout: cfg.RequestTimeout, Live: cfg.Live}
+		PrevKV: cfg.PrevKV, PutTotal: cfg.PutTotal, PutRate: cfg.PutRate, RequestTimeout: cfg.RequestTimeout}
 }
 
 // describe records the configuration in the result, without credentials.

@@ -2,6 +2,13 @@
 // it finds or starts the cluster, applies the safety rules for clusters
 // etcdlab did not start, runs sweeps, warm-ups and iterations, cleans up,
 // and returns one result document. `etcdlab bench` is a thin CLI over it.
+//
+// What happens around a run rather than in it (live metrics, progress,
+// the members' scraper, an experiment's fault timeline, the agents'
+// barrier) is an Observer of the run's lifecycle (observer.go): Run tells
+// every one in Config.Observers when each run begins and ends, and finds
+// what more an observer does by its capabilities (Gate, Progressor,
+// Slicer, BenchObserver, CleanupObserver).
 package bench
 
 import (
@@ -113,24 +120,14 @@ type Config struct {
 	// has its own.
 	MetricsURLs []string
 
-	// Live, if set, shows every run's requests (warm-ups too) as
-	// Prometheus metrics while they run, each run named by Live.Begin
-	// (load.Live; LiveOptions makes its options for this configuration).
-	Live *load.Live
-
 	// Log receives one-line notes for a person (stderr).
 	Log io.Writer
-	// Progress, if set, is called periodically with requests done and
-	// expected (0 when the run is bounded by time).
-	Progress func(label string, done, total int64)
-	// RunStarted, if set, is called with a measured run's name just
-	// before it starts (not before a warm-up), on the goroutine that runs
-	// it; it must not block.
-	RunStarted func(run string)
-	// CleanedUp, if set, is called with the time the deletion of the
-	// prefix took on a cluster etcdlab did not start (not called when the
-	// keys are kept or nothing was written).
-	CleanedUp func(took time.Duration)
+	// Observers follow the runs (Observer): live metrics (ShowLive),
+	// progress (ShowProgress), an experiment's fault timeline, the
+	// agents' coordination (package measure/agents), anything that
+	// happens around a run rather than in it. Run adds its own (the
+	// members' scraper with ScrapeInterval) after them.
+	Observers []Observer
 }
 
 // warmup is a parsed --warmup.
@@ -278,9 +275,10 @@ func (c *Config) validateKeys() error {
 	return nil
 }
 
-// spec is the load of one measured run with clients clients.
+// spec is the load of one measured run with clients clients (its Live and
+// Progress are the run's observers').
 func (c *Config) spec(clients int) load.Spec {
-	return load.Spec{Clients: clients, Total: c.Total, Duration: c.Duration, Rate: c.Rate, RequestTimeout: c.RequestTimeout, Canary: c.Canary, Live: c.Live}
+	return load.Spec{Clients: clients, Total: c.Total, Duration: c.Duration, Rate: c.Rate, RequestTimeout: c.RequestTimeout, Canary: c.Canary}
 }
 
 // keySpace returns the key space to use and, when it differs from what etcd

@@ -113,7 +113,8 @@ func (c *Config) kubeSpec() kube.Spec {
 // runKube runs the Kubernetes-shaped workload's iterations. On a cluster
 // etcdlab did not start, kube-apiserver's compaction (which compacts the
 // whole key space, everyone's history) stays off unless Compact says so.
-func (c *Config) runKube(ctx context.Context, t *target, doc *result.Document) error {
+func (r *runner) runKube(ctx context.Context) error {
+	c, t, doc := r.cfg, r.t, r.doc
 	if t.local == nil && !c.Compact {
 		c.Kube.Limits.CompactionInterval = -1
 		doc.Notes = append(doc.Notes, "kube-apiserver's compaction every 5 min is off: it compacts the whole cluster, not only the workload's keys (--compact turns it on)")
@@ -128,24 +129,20 @@ func (c *Config) runKube(ctx context.Context, t *target, doc *result.Document) e
 		if c.Iterations > 1 {
 			name += fmt.Sprintf(" iteration=%d", it)
 		}
+		info := RunInfo{Name: name, Index: len(doc.Runs)}
 		s := c.kubeSpec()
 		s.KV = kv
-		if c.Progress != nil {
-			s.Progress = func(ready, total int) { c.Progress(name, int64(ready), int64(total)) }
+		if p := r.obs.progress(info); p != nil {
+			s.Progress = func(ready, total int) { p(int64(ready), int64(total)) }
 		}
-		if c.RunStarted != nil {
-			c.RunStarted(name)
-		}
-		s.Live = c.Live
-		end := c.liveBegin(name)
-		run, err := c.recorded(ctx, t, func() (result.Run, error) {
+		s.Live = r.obs.live
+		run, err := r.obs.run(ctx, info, func() (result.Run, error) {
 			cpu := load.StartCPU()
-			r, err := kube.Run(ctx, t.cli, s)
-			r.LoadCPUCores, r.MachineCPUCores = cpu.Cores()
-			r.LoadCoresLimit = cpu.Procs()
-			return r, err
+			kr, err := kube.Run(ctx, t.cli, s)
+			kr.LoadCPUCores, kr.MachineCPUCores = cpu.Cores()
+			kr.LoadCoresLimit = cpu.Procs()
+			return kr, err
 		})
-		end()
 		if err != nil {
 			return runFailure(err)
 		}

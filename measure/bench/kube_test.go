@@ -25,7 +25,8 @@ func TestKubeOnForeignCluster(t *testing.T) {
 	}
 	cfg := cl.Config
 	cfg.ScrapeInterval = DefaultScrapeInterval
-	cfg.Live = load.NewLive(LiveOptions(cfg))
+	live := load.NewLive(LiveOptions(cfg))
+	cfg.Observers = []Observer{ShowLive(live)}
 	doc, err := Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -48,9 +49,9 @@ func TestKubeOnForeignCluster(t *testing.T) {
 		t.Errorf("create pods: %d requests, want 6", creates)
 	}
 	// The live metrics hold every operation by its results' name.
-	live := liveTotals(t, cfg.Live)
+	totals := liveTotals(t, live)
 	for _, o := range r.Ops {
-		if got := live[o.Name]["ok"]; got != float64(o.Requests) {
+		if got := totals[o.Name]["ok"]; got != float64(o.Requests) {
 			t.Errorf("live %s: %v ok, the result says %d", o.Name, got, o.Requests)
 		}
 	}

@@ -71,7 +71,8 @@ func TestLiveTotals(t *testing.T) {
 			if tc.warmup > 0 {
 				cfg.Warmup = "50"
 			}
-			cfg.Live = load.NewLive(LiveOptions(cfg))
+			l := load.NewLive(LiveOptions(cfg))
+			cfg.Observers = []Observer{ShowLive(l)}
 			doc, err := Run(context.Background(), cfg)
 			if err != nil {
 				t.Fatal(err)
@@ -90,7 +91,7 @@ func TestLiveTotals(t *testing.T) {
 			if len(doc.Runs) != tc.runs {
 				t.Fatalf("%d runs, want %d", len(doc.Runs), tc.runs)
 			}
-			live := liveTotals(t, cfg.Live)
+			live := liveTotals(t, l)
 			for _, op := range tc.ops {
 				var got float64
 				for _, n := range live[op] {

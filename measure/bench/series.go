@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/url"
 	"strings"
 
@@ -84,19 +85,32 @@ func memberAt(members *clientv3.MemberListResponse, u string) string {
 	return ""
 }
 
-// recorded runs one measured run, scraping the members every
-// ScrapeInterval while it lasts, and attaches what they said to it
-// (Run.Server). Scraping is off with ScrapeInterval 0.
-func (c *Config) recorded(ctx context.Context, t *target, run func() (result.Run, error)) (result.Run, error) {
-	if c.ScrapeInterval <= 0 {
-		return run()
+// scraper is bench's own Observer of the members: it scrapes every
+// member each ScrapeInterval during each measured run (not warm-ups) and
+// attaches what they said to the run (Run.Server). Run registers it when
+// ScrapeInterval is set. Its first scrape is done when BeginRun returns:
+// before any Gate, so agents start together after it.
+type scraper struct {
+	o   series.Options
+	log io.Writer
+	rec *series.Recorder // the run in progress's
+}
+
+func (s *scraper) BeginRun(ctx context.Context, r RunInfo) {
+	if r.Warmup {
+		return
 	}
-	rec, err := series.Start(ctx, t.series)
+	rec, err := series.Start(ctx, s.o)
 	if err != nil { // options checked by validate; say so rather than fail the run
-		fmt.Fprintf(c.Log, "server metrics not recorded: %v\n", err)
-		return run()
+		fmt.Fprintf(s.log, "server metrics not recorded: %v\n", err)
+		return
 	}
-	r, err := run()
-	r.Server = rec.Stop()
-	return r, err
+	s.rec = rec
+}
+
+func (s *scraper) EndRun(_ context.Context, _ RunInfo, run *result.Run, _ error) {
+	if s.rec != nil {
+		run.Server = s.rec.Stop()
+		s.rec = nil
+	}
 }

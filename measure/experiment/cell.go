@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -200,7 +201,11 @@ func (r *runner) cluster(ctx context.Context, st *Setup) (*setupCluster, float64
 // fault timeline during the measured run.
 func (r *runner) runBench(ctx context.Context, pc *Cell, sc *setupCluster, conn etcdclient.Config, cell *result.Cell) (*result.Document, error) {
 	cfg := pc.Bench.Config
-	cfg.Log, cfg.Live = io.Discard, r.o.Live
+	cfg.Log = io.Discard
+	obs := []bench.Observer{cleanupTimer{&cell.Overhead}}
+	if r.o.Live != nil {
+		obs = append(obs, bench.ShowLive(r.o.Live))
+	}
 	if sc != nil {
 		cfg.Cluster = sc.c
 	} else {
@@ -211,10 +216,9 @@ func (r *runner) runBench(ctx context.Context, pc *Cell, sc *setupCluster, conn 
 	var tl *timeline
 	if sc != nil && len(r.plan.Spec.Faults) > 0 {
 		tl = newTimeline(sc.c, r.plan.Spec.Faults)
-		cfg.RunStarted = func(string) { tl.start(ctx) }
+		obs = append([]bench.Observer{timelineObserver{tl}}, obs...)
 	}
-	// Called on this goroutine, inside bench.Run.
-	cfg.CleanedUp = func(took time.Duration) { cell.Overhead.CleanupSeconds = took.Seconds() }
+	cfg.Observers = append(slices.Clip(cfg.Observers), obs...)
 	doc, err := bench.Run(ctx, cfg)
 	if tl != nil {
 		cell.Faults = tl.finish(pc.Setup.Reuse)

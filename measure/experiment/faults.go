@@ -32,7 +32,7 @@ type step struct {
 
 // timeline applies a fault timeline to a cluster during one cell's
 // measured run. start may be called from any goroutine (bench's
-// RunStarted), more than once (only the first counts); finish is called
+// BeginRun), more than once (only the first counts); finish is called
 // once, after the run, on the cell's goroutine.
 type timeline struct {
 	c     *cluster.Cluster

@@ -1,4 +1,4 @@
-package bench
+package agents
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
+	"github.com/etcdlab/etcdlab/measure/bench"
 	"github.com/etcdlab/etcdlab/result"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
@@ -47,11 +48,11 @@ type agentSync struct {
 // joinAgents grants the agent's lease, keeps it alive and announces the
 // agent. Another live agent with the same index under the prefix (the
 // same Job applied twice) is an error.
-func joinAgents(ctx context.Context, cli *clientv3.Client, cfg *Config) (*agentSync, error) {
+func joinAgents(ctx context.Context, cli *clientv3.Client, cfg *bench.Config) (*agentSync, error) {
 	s := &agentSync{cli: cli, prefix: cfg.Prefix + "agents/", index: cfg.Agent.Index, count: cfg.Agent.Count,
 		wait: cfg.Agent.Wait, timeout: cfg.RequestTimeout, startAt: cfg.Agent.StartAt}
 	if s.wait <= 0 {
-		s.wait = DefaultAgentWait
+		s.wait = bench.DefaultAgentWait
 	}
 	rctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
@@ -89,13 +90,9 @@ func joinAgents(ctx context.Context, cli *clientv3.Client, cfg *Config) (*agentS
 
 // ready waits until every agent is ready to start the run called name
 // (a barrier), or, the first time with a wall-clock start, until that
-// time; a nil agentSync (a run that is not an agent's) goes at once. It
-// returns an error when the wait ends otherwise: an agent stopped or
-// died, the others did not come within the wait, ctx ended.
+// time. It returns an error when the wait ends otherwise: an agent
+// stopped or died, the others did not come within the wait, ctx ended.
 func (s *agentSync) ready(ctx context.Context, name string) error {
-	if s == nil { // not an agent: nobody to wait for
-		return nil
-	}
 	if !s.started && !s.startAt.IsZero() {
 		s.started = true
 		d := time.Until(s.startAt)
@@ -171,7 +168,7 @@ func (s *agentSync) barrier(ctx context.Context, name string) error {
 			k := string(ev.Kv.Key)
 			switch {
 			case ev.Type == clientv3.EventTypeDelete && strings.HasPrefix(k, s.prefix+"alive/"):
-				return &AgentLostError{Index: agentIndex(k), Reason: "its lease expired: it died or lost the cluster", Died: true}
+				return &LostError{Index: agentIndex(k), Reason: "its lease expired: it died or lost the cluster", Died: true}
 			case ev.Type == clientv3.EventTypePut:
 				if err := s.stopped(k, ev.Kv.Value); err != nil {
 					return err
@@ -191,7 +188,7 @@ func (s *agentSync) stopped(key string, value []byte) error {
 	if !strings.HasPrefix(key, s.prefix+"stopped/") {
 		return nil
 	}
-	return &AgentLostError{Index: agentIndex(key), Reason: "it stopped: " + string(value)}
+	return &LostError{Index: agentIndex(key), Reason: "it stopped: " + string(value)}
 }
 
 // absent names the agents that have not reached the barrier.
@@ -216,12 +213,12 @@ func (s *agentSync) giveUp(ctx context.Context, reason string) {
 }
 
 // record fills the agent's part of its result.
-func (s *agentSync) record(cfg *Config) *result.AgentRun {
+func (s *agentSync) record(cfg *bench.Config) *result.AgentRun {
 	mode := "cluster"
 	if !cfg.Agent.StartAt.IsZero() {
 		mode = "wall-clock"
 	}
-	a := &result.AgentRun{Index: s.index, Count: s.count, Host: cfg.Agent.Host, Prefix: AgentPrefix(cfg.Prefix, s.index), StartMode: mode, Barriers: s.barriers}
+	a := &result.AgentRun{Index: s.index, Count: s.count, Host: cfg.Agent.Host, Prefix: SubPrefix(cfg.Prefix, s.index), StartMode: mode, Barriers: s.barriers}
 	if len(s.rtts) > 0 {
 		r := slices.Clone(s.rtts)
 		sort.Slice(r, func(i, j int) bool { return r[i] < r[j] })
@@ -243,9 +240,9 @@ func (s *agentSync) revoke() {
 	_, _ = s.cli.Revoke(ctx, s.lease)
 }
 
-// AgentLostError says another agent stopped or died, so the agents'
-// runs no longer overlap; this agent stopped too.
-type AgentLostError struct {
+// LostError says another agent stopped or died, so the agents' runs no
+// longer overlap; this agent stopped too.
+type LostError struct {
 	Index  int
 	Reason string
 	// Died is true when its lease expired: it did not stop on its own,
@@ -253,7 +250,7 @@ type AgentLostError struct {
 	Died bool
 }
 
-func (e *AgentLostError) Error() string {
+func (e *LostError) Error() string {
 	return fmt.Sprintf("agent %d is gone: %s", e.Index, e.Reason)
 }
 
@@ -268,6 +265,31 @@ func agentIndex(key string) int {
 
 // isAgentLost reports whether err says another agent is gone.
 func isAgentLost(err error) bool {
-	var lost *AgentLostError
+	var lost *LostError
 	return errors.As(err, &lost)
+}
+
+// end closes an agent's runs: after a complete run, a last barrier
+// (every agent finished measuring; one more clock comparison); otherwise
+// the others are told why this agent stopped. It returns the run's error,
+// or the barrier's.
+func (s *agentSync) end(ctx context.Context, doc *result.Document, runErr error) error {
+	stopped := ""
+	if n := len(doc.Runs); n > 0 && doc.Runs[n-1].StoppedEarly != "" {
+		stopped = doc.Runs[n-1].StoppedEarly
+	}
+	switch {
+	case isAgentLost(runErr):
+		return runErr
+	case runErr != nil:
+		s.giveUp(ctx, runErr.Error())
+		return runErr
+	case ctx.Err() != nil:
+		s.giveUp(ctx, "interrupted")
+		return nil
+	case stopped != "":
+		s.giveUp(ctx, stopped)
+		return nil
+	}
+	return s.barrier(ctx, "end")
 }
