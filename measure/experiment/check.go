@@ -230,10 +230,10 @@ func (s *Spec) checkFaults() error {
 			return s.errorf([]any{"faults", i}, "a fault needs exactly one of kill, pause, resume, restart, partition or heal")
 		}
 		action, target := f.Action()
-		if f.For > 0 && (action == "resume" || action == "restart" || action == "heal") {
+		if f.For > 0 && isUndo(action) {
 			return s.errorf([]any{"faults", i, "for"}, "for undoes a kill, pause or partition; %s is already an undo", action)
 		}
-		if target == "follower" && (action == "resume" || action == "restart" || action == "heal") {
+		if target == "follower" && isUndo(action) {
 			return s.errorf([]any{"faults", i, action}, "%s follower: name the member (m1, m2, ...), or give the fault that broke it a for", action)
 		}
 		if target == "leader" || target == "follower" {
