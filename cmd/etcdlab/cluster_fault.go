@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"syscall"
 	"time"
 
 	"github.com/etcdlab/etcdlab/emulate/wan"
@@ -12,11 +11,6 @@ import (
 	"github.com/etcdlab/etcdlab/lab/topology"
 	"github.com/spf13/cobra"
 )
-
-// faultSignals maps signal faults to the signal sent to the member.
-var faultSignals = map[string]syscall.Signal{ //nolint:gochecknoglobals // constant table
-	"kill": syscall.SIGKILL, "pause": syscall.SIGSTOP, "resume": syscall.SIGCONT,
-}
 
 type faultFlags struct {
 	stateFile  string
@@ -69,31 +63,21 @@ prints how long the election took.`,
 	return c
 }
 
+// faultArgs checks the fault's name and arguments (cluster.ParseFault's
+// invalid-input errors).
 func faultArgs(c *cobra.Command, args []string) error {
 	if len(args) == 0 {
-		return exitcode.Usagef("%s needs an action: kill, pause, resume, restart, partition, heal or link", c.CommandPath())
+		return exitcode.Usagef("%s needs an action: %s", c.CommandPath(), cluster.FaultNames())
 	}
-	n := len(args) - 1
-	switch args[0] {
-	case "kill", "pause", "resume", "restart":
-		if n != 1 {
-			return exitcode.Usagef("fault %s needs one member name", args[0])
-		}
-	case "partition", "heal":
-		if n != 1 && n != 2 {
-			return exitcode.Usagef("fault %s needs one or two member names", args[0])
-		}
-	case "link":
-		if n != 2 {
-			return exitcode.Usagef("fault link needs FROM and TO (member names or client)")
-		}
-	default:
-		return exitcode.Usagef("unknown fault %q: kill, pause, resume, restart, partition, heal or link", args[0])
-	}
-	return nil
+	_, err := cluster.ParseFault(args[0], args[1:])
+	return err
 }
 
 func (a *app) fault(ctx context.Context, f *faultFlags, args []string) error {
+	fault, err := cluster.ParseFault(args[0], args[1:])
+	if err != nil {
+		return err
+	}
 	st, err := cluster.ReadStateFile(f.stateFile)
 	if err != nil {
 		return err
@@ -101,108 +85,46 @@ func (a *app) fault(ctx context.Context, f *faultFlags, args []string) error {
 	if !st.Running() {
 		return exitcode.Failuref("the cluster in %s is not running (etcdlab pid %d has exited)", f.stateFile, st.Controller.PID)
 	}
-	var watch *cluster.LeaderWatch
-	var old cluster.Leader
+	var el *cluster.Election
 	if f.waitLeader > 0 {
-		if watch, old, err = startWatch(ctx, st); err != nil {
+		e, ok, err := st.WatchElection(ctx, 2*time.Second)
+		if err != nil {
 			return err
 		}
-		defer watch.Close()
+		if !ok {
+			return exitcode.Failuref("no leader before the fault; --wait-leader needs one")
+		}
+		el = e
+		defer el.Close()
 	}
-	began := time.Now()
-	ctl := cluster.NewControl(st)
-	switch action := args[0]; action {
-	case "kill", "pause", "resume":
-		if err := signalMember(st, action, args[1]); err != nil {
-			return err
+	req := cluster.Request{Args: args[1:], Link: wan.Link{Delay: f.delay, Jitter: f.jitter, Loss: f.loss}, Both: f.both}
+	if f.rate != "" && fault.About().Name == cluster.FaultLink {
+		r, err := topology.ParseRate(f.rate)
+		if err != nil {
+			return err // invalid input
 		}
-		fmt.Fprintf(a.stdout, "%s %s\n", map[string]string{"kill": "killed", "pause": "paused", "resume": "resumed"}[action], args[1])
-	case "restart":
-		if err := ctl.Restart(ctx, args[1]); err != nil {
-			return err
-		}
-		fmt.Fprintf(a.stdout, "restarted %s\n", args[1])
-	case "partition", "heal":
-		ch := cluster.LinkChange{Op: action, A: args[1]}
-		if len(args) == 3 {
-			ch.B = args[2]
-		}
-		if err := ctl.Change(ctx, ch); err != nil {
-			return err
-		}
-		who := ch.B
-		if who == "" {
-			who = "every other member"
-		}
-		fmt.Fprintf(a.stdout, "%s: %s <-> %s\n", map[string]string{"partition": "partitioned", "heal": "healed"}[action], ch.A, who)
-	case "link":
-		l := wan.Link{Delay: f.delay, Jitter: f.jitter, Loss: f.loss}
-		if f.rate != "" {
-			r, err := topology.ParseRate(f.rate)
-			if err != nil {
-				return err // invalid input
-			}
-			l.Rate = r
-		}
-		dirs := []wan.Dir{{From: args[1], To: args[2]}}
-		if f.both {
-			dirs = append(dirs, wan.Dir{From: args[2], To: args[1]})
-		}
-		for _, d := range dirs {
-			if err := ctl.Change(ctx, cluster.LinkChange{Op: "set", Dir: d, Link: l}); err != nil {
-				return err
-			}
-			fmt.Fprintf(a.stdout, "link %s: %s\n", d, l)
-		}
+		req.Link.Rate = r
 	}
-	if watch == nil || args[0] == "resume" || args[0] == "heal" || args[0] == "link" || args[0] == "restart" {
+	if el != nil {
+		el.Start()
+	}
+	done, err := fault.Inject(ctx, st, req)
+	for _, line := range done {
+		fmt.Fprintln(a.stdout, line)
+	}
+	if err != nil {
+		return err
+	}
+	if el == nil || !fault.About().CostsLeader {
 		return nil
 	}
 	wctx, cancel := context.WithTimeout(ctx, f.waitLeader)
 	defer cancel()
-	l, took, err := watch.WaitChange(wctx, old, began)
+	l, took, err := el.Wait(wctx)
+	old := el.Old()
 	if err != nil {
 		return exitcode.Failuref("leader %s (term %d): %v", old.Name, old.Term, err)
 	}
 	fmt.Fprintf(a.stdout, "new leader %s (term %d) %.3f s after the fault; the old leader was %s (term %d)\n", l.Name, l.Term, took.Seconds(), old.Name, old.Term)
 	return nil
-}
-
-// startWatch finds the current leader before a fault.
-func startWatch(ctx context.Context, st cluster.State) (*cluster.LeaderWatch, cluster.Leader, error) {
-	names := map[string]string{}
-	for _, m := range st.Members {
-		names[m.ClientURL] = m.Name
-	}
-	w, err := cluster.NewLeaderWatch(st.Client(), names)
-	if err != nil {
-		return nil, cluster.Leader{}, err
-	}
-	old, ok := w.Current(ctx, 2*time.Second)
-	if !ok {
-		w.Close()
-		return nil, cluster.Leader{}, exitcode.Failuref("no leader before the fault; --wait-leader needs one")
-	}
-	return w, old, nil
-}
-
-// signalMember sends a signal fault to a member, found in the state by
-// name and signalled only if it is still the same process.
-func signalMember(st cluster.State, action, name string) error {
-	var names []string
-	for _, m := range st.Members {
-		names = append(names, m.Name)
-		if m.Name != name {
-			continue
-		}
-		id := m.Process()
-		if err := id.Signal(faultSignals[action]); err != nil {
-			return exitcode.Failuref("member %s: %v", m.Name, err)
-		}
-		if action == "kill" {
-			id.WaitGone(5 * time.Second)
-		}
-		return nil
-	}
-	return exitcode.Usagef("no member %q (members are %v)", name, names)
 }

@@ -13,8 +13,8 @@ import (
 
 // topologyOf builds the topology `cluster up` is asked for: the --topology
 // file or preset, with --rtt, --client-rtt and --etcd-defaults laid over
-// it. --rtt replaces the topology's member-to-member links and
-// --client-rtt its client links. Nil when nothing is emulated.
+// it (topology.WithOverlay). --rtt replaces the topology's member-to-member
+// links and --client-rtt its client links. Nil when nothing is emulated.
 func (f *upFlags) topologyOf() (*topology.Topology, error) {
 	var tp *topology.Topology
 	if f.topology != "" {
@@ -24,13 +24,10 @@ func (f *upFlags) topologyOf() (*topology.Topology, error) {
 		}
 		tp = t
 	}
-	if f.rtt == "" && f.clientRTT == "" && !f.etcdDefaults {
-		return tp, nil
-	}
-	if tp == nil {
-		tp = &topology.Topology{}
-	}
 	parse := func(flag, v string) (*result.Duration, error) {
+		if v == "" {
+			return nil, nil
+		}
 		d, err := time.ParseDuration(v)
 		if err != nil || d < 0 {
 			return nil, exitcode.Usagef("--%s %q: give a round trip like 40ms", flag, v)
@@ -38,67 +35,22 @@ func (f *upFlags) topologyOf() (*topology.Topology, error) {
 		td := result.Duration(d)
 		return &td, nil
 	}
-	// drop removes the topology's client links (client) or member links.
-	drop := func(client bool) {
-		var out []topology.Link
-		for _, l := range tp.Links {
-			ends := append(append([]string{}, l.Between...), l.From, l.To)
-			isClient := false
-			for _, e := range ends {
-				isClient = isClient || e == cluster.ClientNode
-			}
-			if isClient != client {
-				out = append(out, l)
-			}
-		}
-		tp.Links = out
+	o := topology.Overlay{EtcdDefaults: f.etcdDefaults}
+	var err error
+	if o.RTT, err = parse("rtt", f.rtt); err != nil {
+		return nil, err
 	}
-	if f.rtt != "" {
-		d, err := parse("rtt", f.rtt)
-		if err != nil {
-			return nil, err
-		}
-		tp.RTT = d
-		drop(false)
+	if o.ClientRTT, err = parse("client-rtt", f.clientRTT); err != nil {
+		return nil, err
 	}
-	if f.clientRTT != "" {
-		d, err := parse("client-rtt", f.clientRTT)
-		if err != nil {
-			return nil, err
-		}
-		tp.ClientRTT = d
-		drop(true)
-	}
-	if f.etcdDefaults {
-		tp.Etcd.Defaults = true
-	}
-	return tp, nil
+	return topology.WithOverlay(tp, o), nil
 }
 
 // printLinkMatrix shows the configured one-way delays, rows from, columns to.
 func (a *app) printLinkMatrix(cl *cluster.Cluster) {
-	names := append(cl.Names(), cluster.ClientNode)
-	cfg := map[[2]string]string{}
-	for _, l := range cl.Links() {
-		cfg[[2]string{l.From, l.To}] = l.Link.String()
-	}
-	var rows [][]string
-	for _, from := range names {
-		row := []string{from}
-		for _, to := range names {
-			v := cfg[[2]string{from, to}]
-			switch {
-			case from == to:
-				v = "-"
-			case v == "":
-				v = "0s"
-			}
-			row = append(row, v)
-		}
-		rows = append(rows, row)
-	}
+	header, rows := topology.LinkMatrix(cl.Names(), cl.Links())
 	fmt.Fprintf(a.stdout, "emulated network, one-way (row -> column); tuning: heartbeat %d ms, election timeout %d ms\n",
 		cl.Tuning().HeartbeatMs, cl.Tuning().ElectionMs)
-	_ = table.Write(a.stdout, append([]string{"FROM \\ TO"}, names...), rows)
+	_ = table.Write(a.stdout, header, rows)
 	fmt.Fprintln(a.stdout, "change links: etcdlab cluster fault link|partition|heal ...; see them: etcdlab cluster status")
 }

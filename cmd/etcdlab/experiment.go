@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -111,11 +112,11 @@ func (a *app) runExperiment(c *cobra.Command, args []string, o experimentRunOpti
 	var old *result.Document
 	if o.resume != "" {
 		var err error
-		if old, err = readResume(o.resume); err != nil {
+		if old, err = experiment.ReadResume(o.resume); err != nil {
 			return err
 		}
 		if o.out == "" {
-			o.out = resumeDir(o.resume)
+			o.out = experiment.ResumeDir(o.resume)
 		}
 	}
 	spec, err := loadSpec(args, old)
@@ -172,7 +173,7 @@ func (a *app) runExperiment(c *cobra.Command, args []string, o experimentRunOpti
 	if err := render.Write(a.stdout, format, doc, render.Options{Judged: judged(doc)}); err != nil {
 		return err
 	}
-	fmt.Fprintf(a.stderr, "wrote %s, %s and %s\n", filepath.Join(o.out, "result.json"), filepath.Join(o.out, "summary.txt"),
+	fmt.Fprintf(a.stderr, "wrote %s, %s and %s\n", filepath.Join(o.out, experiment.ResultFile), filepath.Join(o.out, "summary.txt"),
 		filepath.Join(o.out, "report.html"))
 	return runErr
 }
@@ -184,48 +185,20 @@ func loadSpec(args []string, old *result.Document) (*experiment.Spec, error) {
 		return nil, exitcode.Usagef("name a built-in experiment (etcdlab experiment list) or an experiment file")
 	}
 	if len(args) == 0 {
-		file := old.Experiment.Name + ".yaml"
-		if _, ok := experiment.Builtin(old.Experiment.Name); ok {
-			return experiment.Load(old.Experiment.Name)
-		}
-		return experiment.Parse(file, []byte(old.Experiment.Spec))
+		return experiment.ResumeSpec(old)
 	}
 	return experiment.Load(args[0])
 }
 
-// readResume reads the result --resume names: a directory holding
-// result.json, or the file.
-func readResume(path string) (*result.Document, error) {
-	file := path
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		file = filepath.Join(path, "result.json")
-	}
-	doc, err := result.ReadFile(file)
-	if err != nil {
-		return nil, exitcode.Usagef("--resume: %v", err)
-	}
-	if doc.Experiment == nil {
-		return nil, exitcode.Usagef("--resume: %s is a %s result, not an experiment's", file, doc.Kind)
-	}
-	return doc, nil
-}
-
-// resumeDir is where a resumed result is written: where it was.
-func resumeDir(path string) string {
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return path
-	}
-	return filepath.Dir(path)
-}
-
-// saveExperiment writes result.json atomically: a kill leaves the
-// previous version or the new one, never half of one.
+// saveExperiment writes result.json atomically (experiment.Save); a
+// directory it cannot write in is --out's.
 func saveExperiment(dir string, doc *result.Document) error {
-	err := atomicfile.Write(filepath.Join(dir, "result.json"), 0o644, func(w io.Writer) error { return result.Write(w, doc) })
-	if err != nil {
-		return outError(dir, err)
+	err := experiment.Save(dir, doc)
+	var se *experiment.SaveError
+	if errors.As(err, &se) {
+		return outError(se.Dir, se.Err)
 	}
-	return nil
+	return err
 }
 
 // writeSummaryFile writes the experiment's text summary (summary.txt, as

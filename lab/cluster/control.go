@@ -40,7 +40,9 @@ type LinkView struct {
 }
 
 // LinkChange is a request to change links: set one, or partition or heal
-// the links between A and B (B empty: A and every other member).
+// the links between A and B (B empty: A and every other member). Op is
+// the fault's operation on the socket (About.linkOp): set for link,
+// partition, heal.
 type LinkChange struct {
 	Op   string   `json:"op"` // set, partition, heal
 	Dir  wan.Dir  `json:"dir"`
@@ -62,7 +64,7 @@ func (c *Cluster) ServeControl(ctx context.Context, restarted func()) error {
 	mux.HandleFunc("GET /v1/links", c.handleLinks)
 	mux.HandleFunc("POST /v1/links", c.handleLinkChange)
 	mux.HandleFunc("POST /v1/restart/{member}", func(w http.ResponseWriter, r *http.Request) {
-		err := c.Restart(r.PathValue("member"))
+		err := c.applyFault(FaultRestart, Request{Args: []string{r.PathValue("member")}})
 		if err == nil && restarted != nil {
 			restarted()
 		}
@@ -113,18 +115,30 @@ func (c *Cluster) handleLinkChange(w http.ResponseWriter, r *http.Request) {
 		reply(w, nil, invalid.Errorf("bad request: %v", err))
 		return
 	}
-	var err error
-	switch ch.Op {
-	case "set":
-		err = c.SetLink(ch.Dir, ch.Link)
-	case "partition":
-		err = c.Partition(ch.A, ch.B)
-	case "heal":
-		err = c.Heal(ch.A, ch.B)
-	default:
-		err = invalid.Errorf("unknown link operation %q", ch.Op)
+	f, ok := faultByLinkOp(ch.Op)
+	if !ok {
+		reply(w, nil, invalid.Errorf("unknown link operation %q", ch.Op))
+		return
 	}
-	reply(w, nil, err)
+	reply(w, nil, f.Apply(c, ch.request()))
+}
+
+// applyFault applies the fault called name to c as r says.
+func (c *Cluster) applyFault(name string, r Request) error {
+	f, err := LookupFault(name)
+	if err != nil {
+		return err
+	}
+	return f.Apply(c, r)
+}
+
+// request is ch as its fault's request: a set names its direction, a
+// partition or heal its members (B empty: A and every other member).
+func (ch LinkChange) request() Request {
+	if ch.Dir != (wan.Dir{}) {
+		return Request{Args: []string{ch.Dir.From, ch.Dir.To}, Link: ch.Link}
+	}
+	return Request{Args: []string{ch.A, ch.B}, Link: ch.Link}
 }
 
 // errorReply is how the control socket answers a request that failed.

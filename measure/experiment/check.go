@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"reflect"
 	"regexp"
 	"slices"
 	"sort"
@@ -193,15 +194,49 @@ func (s *Spec) checkSweep() error {
 	return nil
 }
 
-// faultActions are a fault's actions, by field.
+// actionField is one of Fault's action fields: a string field whose YAML
+// name is a fault of lab/cluster's registry that takes a member. A fault
+// that experiment files may name is one such field.
+type actionField struct {
+	index int
+	name  string
+}
+
+// actionFields are Fault's action fields, in the order they are declared.
+func actionFields() []actionField {
+	var fields []actionField
+	t := reflect.TypeFor[Fault]()
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ",")
+		if t.Field(i).Type.Kind() == reflect.String && about(name).TakesMember() {
+			fields = append(fields, actionField{i, name})
+		}
+	}
+	return fields
+}
+
+// actions are a fault's actions (the action fields it sets), by name.
 func (f *Fault) actions() map[string]string {
 	m := map[string]string{}
-	for k, v := range map[string]string{"kill": f.Kill, "pause": f.Pause, "resume": f.Resume, "restart": f.Restart, "partition": f.Partition, "heal": f.Heal} {
-		if v != "" {
-			m[k] = v
+	v := reflect.ValueOf(*f)
+	for _, a := range actionFields() {
+		if s := v.Field(a.index).String(); s != "" {
+			m[a.name] = s
 		}
 	}
 	return m
+}
+
+// actionNames lists the action fields for a message: "kill, ... or heal".
+func actionNames() string {
+	var names []string
+	for _, a := range actionFields() {
+		names = append(names, a.name)
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // Action returns the fault's action and target.
@@ -227,13 +262,13 @@ func (s *Spec) checkFaults() error {
 		f := &s.Faults[i]
 		acts := f.actions()
 		if len(acts) != 1 {
-			return s.errorf([]any{"faults", i}, "a fault needs exactly one of kill, pause, resume, restart, partition or heal")
+			return s.errorf([]any{"faults", i}, "a fault needs exactly one of %s", actionNames())
 		}
 		action, target := f.Action()
-		if f.For > 0 && (action == "resume" || action == "restart" || action == "heal") {
+		if f.For > 0 && isUndo(action) {
 			return s.errorf([]any{"faults", i, "for"}, "for undoes a kill, pause or partition; %s is already an undo", action)
 		}
-		if target == "follower" && (action == "resume" || action == "restart" || action == "heal") {
+		if target == "follower" && isUndo(action) {
 			return s.errorf([]any{"faults", i, action}, "%s follower: name the member (m1, m2, ...), or give the fault that broke it a for", action)
 		}
 		if target == "leader" || target == "follower" {

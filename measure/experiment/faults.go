@@ -49,20 +49,19 @@ type timeline struct {
 	electCtx    context.Context
 	electCancel context.CancelFunc
 	leader      string // the member "leader" resolved to last
-	killed      map[string]bool
-	paused      map[string]bool
-	isolated    map[string]bool
+	// faulted holds the members each fault left broken (by fault name),
+	// until its undo.
+	faulted map[string]map[string]bool
 }
 
 func newTimeline(c *cluster.Cluster, faults []Fault) *timeline {
-	t := &timeline{c: c, started: make(chan struct{}), done: make(chan struct{}),
-		killed: map[string]bool{}, paused: map[string]bool{}, isolated: map[string]bool{}}
+	t := &timeline{c: c, started: make(chan struct{}), done: make(chan struct{}), faulted: map[string]map[string]bool{}}
 	t.electCtx, t.electCancel = context.WithCancel(context.Background())
 	for i, f := range faults {
 		action, target := f.Action()
 		t.steps = append(t.steps, step{at: f.At.D(), action: action, target: target, fault: i})
 		if f.For > 0 {
-			undo := map[string]string{"kill": "restart", "pause": "resume", "partition": "heal"}[action]
+			undo := about(action).Undo
 			t.steps = append(t.steps, step{at: f.At.D() + f.For.D(), action: undo, target: target, fault: i, undo: true, after: f.For.D()})
 		}
 	}
@@ -120,7 +119,16 @@ func (t *timeline) run(ctx context.Context, began time.Time) {
 	}
 }
 
-func isUndo(action string) bool { return action == "resume" || action == "restart" || action == "heal" }
+func isUndo(action string) bool { return about(action).Undoes != "" }
+
+// about describes the fault called action; the spec's check made sure it
+// is one the registry has.
+func about(action string) cluster.About {
+	if f, err := cluster.LookupFault(action); err == nil {
+		return f.About()
+	}
+	return cluster.About{Name: action}
+}
 
 // resolve turns a target into a member name: "leader" is the leader now
 // (for an undo, the member an earlier leader step hit), "follower" a
@@ -141,12 +149,15 @@ func (t *timeline) resolve(ctx context.Context, target string, undo bool) (name,
 	if undo {
 		return "", "", fmt.Errorf("%s follower: name the member (m1..)", "undo")
 	}
-	watch, err := t.watch()
+	el, ok, err := t.c.WatchElection(ctx, time.Second)
 	if err != nil {
 		return "", "", err
 	}
-	defer watch.Close()
-	l, ok := watch.Current(ctx, time.Second)
+	var l cluster.Leader
+	if ok {
+		l = el.Old()
+		el.Close()
+	}
 	if target == "leader" {
 		if !ok {
 			return "", "", fmt.Errorf("no member says it leads")
@@ -158,7 +169,10 @@ func (t *timeline) resolve(ctx context.Context, target string, undo bool) (name,
 	}
 	for _, n := range t.c.Names() {
 		t.mu.Lock()
-		faulted := t.killed[n] || t.paused[n] || t.isolated[n]
+		faulted := false
+		for _, members := range t.faulted {
+			faulted = faulted || members[n]
+		}
 		t.mu.Unlock()
 		if n != l.Name && !faulted {
 			return n, "a follower", nil
@@ -167,89 +181,59 @@ func (t *timeline) resolve(ctx context.Context, target string, undo bool) (name,
 	return "", "", fmt.Errorf("no follower left to fault")
 }
 
-func (t *timeline) watch() (*cluster.LeaderWatch, error) {
-	cc := t.c.Client()
-	names := map[string]string{}
-	for i, ep := range cc.Endpoints {
-		names[ep] = t.c.Names()[i]
-	}
-	return cluster.NewLeaderWatch(cc, names)
-}
-
 // apply performs one action on member name, records when in event idx,
 // and returns it; after a kill, pause or partition of the leader it watches for the
 // new leader (in the background) and records how long the election took.
 func (t *timeline) apply(ctx context.Context, idx int, action, name string) (time.Time, error) {
-	var old cluster.Leader
-	var watch *cluster.LeaderWatch
+	f, err := cluster.LookupFault(action)
+	if err != nil {
+		return time.Now(), err
+	}
+	a := f.About()
+	var el *cluster.Election
 	// A one-member cluster elects nobody else: nothing to watch.
-	if (action == "kill" || action == "pause" || action == "partition") && len(t.c.Names()) > 1 {
-		if w, err := t.watch(); err == nil {
-			watch = w
-			if l, ok := w.Current(ctx, time.Second); ok && l.Name == name {
-				old = l
+	if a.CostsLeader && len(t.c.Names()) > 1 {
+		if e, ok, err := t.c.WatchElection(ctx, time.Second); err == nil && ok {
+			if e.Old().Name == name {
+				el = e
+			} else {
+				e.Close()
 			}
 		}
 	}
 	applied := time.Now()
-	t.update(idx, func(e *result.FaultEvent) { e.Time = applied.UTC() })
-	var err error
-	switch action {
-	case "kill":
-		err = t.c.Kill(name)
-	case "pause":
-		err = t.c.Pause(name)
-	case "resume":
-		err = t.c.Resume(name)
-	case "restart":
-		err = t.c.Restart(name)
-	case "partition", "heal":
-		for _, other := range t.c.Names() {
-			if other == name {
-				continue
-			}
-			if action == "partition" {
-				err = t.c.Partition(name, other)
-			} else {
-				err = t.c.Heal(name, other)
-			}
-			if err != nil {
-				break
-			}
-		}
+	if el != nil {
+		applied = el.Start()
 	}
+	t.update(idx, func(e *result.FaultEvent) { e.Time = applied.UTC() })
+	err = f.Apply(t.c, cluster.Request{Args: []string{name}})
 	if err == nil {
 		t.mu.Lock()
-		switch action {
-		case "kill":
-			t.killed[name] = true
-		case "restart":
-			delete(t.killed, name)
-		case "pause":
-			t.paused[name] = true
-		case "resume":
-			delete(t.paused, name)
-		case "partition":
-			t.isolated[name] = true
-		case "heal":
-			delete(t.isolated, name)
+		if a.Undo != "" {
+			if t.faulted[a.Name] == nil {
+				t.faulted[a.Name] = map[string]bool{}
+			}
+			t.faulted[a.Name][name] = true
+		}
+		if a.Undoes != "" {
+			delete(t.faulted[a.Undoes], name)
 		}
 		t.mu.Unlock()
 	}
-	if watch == nil {
+	if el == nil {
 		return applied, err
 	}
-	if err != nil || old.Name == "" {
-		watch.Close()
+	if err != nil {
+		el.Close()
 		return applied, err
 	}
 	t.elect.Add(1)
 	go func() {
 		defer t.elect.Done()
-		defer watch.Close()
+		defer el.Close()
 		wctx, cancel := context.WithTimeout(t.electCtx, electionWait)
 		defer cancel()
-		l, took, werr := watch.WaitChange(wctx, old, applied)
+		l, took, werr := el.Wait(wctx)
 		t.update(idx, func(e *result.FaultEvent) {
 			if werr != nil {
 				e.Detail += "; " + oneLine(werr)
@@ -303,18 +287,20 @@ func (t *timeline) finish(reused bool) []result.FaultEvent {
 	t.electCancel()
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for n := range t.paused {
-		_ = t.c.Resume(n)
-	}
-	if reused {
-		for n := range t.killed {
-			_ = t.c.Restart(n)
-		}
-		for n := range t.isolated {
-			for _, o := range t.c.Names() {
-				if o != n {
-					_ = t.c.Heal(n, o)
-				}
+	// First what must be undone before a cluster stops (paused members),
+	// then, on a cluster that is reused, the rest.
+	for _, beforeStop := range []bool{true, false} {
+		for _, f := range cluster.Faults() {
+			a := f.About()
+			if a.Undo == "" || a.UndoBeforeStop != beforeStop || (!beforeStop && !reused) {
+				continue
+			}
+			undo, err := cluster.LookupFault(a.Undo)
+			if err != nil {
+				continue
+			}
+			for n := range t.faulted[a.Name] {
+				_ = undo.Apply(t.c, cluster.Request{Args: []string{n}})
 			}
 		}
 	}

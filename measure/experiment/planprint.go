@@ -90,7 +90,7 @@ func (f *Fault) Describe() string {
 	action, target := f.Action()
 	s := fmt.Sprintf("at %s %s %s", f.At.D(), action, target)
 	if f.For > 0 {
-		undo := map[string]string{"kill": "restart", "pause": "resume", "partition": "heal"}[action]
+		undo := about(action).Undo
 		s += fmt.Sprintf(", %s after %s", undo, f.For.D())
 	}
 	return s

@@ -127,7 +127,7 @@ func (s *Spec) relPath(p string) string {
 // needs an emulated network.
 func (s *Spec) partitions() bool {
 	for _, f := range s.Faults {
-		if f.Partition != "" || f.Heal != "" {
+		if action, _ := f.Action(); about(action).Emulated {
 			return true
 		}
 	}

@@ -150,7 +150,9 @@ type CheckJob struct {
 // leader at that moment).
 type Fault struct {
 	At Duration `yaml:"at"`
-	// Exactly one action.
+	// Exactly one action: each field is named after a fault of
+	// lab/cluster's registry that takes a member (cluster.LookupFault),
+	// and a new one is one more field.
 	Kill      string `yaml:"kill"`
 	Pause     string `yaml:"pause"`
 	Resume    string `yaml:"resume"`

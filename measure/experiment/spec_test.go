@@ -171,3 +171,27 @@ func TestSplitLine(t *testing.T) {
 		t.Error("unterminated quote accepted")
 	}
 }
+
+// TestFaultActionFields holds Fault's action fields to lab/cluster's
+// registry: each names a fault that takes a member, and an unknown
+// action is no field.
+func TestFaultActionFields(t *testing.T) {
+	t.Parallel()
+	var names []string
+	for _, a := range actionFields() {
+		names = append(names, a.name)
+	}
+	if got, want := strings.Join(names, " "), "kill pause resume restart partition heal"; got != want {
+		t.Errorf("action fields %q, want %q", got, want)
+	}
+	if got, want := actionNames(), "kill, pause, resume, restart, partition or heal"; got != want {
+		t.Errorf("actionNames() = %q, want %q", got, want)
+	}
+	f := Fault{Partition: "m2"}
+	if a, target := f.Action(); a != "partition" || target != "m2" || len(f.actions()) != 1 {
+		t.Errorf("Action() = %s %s (%v)", a, target, f.actions())
+	}
+	if !about("partition").Emulated || about("kill").Emulated || about("restart").Undoes != "kill" || about("bogus").TakesMember() {
+		t.Error("about does not describe the registry's faults")
+	}
+}

@@ -1,0 +1,158 @@
+package cluster
+
+import (
+	"context"
+	"strings"
+
+	"github.com/etcdlab/etcdlab/emulate/wan"
+	"github.com/etcdlab/etcdlab/invalid"
+)
+
+// Fault is one kind of fault a local cluster can be given: killing a
+// member, pausing it, cutting its links, and what undoes each. Every user
+// of faults (`etcdlab cluster fault`, the control socket, experiment
+// timelines) finds them in one registry (LookupFault, ParseFault), so that
+// a new kind of fault is one file that implements Fault plus one line in
+// registry.
+//
+// Implementations are stateless values: safe for concurrent use.
+type Fault interface {
+	// About says what the fault is: its name, arguments, undo, and what
+	// it may cost the cluster.
+	About() About
+	// Apply injects the fault into c, a cluster this process runs
+	// (experiment timelines; the control socket on behalf of another
+	// process). r.Args have passed Check.
+	Apply(c *Cluster, r Request) error
+	// Inject injects the fault into the cluster st describes, which
+	// another etcdlab process runs (`etcdlab cluster fault`): through its
+	// control socket, or by signalling the member's process. It returns
+	// what it changed as lines for a person, those made before an error
+	// too.
+	Inject(ctx context.Context, st State, r Request) ([]string, error)
+}
+
+// About describes a kind of fault. It is a plain value.
+type About struct {
+	// Name is how the CLI, experiment files, result events and Counts
+	// spell the fault ("kill").
+	Name string
+	// Args is what the fault takes after its name, for messages ("one
+	// member name"); it takes from MinArgs to MaxArgs of them. Faults with
+	// MinArgs 1 take a member first, and may be given one alone (as
+	// experiment timelines do).
+	Args             string
+	MinArgs, MaxArgs int
+	// Undo names the fault that undoes this one (restart for kill), ""
+	// when nothing does or when it is an undo itself; Undoes names the
+	// fault this one undoes.
+	Undo, Undoes string
+	// UndoBeforeStop says a member left with this fault must be undone
+	// even when its cluster is stopped next (a paused process would not
+	// stop).
+	UndoBeforeStop bool
+	// CostsLeader says the fault may cost the cluster its leader, when it
+	// hits the leader: the new one can be waited for (Election).
+	CostsLeader bool
+	// Emulated says the fault needs the cluster's emulated network
+	// (Options.Links).
+	Emulated bool
+	// linkOp is the operation of the control socket's /v1/links that
+	// applies the fault (LinkChange.Op), if any.
+	linkOp string
+}
+
+// TakesMember reports whether the fault can be given one member alone.
+func (a About) TakesMember() bool { return a.MinArgs == 1 }
+
+// Request is what to apply a fault to. It is a plain value.
+type Request struct {
+	// Args are the fault's arguments as the CLI takes them after its
+	// name: member names, or a link's FROM and TO.
+	Args []string
+	// Link is the link's new parameters (link).
+	Link wan.Link
+	// Both also sets the link in the other direction (link).
+	Both bool
+}
+
+// arg returns r's argument i, "" when there is none.
+func (r Request) arg(i int) string {
+	if i < len(r.Args) {
+		return r.Args[i]
+	}
+	return ""
+}
+
+// registry lists every fault, in the order messages name them. A new
+// fault is one line here.
+func registry() []Fault {
+	return []Fault{
+		kill{},
+		pause{},
+		resume{},
+		restart{},
+		partition{},
+		heal{},
+		link{},
+	}
+}
+
+// Faults returns every kind of fault, in the order messages name them.
+func Faults() []Fault { return registry() }
+
+// FaultNames lists the faults for a message: "kill, pause, ... or link".
+func FaultNames() string {
+	var names []string
+	for _, f := range registry() {
+		names = append(names, f.About().Name)
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// LookupFault returns the fault called name; an invalid-input error names
+// the faults there are.
+func LookupFault(name string) (Fault, error) {
+	for _, f := range registry() {
+		if f.About().Name == name {
+			return f, nil
+		}
+	}
+	return nil, invalid.Errorf("unknown fault %q: %s", name, FaultNames())
+}
+
+// ParseFault returns the fault called name after checking it takes args;
+// both errors are invalid-input errors.
+func ParseFault(name string, args []string) (Fault, error) {
+	f, err := LookupFault(name)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckFault(f, args); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// CheckFault returns an invalid-input error unless f takes args.
+func CheckFault(f Fault, args []string) error {
+	a := f.About()
+	if len(args) < a.MinArgs || len(args) > a.MaxArgs {
+		return invalid.Errorf("fault %s needs %s", a.Name, a.Args)
+	}
+	return nil
+}
+
+// faultByLinkOp returns the fault the control socket's /v1/links
+// operation op applies.
+func faultByLinkOp(op string) (Fault, bool) {
+	for _, f := range registry() {
+		if a := f.About(); a.linkOp != "" && a.linkOp == op {
+			return f, true
+		}
+	}
+	return nil, false
+}
