@@ -10,7 +10,8 @@ import (
 
 // signalMember sends sig to the member of st called name, found in the
 // state and signalled only if it is still the same process; with wait, it
-// then waits (up to 5 s) until the process is gone. Signals sent this way
+// then waits (up to 5 s) until the process is gone; SIGSTOP waits (up to
+// 1 s) until every thread is stopped. Signals sent this way
 // are not counted by the cluster (Counts.Faults).
 func signalMember(st State, name string, sig syscall.Signal, wait bool) error {
 	var names []string
@@ -25,6 +26,9 @@ func signalMember(st State, name string, sig syscall.Signal, wait bool) error {
 		}
 		if wait {
 			id.WaitGone(5 * time.Second)
+		}
+		if sig == syscall.SIGSTOP {
+			waitStopped(id.PID, time.Second) // best effort, as Pause
 		}
 		return nil
 	}

@@ -167,6 +167,11 @@ func (p *process) signal(sig syscall.Signal) error {
 	if err := p.cmd.Process.Signal(sig); err != nil {
 		return fmt.Errorf("member %s: %w", p.name, err)
 	}
+	if sig == syscall.SIGSTOP {
+		// Best effort: a member whose threads do not all read as stopped
+		// within the second is still reported paused (it will be).
+		waitStopped(p.cmd.Process.Pid, time.Second)
+	}
 	p.mu.Lock()
 	switch sig {
 	case syscall.SIGSTOP:
