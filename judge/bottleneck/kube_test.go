@@ -21,12 +21,12 @@ func TestKubeLimit(t *testing.T) {
 		}}
 		return c
 	}
-	b := Cell(experiment(2, true, cell(540, 849)), 0, Options{})
+	b := Cell(experiment(cell(540, 849)), 0, Options{})
 	if b.Resource != ResourceRateLimit || !strings.Contains(b.Statement, "replicaset-controller sent 540 requests in the run through its 20 QPS limit (burst 30), at least 25.5 s of sending") ||
 		!strings.Contains(b.Statement, "every pod was Ready after 25 s") || !near(b.Figures["rate_limit_floor_seconds"], 25.5) {
 		t.Errorf("%s: %s %v", b.Resource, b.Statement, b.Figures)
 	}
-	if b := Cell(experiment(2, true, cell(100, 0)), 0, Options{}); b.Resource == ResourceRateLimit || !strings.Contains(b.Statement, "in the Kubernetes run of 500 pods") {
+	if b := Cell(experiment(cell(100, 0)), 0, Options{}); b.Resource == ResourceRateLimit || !strings.Contains(b.Statement, "in the Kubernetes run of 500 pods") {
 		t.Errorf("a floor of 3.5 s of 25 s named the limit, or the load was called clients: %s", b.Statement)
 	}
 	if got := componentFloor(&result.KubeComponent{Name: "kubelet ×6", QPS: 50, Burst: 100, Requests: 3033}); !near(got, (3033.0/6-100)/50) {
