@@ -41,12 +41,12 @@ type Options struct {
 	// not start the members (Environment.LocalCluster false); 0: the
 	// cell's Environment.MemberCores, and when that is 0 too the members'
 	// CPU is reported but not judged.
-	CoresPerMember float64
+	CoresPerMember float64 `json:"cores_per_member,omitempty"`
 	// RTTSeconds is the round trip emulated between members, by setup
 	// (from its topology). A setup not in it takes its cells' "rtt" param
 	// when that is a duration ("20ms"); failing both, the members'
 	// measured peer round trip p99 is used, and the statement says so.
-	RTTSeconds map[string]float64
+	RTTSeconds map[string]float64 `json:"rtt_seconds,omitempty"`
 }
 
 // Fill fills in the statement of every cell of doc's experiment

@@ -3,8 +3,10 @@ package doctor
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -22,6 +24,29 @@ import (
 )
 
 func TestMain(m *testing.M) { os.Exit(member.RunTests(m)) }
+
+var record = flag.String("record", "", "write what each test's diagnosis measured (the judge's input) into this directory, as judge/doctor's testdata/cases")
+
+// recordInput writes doc, without what the judge wrote into it, to
+// -record's directory as the test's name: a case for judge/doctor's
+// TestCases (copy it to judge/doctor/testdata/cases and run -update there).
+func recordInput(t *testing.T, doc *result.Document) {
+	t.Helper()
+	if *record == "" {
+		return
+	}
+	in := *doc
+	d := *doc.Doctor
+	d.Steps, d.Findings, in.Overall, in.Doctor = nil, nil, "", &d
+	f, err := os.Create(filepath.Join(*record, strings.TrimPrefix(t.Name(), "Test")+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := result.Write(f, &in); err != nil {
+		t.Fatal(err)
+	}
+}
 
 // testWindow is shorter than the default to keep the tests quick; every
 // cause below is also found with the default. The tests run one after the
@@ -78,6 +103,7 @@ func diagnose(t *testing.T, c *cluster.Cluster) *result.Document {
 	if err != nil {
 		t.Fatal(err)
 	}
+	recordInput(t, doc)
 	return doc
 }
 
@@ -119,6 +145,7 @@ func TestHealthyAndReadOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	recordInput(t, doc)
 	after, err := cli.Get(ctx, "any")
 	if err != nil {
 		t.Fatal(err)
@@ -288,6 +315,7 @@ func TestUnreachable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	recordInput(t, doc)
 	if took := time.Since(t0); took > 12*time.Second {
 		t.Fatalf("took %v", took)
 	}
@@ -340,6 +368,7 @@ func TestLogs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	recordInput(t, doc)
 	if doc.Doctor.Logs == nil || doc.Doctor.Logs.Lines != 4 {
 		t.Fatalf("logs %+v, notes %v", doc.Doctor.Logs, doc.Notes)
 	}

@@ -36,6 +36,7 @@ func TestHistoryFromPrometheus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	recordInput(t, doc)
 	h := doc.Doctor.History
 	if h == nil || len(h.Instances) != 3 {
 		t.Fatalf("history %+v", h)
