@@ -1,0 +1,61 @@
+package clustertest
+
+import (
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/etcdlab/etcdlab/lab/cluster"
+	"github.com/etcdlab/etcdlab/lab/member"
+)
+
+func TestMain(m *testing.M) { os.Exit(member.RunTests(m)) }
+
+// recorder is a testing.TB that records failures instead of failing.
+type recorder struct {
+	testing.TB
+	errors []string
+}
+
+func (r *recorder) Errorf(format string, args ...any) {
+	r.errors = append(r.errors, fmt.Sprintf(format, args...))
+}
+
+// TestKeys: keys written under a prefix are counted there and nowhere
+// else, and NoKeys fails on the prefix that holds them only.
+func TestKeys(t *testing.T) {
+	t.Parallel()
+	c := Start(t, cluster.Options{})
+	if len(c.Names()) != 1 {
+		t.Fatalf("members %v, want 1", c.Names())
+	}
+	c.PutKeys("/a/", 25)
+	if n := c.Count("/a/"); n != 25 {
+		t.Fatalf("count /a/ = %d, want 25", n)
+	}
+	if n := c.Count(""); n != 25 {
+		t.Fatalf("count all = %d, want 25", n)
+	}
+	c.NoKeys("/b/")
+	r := &recorder{TB: t}
+	NoKeys(r, c.KV(), "/a/")
+	if len(r.errors) != 1 {
+		t.Fatalf("NoKeys on 25 keys reported %q", r.errors)
+	}
+}
+
+// TestWaitFor: a condition that comes is waited for, one that does not
+// is reported after the timeout, not before.
+func TestWaitFor(t *testing.T) {
+	t.Parallel()
+	at := time.Now().Add(100 * time.Millisecond)
+	WaitFor(t, 5*time.Second, "the clock", func() bool { return time.Now().After(at) })
+	start := time.Now()
+	if Eventually(150*time.Millisecond, func() bool { return false }) {
+		t.Fatal("a false condition came true")
+	}
+	if d := time.Since(start); d < 150*time.Millisecond {
+		t.Fatalf("gave up after %v, before the timeout", d)
+	}
+}
