@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/etcdlab/etcdlab/lab/cluster"
+	"github.com/etcdlab/etcdlab/lab/etcdclient"
 	"github.com/etcdlab/etcdlab/lab/member"
 )
 
@@ -42,6 +43,35 @@ func TestKeys(t *testing.T) {
 	NoKeys(r, c.KV(), "/a/")
 	if len(r.errors) != 1 {
 		t.Fatalf("NoKeys on 25 keys reported %q", r.errors)
+	}
+}
+
+// TestWaitHealthy: a killed and restarted member is waited for until it
+// is back and caught up; the others' writes in between are on it.
+func TestWaitHealthy(t *testing.T) {
+	t.Parallel()
+	c := Start(t, cluster.Options{Members: 3})
+	c.WaitHealthy(10 * time.Second)
+	if err := c.Kill("m3"); err != nil {
+		t.Fatal(err)
+	}
+	c.PutKeys("/w/", 50)
+	if c.healthy() {
+		t.Fatal("healthy with m3 killed")
+	}
+	if err := c.Restart("m3"); err != nil {
+		t.Fatal(err)
+	}
+	c.WaitHealthy(20 * time.Second)
+	one := c.Client()
+	one.Endpoints = one.Endpoints[2:]
+	cli, err := etcdclient.New(one)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	if n := Count(t, cli, "/w/"); n != 50 {
+		t.Fatalf("m3 holds %d keys after catching up, want 50", n)
 	}
 }
 
