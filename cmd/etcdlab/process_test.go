@@ -293,12 +293,20 @@ func TestKillWithSlowDisk(t *testing.T) {
 			defer kv.Close()
 			ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 			defer cancel()
+			flowing := make(chan struct{})
 			go func() {
-				for i := 0; ctx.Err() == nil; i++ {
-					_, _ = kv.Put(ctx, "k", strconv.Itoa(i))
+				for i, first := 0, true; ctx.Err() == nil; i++ {
+					if _, err := kv.Put(ctx, "k", strconv.Itoa(i)); err == nil && first {
+						first = false
+						close(flowing)
+					}
 				}
 			}()
-			time.Sleep(300 * time.Millisecond)
+			select { // once a put went through, the next ones are fsyncing
+			case <-flowing:
+			case <-ctx.Done():
+				t.Fatal("no put went through")
+			}
 			killed := time.Now()
 			if err := up.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 				t.Fatal(err)
