@@ -63,7 +63,7 @@ func FuzzParse(f *testing.F) {
 // FuzzParseRate feeds ParseRate bandwidths: a rate it accepts is a
 // positive number of bytes per second; a refusal is invalid input.
 func FuzzParseRate(f *testing.F) {
-	for _, s := range []string{"100Mbit", "1Gbit", "10MB", "500kB", "1000B", "8bit/s", " 2.5 GB ", "0MB", "-1kB", "MB", "1e3kbit"} {
+	for _, s := range []string{"100Mbit", "1Gbit", "10MB", "500kB", "1000B", "8bit/s", " 2.5 GB ", "0MB", "-1kB", "MB", "1e3kbit", "1e300GB", "NaNMB", "+InfB"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
