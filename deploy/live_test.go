@@ -13,6 +13,7 @@ import (
 
 	"github.com/etcdlab/etcdlab/internal/promtest"
 	"github.com/etcdlab/etcdlab/lab/cluster"
+	"github.com/etcdlab/etcdlab/lab/clustertest"
 	"github.com/etcdlab/etcdlab/lab/member"
 	"github.com/etcdlab/etcdlab/load"
 	"github.com/prometheus/client_golang/api"
@@ -101,11 +102,7 @@ type liveSetup struct {
 
 func startLive(t *testing.T) liveSetup {
 	t.Helper()
-	c, err := cluster.Start(context.Background(), cluster.Options{Members: 3, BaseDir: t.TempDir(), Tuning: member.Tuning{Metrics: "extensive"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Stop() })
+	c := clustertest.Start(t, cluster.Options{Members: 3, Tuning: member.Tuning{Metrics: "extensive"}})
 	l := load.NewLive(load.LiveOptions{Command: "deploy test"})
 	t.Cleanup(l.Begin("names"))
 	reg := prometheus.NewRegistry()

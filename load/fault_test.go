@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/etcdlab/etcdlab/lab/cluster"
+	"github.com/etcdlab/etcdlab/lab/clustertest"
 	"github.com/etcdlab/etcdlab/result"
 )
 
@@ -21,7 +22,7 @@ type leaderKill struct {
 	killed   string
 }
 
-func killLeaderDuring(t *testing.T, c *cluster.Cluster, tr TransportKind, pin bool, prefix string) leaderKill {
+func killLeaderDuring(t *testing.T, c *clustertest.Cluster, tr TransportKind, pin bool, prefix string) leaderKill {
 	t.Helper()
 	s, err := Open(context.Background(), Options{Conn: c.Client(), Endpoints: c.Endpoints(), Conns: 10, Transport: tr, Pin: pin}, putLoad(prefix, 1000))
 	if err != nil {
@@ -97,11 +98,7 @@ func unreachable(r result.Run) int64 {
 // keep failing for the rest of the run.
 func TestLeaderKill(t *testing.T) {
 	t.Parallel()
-	c, err := cluster.Start(context.Background(), cluster.Options{Members: 3, BaseDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Stop() })
+	c := clustertest.Start(t, cluster.Options{Members: 3})
 	for i, tc := range []struct {
 		tr  TransportKind
 		pin bool
@@ -129,6 +126,6 @@ func TestLeaderKill(t *testing.T) {
 		if err := c.Restart(k.killed); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(2 * time.Second) // the member catches up
+		c.WaitHealthy(20 * time.Second)
 	}
 }

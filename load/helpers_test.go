@@ -2,12 +2,7 @@ package load
 
 import (
 	"github.com/etcdlab/etcdlab/invalid"
-	clientv3 "go.etcd.io/etcd/client/v3"
 )
-
-func clientv3WithPrefixCount() []clientv3.OpOption {
-	return []clientv3.OpOption{clientv3.WithPrefix(), clientv3.WithCountOnly()}
-}
 
 // invalidParams returns the fields an invalid-input error names, or nil
 // for nil; any other error names "not invalid".

@@ -7,27 +7,21 @@ import (
 	"time"
 
 	"github.com/etcdlab/etcdlab/lab/cluster"
+	"github.com/etcdlab/etcdlab/lab/clustertest"
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
 	"github.com/etcdlab/etcdlab/result"
-	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
 // oneMember starts a 1-member cluster for the test.
-func oneMember(t *testing.T) *cluster.Cluster {
-	t.Helper()
-	c, err := cluster.Start(context.Background(), cluster.Options{Members: 1, BaseDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Stop() })
-	return c
+func oneMember(t *testing.T) *clustertest.Cluster {
+	return clustertest.Start(t, cluster.Options{})
 }
 
 // transports are both transports, each run through the one scheduler.
 var transports = []TransportKind{Wire, GRPC}
 
 // runOn runs w on transport tr over 2 connections to cluster c.
-func runOn(t *testing.T, c *cluster.Cluster, tr TransportKind, w Workload, spec Spec) result.Run {
+func runOn(t *testing.T, c *clustertest.Cluster, tr TransportKind, w Workload, spec Spec) result.Run {
 	t.Helper()
 	s, err := Open(context.Background(), Options{Conn: c.Client(), Conns: 2, Transport: tr}, w)
 	if err != nil {
@@ -50,27 +44,6 @@ func putLoad(prefix string, space int64) Put {
 	return Put{Keys: Keys{Prefix: prefix, KeySize: 8, KeySpaceSize: space, Sequential: true}, Value: RandomValue(64)}
 }
 
-func newClient(t *testing.T, c *cluster.Cluster) *clientv3.Client {
-	t.Helper()
-	cli, err := etcdclient.New(c.Client())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cli.Close() })
-	return cli
-}
-
-func countKeys(t *testing.T, c *cluster.Cluster, prefix string) int64 {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	r, err := newClient(t, c).Get(ctx, prefix, clientv3WithPrefixCount()...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r.Count
-}
-
 // TestClosedLoopPutsEveryKey writes a known number of sequential keys and
 // counts them on the server.
 func TestClosedLoopPutsEveryKey(t *testing.T) {
@@ -82,7 +55,7 @@ func TestClosedLoopPutsEveryKey(t *testing.T) {
 		if r.Requests != 500 || len(r.Errors) != 0 || r.Latency.P50 <= 0 || r.ThroughputRPS <= 0 || r.ServiceTime != nil || r.Conns != 2 || r.Clients != 8 {
 			t.Fatalf("%s: %+v", tr, r.Stats)
 		}
-		if n := countKeys(t, c, prefix); n != 500 {
+		if n := c.Count(prefix); n != 500 {
 			t.Fatalf("%s: server holds %d keys, want 500", tr, n)
 		}
 		// The load generator's CPU: something, and no more than the
@@ -137,14 +110,14 @@ func TestWorkloads(t *testing.T) {
 			if err := s.Close(); err != nil {
 				t.Errorf("%s: close: %v", name, err)
 			}
-			if n := countKeys(t, c, "/w/"); n != tc.written {
+			if n := c.Count("/w/"); n != tc.written {
 				t.Errorf("%s: %d keys under /w/, want %d", name, n, tc.written)
 			}
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if l, err := newClient(t, c).Leases(ctx); err != nil || len(l.Leases) != 0 {
+	if l, err := c.KV().Leases(ctx); err != nil || len(l.Leases) != 0 {
 		t.Fatalf("leases left after Close: %v %v", l, err)
 	}
 }
@@ -154,7 +127,7 @@ func TestWorkloads(t *testing.T) {
 func TestLeasesFollowClientCount(t *testing.T) {
 	t.Parallel()
 	c := oneMember(t)
-	cli := newClient(t, c)
+	cli := c.KV()
 	leases := func() int {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
@@ -248,7 +221,7 @@ func TestRequestTimeout(t *testing.T) {
 		if took := time.Since(began); took > 5*time.Second {
 			t.Fatalf("%s: took %v", tr, took)
 		}
-		time.Sleep(300 * time.Millisecond) // let the member settle
+		c.WaitHealthy(10 * time.Second)
 	}
 }
 
@@ -281,7 +254,7 @@ func TestRecoversAfterRestart(t *testing.T) {
 func TestAuthRefresh(t *testing.T) {
 	t.Parallel()
 	c := oneMember(t)
-	cli := newClient(t, c)
+	cli := c.KV()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	const pw = "pw-9f3"

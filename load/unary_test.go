@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/etcdlab/etcdlab/lab/cluster"
+	"github.com/etcdlab/etcdlab/lab/clustertest"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -21,11 +22,7 @@ import (
 // member, and calls keep succeeding after a member is killed.
 func TestUnaryConn(t *testing.T) {
 	t.Parallel()
-	c, err := cluster.Start(context.Background(), cluster.Options{Members: 3, TLS: true, BaseDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Stop() })
+	c := clustertest.Start(t, cluster.Options{Members: 3, TLS: true})
 	u, err := DialUnary(context.Background(), c.Client())
 	if err != nil {
 		t.Fatal(err)
@@ -107,11 +104,7 @@ func TestUnaryConn(t *testing.T) {
 // user is refused with ErrUnaryNeedsGRPC before anything is dialled.
 func TestDialUnaryRefusesAuth(t *testing.T) {
 	t.Parallel()
-	c, err := cluster.Start(context.Background(), cluster.Options{Members: 1, BaseDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Stop() })
+	c := clustertest.Start(t, cluster.Options{})
 	conf := c.Client()
 	conf.User = "root:secret"
 	if _, err := DialUnary(context.Background(), conf); !errors.Is(err, ErrUnaryNeedsGRPC) {

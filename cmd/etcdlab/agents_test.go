@@ -17,9 +17,9 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/etcdlab/etcdlab/lab/cluster"
+	"github.com/etcdlab/etcdlab/lab/clustertest"
 	"github.com/etcdlab/etcdlab/measure/agents"
 	"github.com/etcdlab/etcdlab/result"
-	clientv3 "go.etcd.io/etcd/client/v3"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
@@ -123,23 +123,6 @@ func writeTemp(t *testing.T, s string) string {
 	return p
 }
 
-// prefixKeys counts the keys under prefix.
-func prefixKeys(t *testing.T, c *cluster.Cluster, prefix string) int64 {
-	t.Helper()
-	cli, err := clientv3.New(clientv3.Config{Endpoints: c.Endpoints(), DialTimeout: 5 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cli.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	r, err := cli.Get(ctx, prefix, clientv3.WithPrefix(), clientv3.WithCountOnly())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r.Count
-}
-
 // TestAgentsAsTheJobRunsThem is the Job end to end, without Kubernetes:
 // the manifests' ConfigMap becomes the args file, three `etcdlab agent`
 // processes run it with JOB_COMPLETION_INDEX set as the Indexed Job sets
@@ -217,7 +200,7 @@ func TestAgentsAsTheJobRunsThem(t *testing.T) {
 			t.Errorf("p%g = %g, one histogram of every sample says %g", p.perc, p.got, want)
 		}
 	}
-	if k := prefixKeys(t, c, "/etcdlab/bench/e2e/"); k != 0 {
+	if k := c.Count("/etcdlab/bench/e2e/"); k != 0 {
 		t.Errorf("%d keys left under the agents' prefix", k)
 	}
 }
@@ -239,15 +222,15 @@ func TestBenchAgentKilled(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill() })
 	victim := 0
-	for deadline := time.Now().Add(20 * time.Second); victim == 0 && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+	clustertest.Eventually(20*time.Second, func() bool {
 		victim = agentPID(cmd.Process.Pid, 1)
-	}
+		return victim != 0
+	})
 	if victim == 0 {
 		t.Fatalf("agent 1 never started: %s", stderr.String())
 	}
 	// Kill it once its keys are being written.
-	for deadline := time.Now().Add(20 * time.Second); prefixKeys(t, c, prefix+"agent-1/") == 0 && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-	}
+	clustertest.Eventually(20*time.Second, func() bool { return c.Count(prefix+"agent-1/") > 0 })
 	if err := syscall.Kill(victim, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +257,7 @@ func TestBenchAgentKilled(t *testing.T) {
 	if r := doc.Runs[0]; r.Requests != shares || r.Requests < 500 || r.Clients != 4 {
 		t.Errorf("merged run: %d requests from %d clients; the merged agents sent %d", r.Requests, r.Clients, shares)
 	}
-	if k := prefixKeys(t, c, prefix); k != 0 {
+	if k := c.Count(prefix); k != 0 {
 		t.Errorf("%d keys left under %s", k, prefix)
 	}
 }
@@ -366,11 +349,9 @@ func TestBenchAgentsParentKilled(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill() })
-	for deadline := time.Now().Add(20 * time.Second); prefixKeys(t, c, prefix+"agent-1/") == 0 || prefixKeys(t, c, prefix+"agent-0/") == 0; time.Sleep(50 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the agents never wrote")
-		}
-	}
+	clustertest.WaitFor(t, 20*time.Second, "both agents' first keys", func() bool {
+		return c.Count(prefix+"agent-1/") > 0 && c.Count(prefix+"agent-0/") > 0
+	})
 	agentsOf := func() []int {
 		var pids []int
 		ents, _ := os.ReadDir("/proc")
@@ -388,12 +369,8 @@ func TestBenchAgentsParentKilled(t *testing.T) {
 	}
 	_ = cmd.Process.Kill()
 	_ = cmd.Wait()
-	deadline := time.Now().Add(20 * time.Second)
-	for len(agentsOf()) > 0 || prefixKeys(t, c, prefix) > 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("20 s after bench was killed: agents %v still running, %d keys under %s", agentsOf(), prefixKeys(t, c, prefix), prefix)
-		}
-		time.Sleep(100 * time.Millisecond)
+	if !clustertest.Eventually(20*time.Second, func() bool { return len(agentsOf()) == 0 && c.Count(prefix) == 0 }) {
+		t.Fatalf("20 s after bench was killed: agents %v still running, %d keys under %s", agentsOf(), c.Count(prefix), prefix)
 	}
 }
 

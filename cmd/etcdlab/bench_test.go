@@ -10,24 +10,17 @@ import (
 	"time"
 
 	"github.com/etcdlab/etcdlab/lab/cluster"
+	"github.com/etcdlab/etcdlab/lab/clustertest"
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
 	"github.com/etcdlab/etcdlab/lab/pki"
 	"github.com/etcdlab/etcdlab/result"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
-func startCluster(t *testing.T, o cluster.Options) *cluster.Cluster {
-	t.Helper()
-	o.BaseDir = t.TempDir()
-	if o.Members == 0 {
-		o.Members = 1
-	}
-	c, err := cluster.Start(context.Background(), o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Stop() })
-	return c
+// startCluster starts a real cluster (1 member unless o says more) that
+// stops when the test ends.
+func startCluster(t *testing.T, o cluster.Options) *clustertest.Cluster {
+	return clustertest.Start(t, o)
 }
 
 // TestBenchErrors: each bad input is one line, the right exit code, within

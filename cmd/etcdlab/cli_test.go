@@ -16,6 +16,7 @@ import (
 
 	"github.com/etcdlab/etcdlab/internal/proc"
 	"github.com/etcdlab/etcdlab/lab/cluster"
+	"github.com/etcdlab/etcdlab/lab/clustertest"
 )
 
 func TestUsageAndErrors(t *testing.T) {
@@ -204,16 +205,16 @@ func TestUpStatusInProcess(t *testing.T) {
 // command's stderr if it ended early.
 func waitState(t *testing.T, path string, exited func() string) cluster.State {
 	t.Helper()
-	deadline := time.Now().Add(40 * time.Second)
-	for time.Now().Before(deadline) {
-		if st, err := cluster.ReadStateFile(path); err == nil {
-			return st
+	var st cluster.State
+	clustertest.WaitFor(t, 40*time.Second, "a state file at "+path, func() bool {
+		var err error
+		if st, err = cluster.ReadStateFile(path); err == nil {
+			return true
 		}
 		if e := exited(); e != "" {
 			t.Fatalf("cluster up ended early: %s", e)
 		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatalf("no state file at %s", path)
-	return cluster.State{}
+		return false
+	})
+	return st
 }

@@ -19,11 +19,7 @@ import (
 func TestDoctorCLI(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	c, err := cluster.Start(ctx, cluster.Options{Members: 3, BaseDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = c.Stop() }()
+	c := startCluster(t, cluster.Options{Members: 3})
 	eps := strings.Join(c.Client().Endpoints, ",")
 
 	dir := t.TempDir()

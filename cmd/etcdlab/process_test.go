@@ -17,6 +17,7 @@ import (
 
 	"github.com/etcdlab/etcdlab/emulate/slowfs"
 	"github.com/etcdlab/etcdlab/lab/cluster"
+	"github.com/etcdlab/etcdlab/lab/clustertest"
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
 	"github.com/etcdlab/etcdlab/render"
 	"github.com/etcdlab/etcdlab/result"
@@ -293,27 +294,28 @@ func TestKillWithSlowDisk(t *testing.T) {
 			defer kv.Close()
 			ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 			defer cancel()
+			flowing := make(chan struct{})
 			go func() {
-				for i := 0; ctx.Err() == nil; i++ {
-					_, _ = kv.Put(ctx, "k", strconv.Itoa(i))
+				for i, first := 0, true; ctx.Err() == nil; i++ {
+					if _, err := kv.Put(ctx, "k", strconv.Itoa(i)); err == nil && first {
+						first = false
+						close(flowing)
+					}
 				}
 			}()
-			time.Sleep(300 * time.Millisecond)
+			select { // once a put went through, the next ones are fsyncing
+			case <-flowing:
+			case <-ctx.Done():
+				t.Fatal("no put went through")
+			}
 			killed := time.Now()
 			if err := up.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 				t.Fatal(err)
 			}
 			_ = up.wait(t)
 			assertMembersGone(t, st)
-			for {
-				left := mountsNaming(t, data)
-				if len(left) == 0 {
-					break
-				}
-				if time.Since(killed) > 5*time.Second {
-					t.Fatalf("5 s after kill -9, /proc/mounts still lists:\n%s", strings.Join(left, "\n"))
-				}
-				time.Sleep(50 * time.Millisecond)
+			if !clustertest.Eventually(5*time.Second, func() bool { return len(mountsNaming(t, data)) == 0 }) {
+				t.Fatalf("5 s after kill -9, /proc/mounts still lists:\n%s", strings.Join(mountsNaming(t, data), "\n"))
 			}
 			if err := os.RemoveAll(data); err != nil {
 				t.Fatalf("after kill -9: %v", err)
@@ -343,16 +345,13 @@ func mountsNaming(t *testing.T, dir string) []string {
 // waitHealthyCLI waits until `cluster status` exits 0.
 func waitHealthyCLI(t *testing.T, dir string) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		code, out := cli(t, dir, "cluster", "status")
-		if code == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("cluster not healthy: %s", out)
-		}
-		time.Sleep(200 * time.Millisecond)
+	var out string
+	if !clustertest.Eventually(15*time.Second, func() bool {
+		var code int
+		code, out = cli(t, dir, "cluster", "status")
+		return code == 0
+	}) {
+		t.Fatalf("cluster not healthy: %s", out)
 	}
 }
 

@@ -22,6 +22,11 @@ type rule struct {
 // leaves import nothing of ours but internal helpers.
 var leaves = []string{"internal/proc", "internal/version", "internal/units", "internal/atomicfile"}
 
+// testOnly are the packages only tests may import: test kits, whose
+// helpers fail a testing.TB. No production package imports them, whatever
+// its row allows.
+var testOnly = []string{"lab/clustertest"}
+
 // rules is docs/architecture.md's table. Every package must match one row;
 // the first match applies.
 func rules() []rule {
@@ -109,6 +114,10 @@ func check(imports map[string][]string) []string {
 		}
 		for _, d := range deps {
 			if d == pkg {
+				continue
+			}
+			if matchAny(testOnly, d) {
+				bad = append(bad, pkg+" imports "+d+" (only tests may)")
 				continue
 			}
 			if !matchAny(r.allow, d) {
@@ -214,6 +223,11 @@ func TestRulesCatch(t *testing.T) {
 		{"observe/logscan", "load", false},
 		{"observe/envinfo", "lab/cluster", false},
 		{"deploy", "judge", false},
+		{"lab/clustertest", "lab/cluster", true},
+		{"lab/clustertest", "load", false},
+		{"measure/bench", "lab/clustertest", false},
+		{"lab/cluster", "lab/clustertest", false},
+		{"cmd/etcdlab", "lab/clustertest", false},
 	} {
 		bad := check(map[string][]string{tc.pkg: {tc.dep}})
 		if got := len(bad) == 0; got != tc.ok {

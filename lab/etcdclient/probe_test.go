@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/etcdlab/etcdlab/lab/cluster"
+	"github.com/etcdlab/etcdlab/lab/clustertest"
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
 	"github.com/etcdlab/etcdlab/lab/member"
 	"github.com/etcdlab/etcdlab/lab/pki"
@@ -20,16 +21,8 @@ func TestMain(m *testing.M) { os.Exit(member.RunTests(m)) }
 func TestProbeExplainsFailures(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	tlsC, err := cluster.Start(ctx, cluster.Options{Members: 1, TLS: true, BaseDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = tlsC.Stop() }()
-	plain, err := cluster.Start(ctx, cluster.Options{Members: 1, BaseDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = plain.Stop() }()
+	tlsC := clustertest.Start(t, cluster.Options{TLS: true})
+	plain := clustertest.Start(t, cluster.Options{})
 
 	otherCA, err := pki.NewCA("other")
 	if err != nil {

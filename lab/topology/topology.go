@@ -5,6 +5,7 @@
 package topology
 
 import (
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -120,10 +121,19 @@ func ParseRate(s string) (int64, error) {
 	for _, u := range units {
 		if num, ok := strings.CutSuffix(in, u.suffix); ok {
 			v, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
-			if err != nil || v <= 0 {
+			if err != nil || !(v > 0) { // NaN too
 				break
 			}
-			return int64(v * u.mult), nil
+			// Under 1 B/s would be 0, which means no limit at all; past
+			// int64 a rate is no number.
+			switch r := v * u.mult; {
+			case r < 1:
+				return 0, invalid.Errorf("bandwidth %q is under 1 B/s", s)
+			case r >= math.MaxInt64:
+				return 0, invalid.Errorf("bandwidth %q is too large", s)
+			default:
+				return int64(r), nil
+			}
 		}
 	}
 	return 0, invalid.Errorf("bandwidth %q: write a positive rate like 100Mbit or 10MB", s)

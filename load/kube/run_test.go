@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/etcdlab/etcdlab/invalid"
-	clientv3 "go.etcd.io/etcd/client/v3"
+	"github.com/etcdlab/etcdlab/lab/clustertest"
 )
 
 // TestManifestConverges runs a small manifest on a real 3-member cluster
@@ -19,7 +19,8 @@ import (
 // and nothing is left in etcd or running afterwards.
 func TestManifestConverges(t *testing.T) {
 	t.Parallel()
-	cli := startCluster(t, 3)
+	c := startCluster(t, 3)
+	cli := c.KV()
 	before := runtime.NumGoroutine()
 	var progress []int
 	s := Spec{Prefix: "/conv", Deployments: 2, Replicas: 5, Services: true, Nodes: 2, PodsPerNode: 8, APIServers: 2,
@@ -98,18 +99,12 @@ func TestManifestConverges(t *testing.T) {
 	if comps["replicaset-controller"] < 10 || comps["kube-scheduler"] < 10 || comps["kubelet ×2"] < 60 {
 		t.Errorf("component requests %v", comps)
 	}
-	r, err := cli.Get(context.Background(), "/conv", clientv3.WithPrefix(), clientv3.WithCountOnly())
-	if err != nil || r.Count != 0 {
-		t.Fatalf("%d keys left under the prefix (%v)", r.Count, err)
-	}
+	c.NoKeys("/conv")
 	leases, err := cli.Leases(context.Background())
 	if err != nil || len(leases.Leases) != 0 {
 		t.Fatalf("%d leases left (%v)", len(leases.Leases), err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() > before+5 && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-	}
+	clustertest.Eventually(5*time.Second, func() bool { return runtime.NumGoroutine() <= before+5 })
 	if n := runtime.NumGoroutine(); n > before+5 {
 		t.Fatalf("%d goroutines after the run, %d before", n, before)
 	}
@@ -118,7 +113,7 @@ func TestManifestConverges(t *testing.T) {
 // TestRefusesAPrefixInUse: a run never deletes keys it did not write.
 func TestRefusesAPrefixInUse(t *testing.T) {
 	t.Parallel()
-	cli := startCluster(t, 1)
+	cli := startCluster(t, 1).KV()
 	if _, err := cli.Put(context.Background(), "/used/registry/pods/x/y", "v"); err != nil {
 		t.Fatal(err)
 	}

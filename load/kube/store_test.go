@@ -70,7 +70,8 @@ func TestEncodingIsKubeApiserversStorageEncoding(t *testing.T) {
 // checks kube-apiserver's semantics on etcd's kubernetes interface.
 func TestRequestShapes(t *testing.T) {
 	t.Parallel()
-	cli, conf := startClusterConf(t, 1)
+	c := startCluster(t, 1)
+	cli, conf := c.KV(), c.Client()
 	unary, err := load.DialUnary(context.Background(), conf)
 	if err != nil {
 		t.Fatal(err)
@@ -190,6 +191,7 @@ func requestShapes(t *testing.T, cli *clientv3.Client, st *store) {
 		// A writer adds pods while the list pages through.
 		stop := make(chan struct{})
 		done := make(chan struct{})
+		wrote := make(chan struct{})
 		go func() {
 			defer close(done)
 			for i := 0; ; i++ {
@@ -199,9 +201,12 @@ func requestShapes(t *testing.T, cli *clientv3.Client, st *store) {
 				default:
 				}
 				_, _ = st.create(ctx, "create pods", resPods, testPod(fmt.Sprintf("m%04d", i)), 0)
+				if i == 0 {
+					close(wrote)
+				}
 			}
 		}()
-		time.Sleep(20 * time.Millisecond)
+		<-wrote
 		n0 := st.rec.Stats(st.ops.id("list pods"), time.Second).Requests
 		list, rev, err := st.list(ctx, resPods, 4)
 		close(stop)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/etcdlab/etcdlab/lab/cluster"
+	"github.com/etcdlab/etcdlab/lab/clustertest"
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
 	"github.com/etcdlab/etcdlab/lab/member"
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -17,16 +18,8 @@ import (
 // TestRules applies every rule to a real cluster with a 16 MiB quota.
 func TestRules(t *testing.T) {
 	t.Parallel()
-	c, err := cluster.Start(context.Background(), cluster.Options{Members: 1, BaseDir: t.TempDir(), Tuning: member.Tuning{QuotaBackendBytes: 16 << 20}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Stop() })
-	cli, err := etcdclient.New(c.Client())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cli.Close()
+	c := clustertest.Start(t, cluster.Options{Tuning: member.Tuning{QuotaBackendBytes: 16 << 20}})
+	cli := c.KV()
 	ctx := context.Background()
 	cl := Cluster{Cli: cli, Endpoints: c.Endpoints()}
 

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/etcdlab/etcdlab/lab/cluster"
-	"github.com/etcdlab/etcdlab/lab/etcdclient"
+	"github.com/etcdlab/etcdlab/lab/clustertest"
 	"github.com/etcdlab/etcdlab/lab/member"
 	"github.com/etcdlab/etcdlab/load/wire"
 	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
@@ -66,14 +66,10 @@ func (r results) wait(t *testing.T, n int, within time.Duration) map[int]error {
 
 func in(d time.Duration) time.Time { return time.Now().Add(d) }
 
-func start(t *testing.T, o cluster.Options) (*cluster.Cluster, wire.Options) {
+func start(t *testing.T, o cluster.Options) (*clustertest.Cluster, wire.Options) {
 	t.Helper()
-	o.Members, o.BaseDir = 1, t.TempDir()
-	c, err := cluster.Start(context.Background(), o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Stop() })
+	o.Members = 1
+	c := clustertest.Start(t, o)
 	cc := c.Client()
 	tlsCfg, err := cc.TLS()
 	if err != nil {
@@ -107,14 +103,9 @@ func TestCallsFlowControlAndStatus(t *testing.T) {
 				t.Fatalf("tls=%v call %d: %v", secure, op, err)
 			}
 		}
-		cli, err := etcdclient.New(c.Client())
-		if err != nil {
-			t.Fatal(err)
-		}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		r, err := cli.Get(ctx, "/big/t")
+		r, err := c.KV().Get(ctx, "/big/t")
 		cancel()
-		cli.Close()
 		if err != nil || len(r.Kvs) != 1 || !bytes.Equal(r.Kvs[0].Value, big) {
 			t.Fatalf("stored value wrong: %v", err)
 		}
@@ -172,10 +163,7 @@ func TestDeadlineAndConnectionLoss(t *testing.T) {
 			t.Fatalf("call %d after kill: %v", op, err)
 		}
 	}
-	deadline := time.Now().Add(2 * time.Second)
-	for conn.Err() == nil && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	clustertest.Eventually(2*time.Second, func() bool { return conn.Err() != nil })
 	if err := conn.Call(methodPut, put("/d/", 9, nil), in(time.Second), res.cb(9)); status.Code(err) != codes.Unavailable {
 		t.Fatalf("call on a broken connection: %v", err)
 	}

@@ -11,48 +11,27 @@ import (
 
 	"github.com/etcdlab/etcdlab/invalid"
 	"github.com/etcdlab/etcdlab/lab/cluster"
+	"github.com/etcdlab/etcdlab/lab/clustertest"
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
 	"github.com/etcdlab/etcdlab/lab/member"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
 // foreign starts a cluster that the bench sees as one it did not start.
-func foreign(t *testing.T, o cluster.Options) (*cluster.Cluster, *clientv3.Client) {
+// foreign starts a cluster the bench did not start (bench only gets its
+// endpoints), and a client of it.
+func foreign(t *testing.T, o cluster.Options) (*clustertest.Cluster, *clientv3.Client) {
 	t.Helper()
-	if o.Members == 0 {
-		o.Members = 1
-	}
-	o.BaseDir = t.TempDir()
-	c, err := cluster.Start(context.Background(), o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Stop() })
-	cli, err := etcdclient.New(c.Client())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cli.Close() })
-	return c, cli
+	c := clustertest.Start(t, o)
+	return c, c.KV()
 }
 
-func baseConfig(c *cluster.Cluster, command string) Config {
+func baseConfig(c *clustertest.Cluster, command string) Config {
 	return Config{
 		Command: command, Conn: c.Client(), Conns: []int{2}, Clients: []int{4}, Total: 200,
 		RequestTimeout: 5 * time.Second, Iterations: 1, KeySize: 8, ValSize: 32, Consistency: "l",
 		TxnOps: 1, RWRatio: 1, Limit: 100, Streams: 2, WatchersPerStream: 2, PutTotal: 50, PutRate: 500,
 	}
-}
-
-func count(t *testing.T, cli *clientv3.Client, prefix string) int64 {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	r, err := cli.Get(ctx, prefix, clientv3.WithPrefix(), clientv3.WithCountOnly())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r.Count
 }
 
 // TestCleanupAndKeep: a default run leaves no key behind; --keep with
@@ -68,14 +47,14 @@ func TestCleanupAndKeep(t *testing.T) {
 	if doc.Runs[0].Requests != 200 || doc.Environment.LocalCluster || doc.Environment.ServerVersion == "" {
 		t.Fatalf("run: %+v env %+v", doc.Runs[0].Stats, doc.Environment)
 	}
-	if n := count(t, cli, ""); n != 0 {
+	if n := clustertest.Count(t, cli, ""); n != 0 {
 		t.Fatalf("%d keys left behind", n)
 	}
 	cfg.Keep, cfg.SequentialKeys, cfg.Prefix = true, true, "/kept/"
 	if _, err := Run(context.Background(), cfg); err != nil {
 		t.Fatal(err)
 	}
-	if n := count(t, cli, "/kept/"); n != 200 {
+	if n := clustertest.Count(t, cli, "/kept/"); n != 200 {
 		t.Fatalf("--keep --sequential-keys --total 200 left %d keys", n)
 	}
 	// The prefix is now in use: a second run must refuse and write nothing.
@@ -83,7 +62,7 @@ func TestCleanupAndKeep(t *testing.T) {
 	if !invalid.Is(err) || err.Error() != "Prefix /kept/ already holds 200 keys; choose an empty Prefix (etcdlab deletes its prefix when done)" {
 		t.Fatalf("prefix in use: %v", err)
 	}
-	if n := count(t, cli, "/kept/"); n != 200 {
+	if n := clustertest.Count(t, cli, "/kept/"); n != 200 {
 		t.Fatalf("refused run changed the prefix: %d keys", n)
 	}
 }
@@ -98,7 +77,7 @@ func TestQuotaRefusal(t *testing.T) {
 	if !invalid.Is(err) || !strings.Contains(err.Error(), "16 MiB quota") || !slices.Equal(invalid.As(err).Params(), []string{"Total", "ValSize"}) {
 		t.Fatalf("err = %v", err)
 	}
-	if n := count(t, cli, ""); n != 0 {
+	if n := clustertest.Count(t, cli, ""); n != 0 {
 		t.Fatalf("refused run wrote %d keys", n)
 	}
 }
@@ -158,7 +137,7 @@ func TestOtherWorkloads(t *testing.T) {
 				t.Fatalf("watch-latency: %d puts, %d events (want 50, 200)", r.Ops[0].Requests, r.Ops[1].Requests)
 			}
 		}
-		if n := count(t, cli, ""); n != 0 {
+		if n := clustertest.Count(t, cli, ""); n != 0 {
 			t.Fatalf("%s left %d keys", cmd, n)
 		}
 	}
@@ -178,7 +157,16 @@ func TestInterruptCleansUp(t *testing.T) {
 	cfg := baseConfig(c, CmdPut)
 	cfg.Total, cfg.Duration = 0, time.Minute
 	ctx, cancel := context.WithCancel(context.Background())
-	go func() { time.Sleep(700 * time.Millisecond); cancel() }()
+	// Interrupt once the run has written a key: mid-run, keys to delete.
+	go func() {
+		clustertest.Eventually(30*time.Second, func() bool {
+			gctx, gcancel := context.WithTimeout(context.Background(), time.Second)
+			defer gcancel()
+			r, err := cli.Get(gctx, "", clientv3.WithPrefix(), clientv3.WithCountOnly())
+			return err == nil && r.Count > 0
+		})
+		cancel()
+	}()
 	doc, err := Run(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -186,7 +174,7 @@ func TestInterruptCleansUp(t *testing.T) {
 	if doc.Runs[0].StoppedEarly != "interrupted" || doc.Runs[0].Requests == 0 {
 		t.Fatalf("run: %q %d", doc.Runs[0].StoppedEarly, doc.Runs[0].Requests)
 	}
-	if n := count(t, cli, ""); n != 0 {
+	if n := clustertest.Count(t, cli, ""); n != 0 {
 		t.Fatalf("%d keys left after Ctrl-C", n)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/etcdlab/etcdlab/lab/cluster"
+	"github.com/etcdlab/etcdlab/lab/clustertest"
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
 )
 
@@ -20,7 +21,7 @@ func TestGivenCluster(t *testing.T) {
 	c, cli := foreign(t, cluster.Options{TLS: true, ClientTLSDir: t.TempDir()})
 	cfg := baseConfig(c, CmdPut)
 	cfg.Conn = etcdclient.Config{DialTimeout: 2 * time.Second} // no endpoints, no TLS files: they come from the cluster
-	cfg.Cluster = c
+	cfg.Cluster = c.Cluster
 	cfg.Prefix, cfg.SequentialKeys = "/given/", true
 	cfg.Iterations, cfg.Warmup = 2, "50"
 	o := &recorder{}
@@ -45,7 +46,7 @@ func TestGivenCluster(t *testing.T) {
 	if slices.Contains(o.events, "cleaned up") {
 		t.Errorf("a caller's cluster was cleaned up: %q", o.events)
 	}
-	if n := count(t, cli, "/given/"); n != 200 {
+	if n := clustertest.Count(t, cli, "/given/"); n != 200 {
 		t.Fatalf("%d keys under the prefix, want the 200 written (a caller's cluster is not cleaned)", n)
 	}
 	// Still running: a second run with the prefix in use works.

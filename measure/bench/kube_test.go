@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/etcdlab/etcdlab/lab/cluster"
+	"github.com/etcdlab/etcdlab/lab/clustertest"
 	"github.com/etcdlab/etcdlab/load"
 )
 
@@ -58,7 +59,7 @@ func TestKubeOnForeignCluster(t *testing.T) {
 	if !strings.Contains(strings.Join(doc.Notes, "\n"), "compaction every 5 min is off") {
 		t.Errorf("notes lack the compaction being off: %q", doc.Notes)
 	}
-	if n := count(t, cli, "/kube-test/"); n != 0 {
+	if n := clustertest.Count(t, cli, "/kube-test/"); n != 0 {
 		t.Errorf("%d keys left under the prefix", n)
 	}
 }

@@ -78,9 +78,11 @@ func splitSubcommand(global *pflag.FlagSet, args []string) (string, []string, er
 		case strings.HasPrefix(a, "-") && len(a) > 1:
 			name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
 			var f *pflag.Flag
-			if strings.HasPrefix(a, "--") {
+			switch {
+			case name == "": // "-=x": no flag has no name
+			case strings.HasPrefix(a, "--"):
 				f = global.Lookup(name)
-			} else {
+			default:
 				f = global.ShorthandLookup(name[:1])
 				hasValue = hasValue || len(name) > 1 // -ojson
 			}

@@ -15,26 +15,10 @@ import (
 	"github.com/etcdlab/etcdlab/invalid"
 	"github.com/etcdlab/etcdlab/judge"
 	"github.com/etcdlab/etcdlab/lab/cluster"
+	"github.com/etcdlab/etcdlab/lab/clustertest"
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
 	"github.com/etcdlab/etcdlab/result"
-	clientv3 "go.etcd.io/etcd/client/v3"
 )
-
-func keysLeft(t *testing.T, c *cluster.Cluster) int64 {
-	t.Helper()
-	cli, err := etcdclient.New(c.Client())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cli.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	r, err := cli.Get(ctx, "", clientv3.WithPrefix(), clientv3.WithCountOnly())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r.Count
-}
 
 // TestLocalCheck runs the machine check with short phases.
 func TestLocalCheck(t *testing.T) {
@@ -73,11 +57,7 @@ func TestLocalCheck(t *testing.T) {
 // key behind.
 func TestLiveCheckTLS(t *testing.T) {
 	t.Parallel()
-	c, err := cluster.Start(context.Background(), cluster.Options{Members: 3, TLS: true, BaseDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = c.Stop() }()
+	c := clustertest.Start(t, cluster.Options{Members: 3, TLS: true})
 	doc, err := Run(context.Background(), Options{Conn: c.Client(), LevelDuration: time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -91,7 +71,7 @@ func TestLiveCheckTLS(t *testing.T) {
 			t.Errorf("member %s: %+v", m.Name, m)
 		}
 	}
-	if n := keysLeft(t, c); n != 0 {
+	if n := c.Count(""); n != 0 {
 		t.Fatalf("%d keys left behind", n)
 	}
 	// A stable leader: the fsync term is the lower edge of its WAL fsync
@@ -128,11 +108,7 @@ func TestMetricsNotPrometheus(t *testing.T) {
 		fmt.Fprint(w, "<html><body>dashboard</body></html>")
 	}))
 	defer srv.Close()
-	c, err := cluster.Start(context.Background(), cluster.Options{Members: 1, BaseDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = c.Stop() }()
+	c := clustertest.Start(t, cluster.Options{})
 	doc, err := Run(context.Background(), Options{Conn: c.Client(), MetricsURLs: []string{srv.URL}, LevelDuration: time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -152,11 +128,7 @@ func TestMetricsNotPrometheus(t *testing.T) {
 // on time with a verdict, never hangs.
 func TestLeaderLostMidCheck(t *testing.T) {
 	t.Parallel()
-	c, err := cluster.Start(context.Background(), cluster.Options{Members: 3, BaseDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = c.Stop() }()
+	c := clustertest.Start(t, cluster.Options{Members: 3})
 	st := cluster.Status(context.Background(), c.Client(), nil)
 	leader := ""
 	for i, s := range st {
@@ -202,11 +174,7 @@ func TestSlowDiskFails(t *testing.T) {
 		t.Skip(err)
 	}
 	d, _ := slowfs.ParseDelay("20ms")
-	c, err := cluster.Start(context.Background(), cluster.Options{Members: 3, BaseDir: t.TempDir(), FsyncDelay: d})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = c.Stop() }()
+	c := clustertest.Start(t, cluster.Options{Members: 3, FsyncDelay: d})
 	doc, err := Run(context.Background(), Options{Conn: c.Client(), MetricsURLs: c.State().MetricsURLs, LevelDuration: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)

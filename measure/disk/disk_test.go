@@ -17,6 +17,7 @@ import (
 	"github.com/etcdlab/etcdlab/internal/units"
 	"github.com/etcdlab/etcdlab/invalid"
 	"github.com/etcdlab/etcdlab/judge"
+	"github.com/etcdlab/etcdlab/lab/clustertest"
 	"github.com/etcdlab/etcdlab/result"
 )
 
@@ -118,7 +119,13 @@ func TestInterruptRemovesFile(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
-	go func() { time.Sleep(100 * time.Millisecond); cancel() }()
+	go func() { // once the test file is there
+		clustertest.Eventually(10*time.Second, func() bool {
+			entries, _ := os.ReadDir(dir)
+			return len(entries) > 0
+		})
+		cancel()
+	}()
 	doc, err := Run(ctx, Options{Dir: dir, BlockSize: 512, Size: 1 << 30})
 	if err == nil || !strings.Contains(err.Error(), "interrupted") || doc == nil || doc.Disk.Jobs[0].StoppedEarly != "interrupted" {
 		t.Fatalf("err %v", err)

@@ -16,7 +16,7 @@ import (
 	"github.com/etcdlab/etcdlab/emulate/slowfs"
 	"github.com/etcdlab/etcdlab/emulate/wan"
 	"github.com/etcdlab/etcdlab/lab/cluster"
-	"github.com/etcdlab/etcdlab/lab/etcdclient"
+	"github.com/etcdlab/etcdlab/lab/clustertest"
 	"github.com/etcdlab/etcdlab/lab/member"
 	"github.com/etcdlab/etcdlab/result"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
@@ -56,28 +56,14 @@ const testWindow = 4 * time.Second
 
 // start runs a cluster on tmpfs, so that this machine's own disk (which
 // may well be too slow for etcd) is not a finding of every test.
-func start(t *testing.T, o cluster.Options) (*cluster.Cluster, *clientv3.Client) {
+func start(t *testing.T, o cluster.Options) (*clustertest.Cluster, *clientv3.Client) {
 	t.Helper()
-	shm, err := os.MkdirTemp("/dev/shm", "doctor-test-")
-	if err != nil {
-		t.Skipf("no tmpfs at /dev/shm: %v", err)
-	}
-	t.Cleanup(func() { _ = os.RemoveAll(shm) })
-	o.BaseDir = shm
+	o.BaseDir = clustertest.Tmpfs(t)
 	if o.Members == 0 {
 		o.Members = 3
 	}
-	c, err := cluster.Start(context.Background(), o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Stop() })
-	cli, err := etcdclient.New(c.Client())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cli.Close() })
-	return c, cli
+	c := clustertest.Start(t, o)
+	return c, c.KV()
 }
 
 // writer puts small values until stopped, as a cluster in use has load
@@ -97,7 +83,7 @@ func writer(t *testing.T, cli *clientv3.Client) {
 	t.Cleanup(func() { cancel(); wg.Wait() })
 }
 
-func diagnose(t *testing.T, c *cluster.Cluster) *result.Document {
+func diagnose(t *testing.T, c *clustertest.Cluster) *result.Document {
 	t.Helper()
 	doc, err := Run(context.Background(), Options{Conn: c.Client(), Window: testWindow})
 	if err != nil {
@@ -341,7 +327,7 @@ func TestUnreachable(t *testing.T) {
 	}
 }
 
-func namesOf(c *cluster.Cluster) map[string]string {
+func namesOf(c *clustertest.Cluster) map[string]string {
 	out := map[string]string{}
 	for i, ep := range c.Endpoints() {
 		out[ep] = c.Names()[i]

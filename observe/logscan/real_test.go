@@ -10,24 +10,9 @@ import (
 
 	"github.com/etcdlab/etcdlab/emulate/slowfs"
 	"github.com/etcdlab/etcdlab/lab/cluster"
+	"github.com/etcdlab/etcdlab/lab/clustertest"
 	"github.com/etcdlab/etcdlab/result"
 )
-
-// startCluster starts a real cluster that stops when the test ends.
-func startCluster(t *testing.T, o cluster.Options) *cluster.Cluster {
-	t.Helper()
-	o.BaseDir = t.TempDir()
-	c, err := cluster.Start(context.Background(), o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := c.Stop(); err != nil {
-			t.Error(err)
-		}
-	})
-	return c
-}
 
 // message returns member's key in census, or a zero one.
 func message(census result.LogCensus, member, key string) result.LogMessage {
@@ -53,7 +38,7 @@ func TestRealSlowFdatasync(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := startCluster(t, cluster.Options{Members: 1, FsyncDelay: d, FsyncWALOnly: true})
+	c := clustertest.Start(t, cluster.Options{Members: 1, FsyncDelay: d, FsyncWALOnly: true})
 	path := c.State().Members[0].LogFile
 	census, err := Read(context.Background(), path, nil, Options{})
 	if err != nil {
@@ -84,7 +69,7 @@ func TestRealSlowFdatasync(t *testing.T) {
 
 // copyLogs copies each member's log into dir as NAME.log, the last one
 // gzipped as NAME.log.gz.
-func copyLogs(t *testing.T, c *cluster.Cluster, dir string) {
+func copyLogs(t *testing.T, c *clustertest.Cluster, dir string) {
 	t.Helper()
 	ms := c.State().Members
 	for i, m := range ms {
@@ -128,7 +113,7 @@ func writeGzip(path string, b []byte) error {
 // leader; nothing else counts a leader change twice.
 func TestRealLeaderPause(t *testing.T) {
 	t.Parallel()
-	c := startCluster(t, cluster.Options{Members: 3})
+	c := clustertest.Start(t, cluster.Options{Members: 3})
 	names := map[string]string{}
 	for i, ep := range c.Endpoints() {
 		names[ep] = c.Names()[i]

@@ -106,8 +106,8 @@ func (t *tally) result() result.LogCensus {
 	}
 	slices.Sort(out.Formats)
 	if !t.first.IsZero() {
-		out.FirstUnix = float64(t.first.UnixNano()) / 1e9
-		out.LastUnix = float64(t.last.UnixNano()) / 1e9
+		out.FirstUnix = unixSeconds(t.first)
+		out.LastUnix = unixSeconds(t.last)
 	}
 	out.Messages = []result.LogMessage{}
 	for mk, c := range t.counts {
@@ -122,6 +122,16 @@ func (t *tally) result() result.LogCensus {
 		return cmp.Or(cmp.Compare(a.Member, b.Member), cmp.Compare(b.Count, a.Count), cmp.Compare(a.Key, b.Key))
 	})
 	return out
+}
+
+// unixSeconds is t in Unix seconds. UnixNano, whose quotient the census
+// has always held, is undefined outside the years 1678 to 2262, which a
+// line may well claim; there the seconds and nanoseconds are added.
+func unixSeconds(t time.Time) float64 {
+	if y := t.Year(); y > 1678 && y < 2262 {
+		return float64(t.UnixNano()) / 1e9
+	}
+	return float64(t.Unix()) + float64(t.Nanosecond())/1e9
 }
 
 // summarise returns min, median and max of seconds; nil for none.

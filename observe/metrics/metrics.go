@@ -45,8 +45,7 @@ func Scrape(ctx context.Context, url string, tlsCfg *tls.Config, timeout time.Du
 // and how tests replay recorded scrapes. Errors are one line: text that is
 // not Prometheus exposition format, or metrics that are not etcd's.
 func Parse(url string, at time.Time, r io.Reader) (*Snapshot, error) {
-	var p expfmt.TextParser
-	fams, err := p.TextToMetricFamilies(r)
+	fams, err := parseText(r)
 	if err != nil {
 		return nil, fmt.Errorf("%s does not serve Prometheus metrics: %s", url, firstLine(err.Error()))
 	}
@@ -54,6 +53,20 @@ func Parse(url string, at time.Time, r io.Reader) (*Snapshot, error) {
 		return nil, fmt.Errorf("%s serves Prometheus metrics, but not etcd's (no %s)", url, HasLeader)
 	}
 	return &Snapshot{URL: url, At: at, Families: fams}, nil
+}
+
+// parseText is expfmt's text parser, with its panics on malformed text
+// (prometheus/common v0.62's parser dereferences nil on a line that opens
+// with "{" after a TYPE line; fixed upstream in prometheus/common#922)
+// turned into errors: a scraped body is anyone's input.
+func parseText(r io.Reader) (fams map[string]*dto.MetricFamily, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			fams, err = nil, fmt.Errorf("text format parsing error: the parser failed: %v", v)
+		}
+	}()
+	var p expfmt.TextParser
+	return p.TextToMetricFamilies(r)
 }
 
 func shortErr(err error) string {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/etcdlab/etcdlab/lab/cluster"
+	"github.com/etcdlab/etcdlab/lab/clustertest"
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
 	"github.com/etcdlab/etcdlab/lab/member"
 )
@@ -183,11 +184,7 @@ func TestScrapeAndDeltas(t *testing.T) {
 // writes and finds WAL fsyncs in between.
 func TestScrapeRealMember(t *testing.T) {
 	t.Parallel()
-	c, err := cluster.Start(context.Background(), cluster.Options{Members: 1, BaseDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = c.Stop() }()
+	c := clustertest.Start(t, cluster.Options{})
 	url := c.State().MetricsURLs[0]
 	before, err := Scrape(context.Background(), url, nil, 3*time.Second)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/etcdlab/etcdlab/lab/cluster"
+	"github.com/etcdlab/etcdlab/lab/clustertest"
 	"github.com/prometheus/common/expfmt"
 )
 
@@ -137,11 +138,7 @@ func TestDelimited(t *testing.T) {
 // keeps.
 func TestScraperRealMember(t *testing.T) {
 	t.Parallel()
-	c, err := cluster.Start(context.Background(), cluster.Options{Members: 1, BaseDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = c.Stop() }()
+	c := clustertest.Start(t, cluster.Options{})
 	url := c.State().MetricsURLs[0]
 	if _, format, err := fetch(context.Background(), http.DefaultClient, url+"/metrics", acceptProto(), 3*time.Second); err != nil || format.FormatType() != expfmt.TypeProtoDelim {
 		t.Fatalf("etcd answered %q (%v), not delimited protobuf", format, err)

@@ -16,6 +16,7 @@ import (
 	"github.com/etcdlab/etcdlab/emulate/slowfs"
 	"github.com/etcdlab/etcdlab/internal/promtest"
 	"github.com/etcdlab/etcdlab/lab/cluster"
+	"github.com/etcdlab/etcdlab/lab/clustertest"
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
 	"github.com/etcdlab/etcdlab/lab/member"
 	"github.com/etcdlab/etcdlab/observe/metrics"
@@ -36,12 +37,7 @@ const (
 // test), m2 on a slow file system when it can.
 func startCluster(t *testing.T) (*cluster.Cluster, bool) {
 	t.Helper()
-	shm, err := os.MkdirTemp("/dev/shm", "promhist-test-")
-	if err != nil {
-		t.Skipf("no tmpfs at /dev/shm: %v", err)
-	}
-	t.Cleanup(func() { _ = os.RemoveAll(shm) })
-	o := cluster.Options{Members: 3, BaseDir: shm}
+	o := cluster.Options{Members: 3, BaseDir: clustertest.Tmpfs(t)}
 	slow := slowfs.Available() == nil
 	if slow {
 		d, err := slowfs.ParseDelay(slowFsync)
@@ -52,12 +48,7 @@ func startCluster(t *testing.T) (*cluster.Cluster, bool) {
 	} else {
 		t.Logf("no slow disk for %s: %v", slowMember, slowfs.Available())
 	}
-	c, err := cluster.Start(context.Background(), o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Stop() })
-	return c, slow
+	return clustertest.Start(t, o).Cluster, slow
 }
 
 // scrapeAll scrapes every member's metrics URL.

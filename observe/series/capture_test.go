@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/etcdlab/etcdlab/lab/cluster"
-	"github.com/etcdlab/etcdlab/lab/etcdclient"
+	"github.com/etcdlab/etcdlab/lab/clustertest"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
@@ -38,16 +38,8 @@ func TestCapture(t *testing.T) {
 	if !*capture {
 		t.Skip("run with -capture to record testdata")
 	}
-	c, err := cluster.Start(context.Background(), cluster.Options{Members: 3, BaseDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = c.Stop() }()
-	cli, err := etcdclient.New(c.Client())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cli.Close()
+	c := clustertest.Start(t, cluster.Options{Members: 3})
+	cli := c.KV()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	st, err := cli.Status(ctx, c.Endpoints()[0])

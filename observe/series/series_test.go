@@ -13,6 +13,7 @@ import (
 	"github.com/etcdlab/etcdlab/internal/version"
 	"github.com/etcdlab/etcdlab/invalid"
 	"github.com/etcdlab/etcdlab/lab/cluster"
+	"github.com/etcdlab/etcdlab/lab/clustertest"
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
 	"github.com/etcdlab/etcdlab/observe/envinfo"
 	"github.com/etcdlab/etcdlab/observe/metrics"
@@ -23,11 +24,7 @@ import (
 // options etcdlab uses for its own clusters.
 func local(t *testing.T) (*cluster.Cluster, Options) {
 	t.Helper()
-	c, err := cluster.Start(context.Background(), cluster.Options{Members: 3, BaseDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Stop() })
+	c := clustertest.Start(t, cluster.Options{Members: 3}).Cluster
 	return c, Options{URLs: c.State().MetricsURLs, Names: c.Names(), Interval: 500 * time.Millisecond,
 		Processes: func() []proc.ID {
 			var ids []proc.ID
