@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/etcdlab/etcdlab/lab/cluster"
-	"github.com/etcdlab/etcdlab/lab/etcdclient"
+	"github.com/etcdlab/etcdlab/lab/clustertest"
 	"github.com/etcdlab/etcdlab/measure/bench"
 	"github.com/etcdlab/etcdlab/result"
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -18,17 +18,8 @@ import (
 // agentCluster starts a one-member cluster and returns it with a client.
 func agentCluster(t *testing.T) (*cluster.Cluster, *clientv3.Client) {
 	t.Helper()
-	c, err := cluster.Start(context.Background(), cluster.Options{Members: 1, BaseDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Stop() })
-	cli, err := etcdclient.New(c.Client())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cli.Close() })
-	return c, cli
+	c := clustertest.Start(t, cluster.Options{Members: 1})
+	return c.Cluster, c.KV()
 }
 
 // agentConfig is a put load of 2 agents under prefix with a warm-up and

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/etcdlab/etcdlab/lab/cluster"
+	"github.com/etcdlab/etcdlab/lab/clustertest"
 	"github.com/etcdlab/etcdlab/result"
 )
 
@@ -118,7 +119,7 @@ func TestGateRefuses(t *testing.T) {
 	if !slices.Equal(o.events, want) {
 		t.Fatalf("events %q, want %q", o.events, want)
 	}
-	if n := count(t, cli, "/refused/"); n != 0 {
+	if n := clustertest.Count(t, cli, "/refused/"); n != 0 {
 		t.Fatalf("%d keys left", n)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/etcdlab/etcdlab/lab/cluster"
+	"github.com/etcdlab/etcdlab/lab/clustertest"
 )
 
 // TestTimelineTracksFaults runs a timeline on a 3-member cluster: a
@@ -13,11 +14,7 @@ import (
 // cluster's timeline resumes the paused member and restarts the killed one.
 func TestTimelineTracksFaults(t *testing.T) {
 	t.Parallel()
-	c, err := cluster.Start(context.Background(), cluster.Options{Members: 3, BaseDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Stop() })
+	c := clustertest.Start(t, cluster.Options{Members: 3}).Cluster
 	tl := newTimeline(c, []Fault{{Pause: "follower"}, {Kill: "follower"}, {Partition: "follower"}})
 	tl.start(context.Background())
 	<-tl.done // every step was due at once
