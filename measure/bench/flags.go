@@ -71,7 +71,7 @@ type Output struct {
 	// which was about a sixth of the emulator's CPU (docs/benchmarks.md).
 	CPUs int
 	// ListenMetrics is --listen-metrics: an address on which the CLI serves
-	// etcdlab's own metrics while it runs (Config.Live); "" serves none.
+	// etcdlab's own metrics while it runs (bench.ShowLive); "" serves none.
 	ListenMetrics string
 }
 
