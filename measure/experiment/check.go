@@ -2,13 +2,13 @@ package experiment
 
 import (
 	"fmt"
-	"reflect"
 	"regexp"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/etcdlab/etcdlab/invalid"
+	"github.com/etcdlab/etcdlab/lab/cluster"
 	"github.com/etcdlab/etcdlab/result"
 )
 
@@ -194,50 +194,23 @@ func (s *Spec) checkSweep() error {
 	return nil
 }
 
-// actionField is one of Fault's action fields: a string field whose YAML
-// name is a fault of lab/cluster's registry that takes a member. A fault
-// that experiment files may name is one such field.
-type actionField struct {
-	index int
-	name  string
-}
-
-// actionFields are Fault's action fields, in the order they are declared.
-func actionFields() []actionField {
-	var fields []actionField
-	t := reflect.TypeFor[Fault]()
-	for i := range t.NumField() {
-		name, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ",")
-		if t.Field(i).Type.Kind() == reflect.String && about(name).TakesMember() {
-			fields = append(fields, actionField{i, name})
-		}
-	}
-	return fields
-}
-
-// actions are a fault's actions (the action fields it sets), by name.
-func (f *Fault) actions() map[string]string {
-	m := map[string]string{}
-	v := reflect.ValueOf(*f)
-	for _, a := range actionFields() {
-		if s := v.Field(a.index).String(); s != "" {
-			m[a.name] = s
-		}
-	}
-	return m
-}
-
-// actionNames lists the action fields for a message: "kill, ... or heal".
+// actionNames lists the faults a step may name, for a message: "kill,
+// ... or heal": the registry's faults that take a member, in its order.
 func actionNames() string {
 	var names []string
-	for _, a := range actionFields() {
-		names = append(names, a.name)
+	for _, f := range cluster.Faults() {
+		if a := f.About(); a.TakesMember() {
+			names = append(names, a.Name)
+		}
 	}
 	if len(names) < 2 {
 		return strings.Join(names, "")
 	}
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
+
+// actions are a fault's actions, by name.
+func (f *Fault) actions() map[string]string { return f.Actions }
 
 // Action returns the fault's action and target.
 func (f *Fault) Action() (action, target string) {

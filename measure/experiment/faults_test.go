@@ -15,7 +15,7 @@ import (
 func TestTimelineTracksFaults(t *testing.T) {
 	t.Parallel()
 	c := clustertest.Start(t, cluster.Options{Members: 3}).Cluster
-	tl := newTimeline(c, []Fault{{Pause: "follower"}, {Kill: "follower"}, {Partition: "follower"}})
+	tl := newTimeline(c, []Fault{{Actions: map[string]string{"pause": "follower"}}, {Actions: map[string]string{"kill": "follower"}}, {Actions: map[string]string{"partition": "follower"}}})
 	tl.start(context.Background())
 	<-tl.done // every step was due at once
 	events := tl.finish(true)

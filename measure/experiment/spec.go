@@ -150,15 +150,12 @@ type CheckJob struct {
 // leader at that moment).
 type Fault struct {
 	At Duration `yaml:"at"`
-	// Exactly one action: each field is named after a fault of
-	// lab/cluster's registry that takes a member (cluster.LookupFault),
-	// and a new one is one more field.
-	Kill      string `yaml:"kill"`
-	Pause     string `yaml:"pause"`
-	Resume    string `yaml:"resume"`
-	Restart   string `yaml:"restart"`
-	Partition string `yaml:"partition"` // cut the member off from every other member
-	Heal      string `yaml:"heal"`
+	// Actions is the step's action by the name of a fault of lab/cluster's
+	// registry that takes a member (cluster.LookupFault), with its target:
+	// "kill: m1" in the file is {"kill": "m1"}. A file gives exactly one
+	// (checked after parsing); a fault added to the registry is accepted
+	// here with no change (UnmarshalYAML).
+	Actions map[string]string `yaml:"-"`
 	// For undoes a kill, pause or partition after this long (restart,
 	// resume, heal). Whatever is still undone when the cell ends is undone
 	// then.
