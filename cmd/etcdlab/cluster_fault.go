@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/etcdlab/etcdlab/emulate/wan"
@@ -30,14 +31,7 @@ func (a *app) clusterFaultCmd() *cobra.Command {
 		Long: `Injects a fault into the cluster that 'etcdlab cluster up' runs, from another
 terminal:
 
-  kill MEMBER         SIGKILL; the cluster keeps running without it
-  pause MEMBER        SIGSTOP: it keeps its sockets but answers nothing, like a hung machine
-  resume MEMBER       SIGCONT
-  restart MEMBER      start a killed member again on its data
-  partition A [B]     stall both directions between A and B (without B: A and every other member)
-  heal A [B]          undo a partition
-  link FROM TO        set the link FROM->TO (--both: and TO->FROM) to --delay/--jitter/--rate/--loss
-
+` + faultHelp() + `
 The link actions need a cluster started with --rtt, --client-rtt or a
 --topology with links ("client" names the clients' end). --wait-leader D
 (kill, pause, partition) then watches until another member leads and
@@ -61,6 +55,25 @@ prints how long the election took.`,
 	fl.Float64Var(&f.loss, "loss", 0, "link: fraction of chunks lost once, each costing a 200 ms retransmission")
 	fl.BoolVar(&f.both, "both", false, "link: set both directions")
 	return c
+}
+
+// faultFlagHelp is what this command's flags add to a fault's help line.
+func faultFlagHelp(name string) string {
+	if name == cluster.FaultLink {
+		return " (--both: and TO->FROM) to --delay/--jitter/--rate/--loss"
+	}
+	return ""
+}
+
+// faultHelp is one line per fault of lab/cluster's registry: its
+// arguments and what it does.
+func faultHelp() string {
+	var b strings.Builder
+	for _, f := range cluster.Faults() {
+		a := f.About()
+		fmt.Fprintf(&b, "  %-20s%s%s\n", a.Name+" "+a.Usage, a.Help, faultFlagHelp(a.Name))
+	}
+	return b.String()
 }
 
 // faultArgs checks the fault's name and arguments (cluster.ParseFault's

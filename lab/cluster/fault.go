@@ -43,6 +43,9 @@ type About struct {
 	// experiment timelines do).
 	Args             string
 	MinArgs, MaxArgs int
+	// Usage is the arguments' synopsis ("MEMBER", "A [B]") and Help what
+	// the fault does, in one line, for a command's help.
+	Usage, Help string
 	// Undo names the fault that undoes this one (restart for kill), ""
 	// when nothing does or when it is an undo itself; Undoes names the
 	// fault this one undoes.

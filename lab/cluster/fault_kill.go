@@ -10,7 +10,8 @@ import (
 type kill struct{}
 
 func (kill) About() About {
-	return About{Name: FaultKill, Args: "one member name", MinArgs: 1, MaxArgs: 1, Undo: FaultRestart, CostsLeader: true}
+	return About{Name: FaultKill, Args: "one member name", MinArgs: 1, MaxArgs: 1,
+		Usage: "MEMBER", Help: "SIGKILL; the cluster keeps running without it", Undo: FaultRestart, CostsLeader: true}
 }
 
 func (kill) Apply(c *Cluster, r Request) error { return c.Kill(r.arg(0)) }
@@ -26,7 +27,8 @@ func (kill) Inject(_ context.Context, st State, r Request) ([]string, error) {
 type restart struct{}
 
 func (restart) About() About {
-	return About{Name: FaultRestart, Args: "one member name", MinArgs: 1, MaxArgs: 1, Undoes: FaultKill}
+	return About{Name: FaultRestart, Args: "one member name", MinArgs: 1, MaxArgs: 1,
+		Usage: "MEMBER", Help: "start a killed member again on its data", Undoes: FaultKill}
 }
 
 func (restart) Apply(c *Cluster, r Request) error { return c.Restart(r.arg(0)) }

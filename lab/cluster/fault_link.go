@@ -13,7 +13,8 @@ import (
 type link struct{}
 
 func (link) About() About {
-	return About{Name: FaultLink, Args: "FROM and TO (member names or client)", MinArgs: 2, MaxArgs: 2, Emulated: true, linkOp: "set"}
+	return About{Name: FaultLink, Args: "FROM and TO (member names or client)", MinArgs: 2, MaxArgs: 2,
+		Usage: "FROM TO", Help: "set the link FROM->TO", Emulated: true, linkOp: "set"}
 }
 
 // dirs are the directions r sets.

@@ -8,8 +8,8 @@ import "context"
 type partition struct{}
 
 func (partition) About() About {
-	return About{Name: FaultPartition, Args: "one or two member names", MinArgs: 1, MaxArgs: 2,
-		Undo: FaultHeal, CostsLeader: true, Emulated: true, linkOp: FaultPartition}
+	return About{Name: FaultPartition, Args: "one or two member names", MinArgs: 1, MaxArgs: 2, Usage: "A [B]",
+		Help: "stall both directions between A and B (without B: A and every other member)", Undo: FaultHeal, CostsLeader: true, Emulated: true, linkOp: FaultPartition}
 }
 
 func (partition) Apply(c *Cluster, r Request) error { return c.Partition(r.arg(0), r.arg(1)) }
@@ -22,8 +22,8 @@ func (partition) Inject(ctx context.Context, st State, r Request) ([]string, err
 type heal struct{}
 
 func (heal) About() About {
-	return About{Name: FaultHeal, Args: "one or two member names", MinArgs: 1, MaxArgs: 2,
-		Undoes: FaultPartition, Emulated: true, linkOp: FaultHeal}
+	return About{Name: FaultHeal, Args: "one or two member names", MinArgs: 1, MaxArgs: 2, Usage: "A [B]",
+		Help: "undo a partition", Undoes: FaultPartition, Emulated: true, linkOp: FaultHeal}
 }
 
 func (heal) Apply(c *Cluster, r Request) error { return c.Heal(r.arg(0), r.arg(1)) }

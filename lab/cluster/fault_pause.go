@@ -10,7 +10,8 @@ import (
 type pause struct{}
 
 func (pause) About() About {
-	return About{Name: FaultPause, Args: "one member name", MinArgs: 1, MaxArgs: 1, Undo: FaultResume, UndoBeforeStop: true, CostsLeader: true}
+	return About{Name: FaultPause, Args: "one member name", MinArgs: 1, MaxArgs: 1,
+		Usage: "MEMBER", Help: "SIGSTOP: it keeps its sockets but answers nothing, like a hung machine", Undo: FaultResume, UndoBeforeStop: true, CostsLeader: true}
 }
 
 func (pause) Apply(c *Cluster, r Request) error { return c.Pause(r.arg(0)) }
@@ -26,7 +27,8 @@ func (pause) Inject(_ context.Context, st State, r Request) ([]string, error) {
 type resume struct{}
 
 func (resume) About() About {
-	return About{Name: FaultResume, Args: "one member name", MinArgs: 1, MaxArgs: 1, Undoes: FaultPause}
+	return About{Name: FaultResume, Args: "one member name", MinArgs: 1, MaxArgs: 1,
+		Usage: "MEMBER", Help: "SIGCONT", Undoes: FaultPause}
 }
 
 func (resume) Apply(c *Cluster, r Request) error { return c.Resume(r.arg(0)) }

@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -80,6 +81,9 @@ func TestRegistry(t *testing.T) {
 		}
 		if a.MinArgs < 1 || a.MaxArgs < a.MinArgs || a.Args == "" {
 			t.Errorf("%s takes %d to %d arguments (%q)", a.Name, a.MinArgs, a.MaxArgs, a.Args)
+		}
+		if a.Usage == "" || a.Help == "" || strings.Contains(a.Help, "\n") {
+			t.Errorf("%s: usage %q, help %q: a command's help needs both, on one line", a.Name, a.Usage, a.Help)
 		}
 	}
 	for name, a := range byName {
