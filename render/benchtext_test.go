@@ -3,12 +3,13 @@ package render
 import (
 	"bytes"
 	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	goldenfile "github.com/etcdlab/etcdlab/internal/golden"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/etcdlab/etcdlab/internal/units"
@@ -96,21 +97,10 @@ func TestServerTextWidth(t *testing.T) {
 	}
 }
 
+// golden checks got against testdata/name (-update rewrites it).
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./render -update)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file:\n%s", name, got)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", name), got, *update)
 }
 
 func TestBenchTextGolden(t *testing.T) {

@@ -14,27 +14,18 @@ import (
 	"testing"
 	"time"
 
+	goldenfile "github.com/etcdlab/etcdlab/internal/golden"
+
 	"github.com/etcdlab/etcdlab/lab/clustertest"
 	"github.com/etcdlab/etcdlab/result"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
+// golden checks got against testdata/experiment/name (-update rewrites it).
 func golden(t *testing.T, name string, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", "experiment", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs (go test -run %s -update rewrites it):\n%s", path, t.Name(), got)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", "experiment", name), []byte(got), *update)
 }
 
 // TestExperimentFileErrors: a bad experiment file is one line naming the

@@ -25,7 +25,7 @@ var leaves = []string{"internal/proc", "internal/version", "internal/units", "in
 // testOnly are the packages only tests may import: test kits, whose
 // helpers fail a testing.TB. No production package imports them, whatever
 // its row allows.
-var testOnly = []string{"lab/clustertest"}
+var testOnly = []string{"lab/clustertest", "internal/golden"}
 
 // rules is docs/architecture.md's table. Every package must match one row;
 // the first match applies.

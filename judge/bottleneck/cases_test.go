@@ -8,11 +8,12 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/etcdlab/etcdlab/internal/golden"
 
 	"github.com/etcdlab/etcdlab/result"
 )
@@ -32,21 +33,13 @@ const casesDir = "testdata/cases"
 // to rewrite the goldens, then review their diff.
 func TestCases(t *testing.T) {
 	t.Parallel()
-	paths, err := filepath.Glob(filepath.Join(casesDir, "*.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	paths = slices.DeleteFunc(paths, func(p string) bool { return strings.HasSuffix(p, ".options.json") })
-	if len(paths) == 0 {
-		t.Fatalf("no case in %s", casesDir)
-	}
+	paths := golden.Cases(t, casesDir, ".options.json")
 	for _, path := range paths {
-		name := strings.TrimSuffix(filepath.Base(path), ".json")
-		t.Run(name, func(t *testing.T) {
+		t.Run(golden.Name(path), func(t *testing.T) {
 			t.Parallel()
 			doc, o := readCase(t, path)
 			Fill(doc, o)
-			golden(t, strings.TrimSuffix(path, ".json")+".golden", statements(doc))
+			golden.Check(t, golden.Beside(path), statements(doc), *update)
 		})
 	}
 }
@@ -108,23 +101,5 @@ func writeStatement(b *bytes.Buffer, s *result.Bottleneck) {
 		// Ten significant digits: the same on every architecture (fused
 		// multiply-adds may change the last bits).
 		fmt.Fprintf(b, "  figure %s = %s\n", k, strconv.FormatFloat(s.Figures[k], 'g', 10, 64))
-	}
-}
-
-// golden compares got with the golden file at path, or rewrites it with
-// -update.
-func golden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./judge/bottleneck -run TestCases -update)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the judge's statements (rerun with -update and review the diff):\n%s", path, got)
 	}
 }

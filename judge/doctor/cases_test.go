@@ -5,10 +5,11 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/etcdlab/etcdlab/internal/golden"
 
 	"github.com/etcdlab/etcdlab/result"
 )
@@ -27,19 +28,13 @@ const casesDir = "testdata/cases"
 // review their diff.
 func TestCases(t *testing.T) {
 	t.Parallel()
-	paths, err := filepath.Glob(filepath.Join(casesDir, "*.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(paths) == 0 {
-		t.Fatalf("no case in %s", casesDir)
-	}
+	paths := golden.Cases(t, casesDir)
 	for _, path := range paths {
-		t.Run(strings.TrimSuffix(filepath.Base(path), ".json"), func(t *testing.T) {
+		t.Run(golden.Name(path), func(t *testing.T) {
 			t.Parallel()
 			doc := readCase(t, path)
 			Judge(doc)
-			golden(t, strings.TrimSuffix(path, ".json")+".golden", judged(doc))
+			golden.Check(t, golden.Beside(path), judged(doc), *update)
 		})
 	}
 }
@@ -93,22 +88,4 @@ func judged(doc *result.Document) []byte {
 		}
 	}
 	return b.Bytes()
-}
-
-// golden compares got with the golden file at path, or rewrites it with
-// -update.
-func golden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./judge/doctor -run TestCases -update)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the judge's findings (rerun with -update and review the diff):\n%s", path, got)
-	}
 }
