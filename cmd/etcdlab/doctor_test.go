@@ -70,4 +70,18 @@ func TestDoctorCLI(t *testing.T) {
 		}
 		oneLine(t, errs)
 	}
+
+	// No endpoint answers: one error line and exit 1 at once, not a
+	// diagnosis of an empty window (an hour long here).
+	code, out, errs = runCLI(ctx, "doctor", "--endpoints", "http://127.0.0.1:1,http://127.0.0.1:2", "--window", "1h")
+	if code != 1 || out != "" || !strings.Contains(errs, "no endpoint answered") || !strings.Contains(errs, "127.0.0.1:2") {
+		t.Errorf("no endpoint answers: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	var msgs []string // stderr less doctor's progress lines
+	for _, l := range strings.Split(strings.TrimRight(errs, "\n"), "\n") {
+		if !strings.HasPrefix(l, "doctor: ") {
+			msgs = append(msgs, l)
+		}
+	}
+	oneLine(t, strings.Join(msgs, "\n"))
 }

@@ -81,7 +81,11 @@ func judged(doc *result.Document) []byte {
 	for _, st := range doc.Doctor.Steps {
 		fmt.Fprintf(&b, "step %s\n", st.Name)
 		for _, v := range st.Checks {
-			fmt.Fprintf(&b, "  %s %s: %s (%s)\n", v.Status, v.What, v.Display, v.Threshold)
+			detail := v.Threshold
+			if v.Status == result.Skip {
+				detail = v.Explanation // why it was not judged
+			}
+			fmt.Fprintf(&b, "  %s %s: %s (%s)\n", v.Status, v.What, v.Display, detail)
 		}
 		for _, u := range st.Unseen {
 			fmt.Fprintf(&b, "  unseen: %s\n", u)

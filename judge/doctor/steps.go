@@ -305,11 +305,13 @@ func (j *doctorJudge) complaints() result.DoctorStep {
 	st := result.DoctorStep{Name: "complaints"}
 	var changes float64
 	var noLeader []string
+	seen := 0
 	for _, m := range j.d.Members {
 		x := m.Metrics
 		if x == nil {
 			continue
 		}
+		seen++
 		for _, c := range []struct {
 			id judge.ID
 			v  float64
@@ -359,6 +361,11 @@ func (j *doctorJudge) complaints() result.DoctorStep {
 				Evidence: []string{fmt.Sprintf("etcd_server_slow_read_indexes_total +%.0f", x.SlowReadIndexes)},
 				Fix:      "a slow leader or a slow network between this member and the leader", Source: "etcd server/etcdserver (waiting for ReadIndex response took too long)", Versions: j.versions(m.Name)})
 		}
+	}
+	if seen == 0 {
+		// A counter nobody read is not a zero: no PASS without data.
+		st.Checks = append(st.Checks, judge.Unmeasured(judge.ServerLeaderChanges, "no member's metrics were read"))
+		return st
 	}
 	lc := check(judge.ServerLeaderChanges, "", changes, units.Count)
 	st.Checks = append(st.Checks, lc)

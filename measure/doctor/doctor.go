@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"time"
 
@@ -94,9 +95,10 @@ func (o *Options) validate() error {
 	return nil
 }
 
-// Run diagnoses the cluster. Errors are for options that are not valid;
-// anything that could not be seen once running is said in the document
-// (a step's Unseen, a member's Error).
+// Run diagnoses the cluster. Errors are for options that are not valid,
+// and an *UnreachableError, at once, when no endpoint answers; anything
+// else that could not be seen once running is said in the document (a
+// step's Unseen, a member's Error).
 func Run(ctx context.Context, o Options) (*result.Document, error) {
 	if err := o.validate(); err != nil {
 		return nil, err
@@ -129,6 +131,9 @@ func Run(ctx context.Context, o Options) (*result.Document, error) {
 
 	fmt.Fprintln(o.Log, "doctor: membership and status")
 	d.Members, doc.Notes = membership(ctx, o.Conn)
+	if err := anyReachable(d.Members); err != nil {
+		return nil, err
+	}
 
 	// Members the endpoints did not name (from the member list) are
 	// scraped at their client URL.
@@ -208,6 +213,35 @@ func Run(ctx context.Context, o Options) (*result.Document, error) {
 	}
 	judgedoctor.Judge(doc)
 	return doc, nil
+}
+
+// UnreachableError is a diagnosis that could not start: no endpoint
+// answered, so there is nothing to watch (an empty window would report
+// figures nobody measured).
+type UnreachableError struct {
+	// Members are what each endpoint said, in the order given.
+	Members []result.DoctorMember
+}
+
+func (e *UnreachableError) Error() string {
+	parts := make([]string, len(e.Members))
+	for i, m := range e.Members {
+		parts[i] = m.Endpoint
+		if m.Error != "" {
+			parts[i] += ": " + strings.ReplaceAll(m.Error, "\n", " ")
+		}
+	}
+	return "no endpoint answered (" + strings.Join(parts, "; ") + ")"
+}
+
+// anyReachable is an *UnreachableError when no member answered.
+func anyReachable(members []result.DoctorMember) error {
+	for _, m := range members {
+		if m.Reachable {
+			return nil
+		}
+	}
+	return &UnreachableError{Members: members}
 }
 
 // keyspace runs the census on a reachable follower, else on any reachable

@@ -17,6 +17,7 @@ import (
 	"github.com/etcdlab/etcdlab/emulate/wan"
 	"github.com/etcdlab/etcdlab/lab/cluster"
 	"github.com/etcdlab/etcdlab/lab/clustertest"
+	"github.com/etcdlab/etcdlab/lab/etcdclient"
 	"github.com/etcdlab/etcdlab/lab/member"
 	"github.com/etcdlab/etcdlab/result"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
@@ -403,5 +404,23 @@ func TestLogs(t *testing.T) {
 	}
 	if !found {
 		t.Fatal("the disk job's fsync p99 is not in the disk step")
+	}
+}
+
+// TestNoEndpointAnswers: with nothing behind any endpoint, Run stops at
+// once with an *UnreachableError naming each endpoint's failure, instead
+// of watching an empty window (an hour long here) and judging figures
+// nobody measured.
+func TestNoEndpointAnswers(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	doc, err := Run(ctx, Options{Conn: etcdclient.Config{Endpoints: []string{"http://127.0.0.1:1", "http://127.0.0.1:2"}}, Window: time.Hour})
+	var ue *UnreachableError
+	if !errors.As(err, &ue) || doc != nil || len(ue.Members) != 2 || ctx.Err() != nil {
+		t.Fatalf("Run: %v, %v (ctx %v)", doc, err, ctx.Err())
+	}
+	if msg := err.Error(); !strings.Contains(msg, "127.0.0.1:1: ") || !strings.Contains(msg, "127.0.0.1:2: ") || strings.Contains(msg, "\n") {
+		t.Fatalf("message %q", msg)
 	}
 }
