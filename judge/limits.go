@@ -58,6 +58,7 @@ const (
 	LimitAppliedLag         LimitID = "etcd.applied_index.lag"
 	LimitQuantileInWindow   LimitID = "doctor.quantile.min_in_window"
 	LimitQuantileSinceStart LimitID = "doctor.quantile.min_since_start"
+	LimitMedianMin          LimitID = "doctor.median.min_observations"
 	LimitStall              LimitID = "doctor.read.stall"
 	LimitStarvedShare       LimitID = "doctor.starved.share"
 	LimitStarvedFail        LimitID = "doctor.starved.share.fail"
@@ -111,6 +112,7 @@ var limits = map[LimitID]Limit{ //nolint:gochecknoglobals // constant table
 	LimitAppliedLag:         {What: "entries a member's applied index may trail the others'", Value: 5000, Unit: "count", Source: srcDoctor},
 	LimitQuantileInWindow:   {What: "observations in the window a quantile needs", Value: 10, Unit: "count", Source: srcDoctor},
 	LimitQuantileSinceStart: {What: "observations since the member started a quantile needs when the window has too few", Value: 100, Unit: "count", Source: srcDoctor},
+	LimitMedianMin:          {What: "observations a median needs (a p99 needs LimitQuantileSinceStart)", Value: 10, Unit: "count", Source: srcDoctor},
 	LimitStall:              {What: "time from which a read counts as stalled", Value: result.StallSeconds, Unit: "s", Source: srcDoctor},
 	LimitStarvedShare:       {What: "share of a member's local reads that stalled from which it is starved", Value: 0.15, Unit: "ratio", Source: srcDoctor},
 	LimitStarvedFail:        {What: "share of stalled local reads from which starvation fails", Value: 0.30, Unit: "ratio", Source: srcDoctor},

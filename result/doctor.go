@@ -138,10 +138,19 @@ type DoctorMetrics struct {
 	WALFsyncP999       float64 `json:"wal_fsync_p999_seconds,omitempty"`
 	WALFsyncs          float64 `json:"wal_fsyncs"`
 	WALFsyncSinceStart bool    `json:"wal_fsync_since_start,omitempty"`
-	CommitP99          float64 `json:"backend_commit_p99_seconds,omitempty"`
-	CommitSinceStart   bool    `json:"backend_commit_since_start,omitempty"`
-	PeerRTTP99         float64 `json:"peer_rtt_p99_seconds,omitempty"`
-	PeerRTTSinceStart  bool    `json:"peer_rtt_since_start,omitempty"`
+	// WALFsyncMedianFloor is a lower bound of the median WAL fsync: the
+	// lower edge of the bucket that holds the middle observation of
+	// WALFsyncMedianN (over the window when it has enough, else since the
+	// member started: WALFsyncMedianSinceStart). A median needs far fewer
+	// observations than a p99, and the p99 is at least the median: a
+	// quiet member's slow disk shows here when its p99 cannot be judged.
+	WALFsyncMedianFloor      float64 `json:"wal_fsync_median_floor_seconds,omitempty"`
+	WALFsyncMedianN          float64 `json:"wal_fsync_median_observations,omitempty"`
+	WALFsyncMedianSinceStart bool    `json:"wal_fsync_median_since_start,omitempty"`
+	CommitP99                float64 `json:"backend_commit_p99_seconds,omitempty"`
+	CommitSinceStart         bool    `json:"backend_commit_since_start,omitempty"`
+	PeerRTTP99               float64 `json:"peer_rtt_p99_seconds,omitempty"`
+	PeerRTTSinceStart        bool    `json:"peer_rtt_since_start,omitempty"`
 
 	SlowApplies       float64 `json:"slow_applies"`
 	SlowReadIndexes   float64 `json:"slow_read_indexes"`

@@ -243,7 +243,9 @@ func (j *doctorJudge) disk() result.DoctorStep {
 			continue
 		}
 		if x.WALFsyncP99 == 0 {
-			st.Unseen = append(st.Unseen, fmt.Sprintf("%s's WAL fsync: %.0f in the window and too few since the member started to make a p99", m.Name, x.WALFsyncs))
+			if !j.slowMedian(&st, m) {
+				st.Unseen = append(st.Unseen, fmt.Sprintf("%s's WAL fsync: %.0f in the window and too few since the member started to make a p99", m.Name, x.WALFsyncs))
+			}
 			continue
 		}
 		fs := check(judge.ServerWALFsyncP99, m.Name, x.WALFsyncP99, func(v float64) string { return units.Quantile(v, result.LowestDiskBucket) })
@@ -292,7 +294,7 @@ func (j *doctorJudge) disk() result.DoctorStep {
 		}
 		j.find(result.Finding{Status: status, Cause: string(CauseDisk), Member: m.Name, Score: score,
 			Summary:  diskSummary(m.Name, x),
-			Evidence: ev, Fix: "move etcd's data (at least the WAL) to SSD/NVMe or a dedicated volume with provisioned IOPS; no network or shared storage, no other I/O on it",
+			Evidence: ev, Fix: diskFix,
 			Source: t.Source, Versions: j.versions(m.Name)})
 	}
 	return st
@@ -380,6 +382,53 @@ func (j *doctorJudge) complaints() result.DoctorStep {
 			Evidence: []string{"etcd_server_has_leader 0"}, Fix: "without a leader nothing commits: the network between members, their disks or lost quorum", Source: "etcd mixin etcdNoLeader"})
 	}
 	return st
+}
+
+// diskFix is the fix of a slow disk under a member's WAL.
+const diskFix = "move etcd's data (at least the WAL) to SSD/NVMe or a dedicated volume with provisioned IOPS; no network or shared storage, no other I/O on it"
+
+// slowMedian judges a member whose WAL fsyncs are too few for a p99 (a
+// quiet cluster) by the median they support: when even the lower edge of
+// the median's bucket is past etcd's p99 limit, the p99 is too, since it
+// is at least the median. It adds the check and the disk finding (or, for
+// a stalled member, evidence to its CPU finding) and reports whether it
+// judged anything.
+func (j *doctorJudge) slowMedian(st *result.DoctorStep, m result.DoctorMember) bool {
+	x := m.Metrics
+	limit := judge.LimitWALFsyncP99.Value()
+	if x.WALFsyncMedianN < judge.LimitMedianMin.Value() || x.WALFsyncMedianFloor < limit {
+		return false
+	}
+	where := fmt.Sprintf("%.0f fsyncs in the window", x.WALFsyncMedianN)
+	if x.WALFsyncMedianSinceStart {
+		where = fmt.Sprintf("%.0f fsyncs since the member started (%.0f in the window)", x.WALFsyncMedianN, x.WALFsyncs)
+	}
+	t, _ := judge.Lookup(judge.ServerWALFsyncP99)
+	v := result.Verdict{ID: string(judge.ServerWALFsyncP99), What: m.Name + ": " + t.What, Value: x.WALFsyncMedianFloor, Unit: "s",
+		Display:   "at least " + units.Quantile(x.WALFsyncMedianFloor, result.LowestDiskBucket) + " (the median's floor, over " + where + ")",
+		Threshold: "< " + judge.LimitWALFsyncP99.Text(), Source: t.Source, Status: result.Fail, Explanation: t.Advice}
+	st.Checks = append(st.Checks, v)
+	if j.stalled[m.Name] {
+		if f := j.findingOf(CauseCPU, m.Name); f != nil {
+			f.Evidence = append(f.Evidence, "its slow WAL fsyncs include the stalls (a local read, which needs no disk, stalls too)")
+		}
+		return true
+	}
+	status, score := result.Fail, x.WALFsyncMedianFloor/limit
+	if x.WALFsyncMedianSinceStart {
+		// As for a p99 since start: the member's whole life, not today's load.
+		status, score = result.Warn, score/2
+	}
+	j.find(result.Finding{Status: status, Cause: string(CauseDisk), Member: m.Name, Score: score,
+		Summary: fmt.Sprintf("the disk of %s: half of its %.0f WAL fsyncs took at least %s, past etcd's %s p99 limit", m.Name, x.WALFsyncMedianN,
+			units.Quantile(x.WALFsyncMedianFloor, result.LowestDiskBucket), judge.LimitWALFsyncP99.Text()),
+		Evidence: []string{
+			fmt.Sprintf("WAL fsync median on %s: at least %s over %s", m.Name, units.Quantile(x.WALFsyncMedianFloor, result.LowestDiskBucket), where),
+			fmt.Sprintf("too few for a p99 (it needs %s observations); a median needs %s, and the p99 is at least the median", judge.LimitQuantileSinceStart.Text(), judge.LimitMedianMin.Text()),
+		},
+		Fix:    diskFix,
+		Source: t.Source, Versions: j.versions(m.Name)})
+	return true
 }
 
 // diskSummary names the figure that failed: WAL fsync against etcd's

@@ -47,6 +47,7 @@ func windowMetrics(b, a *metrics.Snapshot) *result.DoctorMetrics {
 	} else if w, ok := metrics.Deltas(b, a, metrics.WALFsyncDuration); ok {
 		m.WALFsyncs = w[math.Inf(1)]
 	}
+	m.WALFsyncMedianFloor, m.WALFsyncMedianN, m.WALFsyncMedianSinceStart = medianFloor(b, a, metrics.WALFsyncDuration)
 	m.CommitP99, _, m.CommitSinceStart = quantile(0.99, b, a, metrics.BackendCommitDuration)
 	m.PeerRTTP99, _, m.PeerRTTSinceStart = quantile(0.99, b, a, metrics.PeerRoundTripTime)
 	m.SlowApplies, _ = metrics.Increase(b, a, metrics.SlowApplies)
@@ -101,6 +102,29 @@ func quantile(q float64, b, a *metrics.Snapshot, name metrics.Name) (v, n float6
 		return 0, n, false
 	}
 	return metrics.UpperQuantile(q, cum), cum[math.Inf(1)], true
+}
+
+// medianFloor is a lower bound of name's median: the lower edge of the
+// bucket holding the middle observation (never above the median, unlike
+// an interpolated quantile), with the number of observations it rests
+// on, over the window when it has judge's LimitMedianMin, else since the
+// member started (sinceStart); 0 and the window's count with fewer.
+func medianFloor(b, a *metrics.Snapshot, name metrics.Name) (floor, n float64, sinceStart bool) {
+	need := judge.LimitMedianMin.Value()
+	w, ok := metrics.Deltas(b, a, name)
+	if ok && w[math.Inf(1)] >= need {
+		lower, _, _ := metrics.RankBucket(math.Ceil(w[math.Inf(1)]/2), w)
+		return max(lower, 0), w[math.Inf(1)], false
+	}
+	if ok {
+		n = w[math.Inf(1)]
+	}
+	cum, ok := metrics.Deltas(nil, a, name)
+	if !ok || cum[math.Inf(1)] < need {
+		return 0, n, false
+	}
+	lower, _, _ := metrics.RankBucket(math.Ceil(cum[math.Inf(1)]/2), cum)
+	return max(lower, 0), cum[math.Inf(1)], true
 }
 
 // versionOf is the version a member's metrics report.
