@@ -24,7 +24,14 @@ func Judge(doc *result.Document) {
 	if doc.Disk != nil {
 		dj.diskDir = doc.Disk.Dir
 	}
-	d.Steps = []result.DoctorStep{dj.membership(), dj.reads(), dj.cpuMemory(), dj.network(), dj.disk(), dj.complaints(), dj.logs(), dj.history()}
+	membership, reads, cpu := dj.membership(), dj.reads(), dj.cpuMemory()
+	// The disk is judged before the network, although reported after it:
+	// a member that applies behind its own slow disk (or a slow leader)
+	// explains slow linearizable reads, which are then its evidence, not
+	// the network's (explains).
+	disk := dj.disk()
+	network := dj.network()
+	d.Steps = []result.DoctorStep{membership, reads, cpu, network, disk, dj.complaints(), dj.logs(), dj.history()}
 	sort.SliceStable(dj.findings, func(i, j int) bool { return dj.findings[i].Score > dj.findings[j].Score })
 	for i := range dj.findings {
 		dj.findings[i].Rank = i + 1

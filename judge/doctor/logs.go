@@ -47,6 +47,9 @@ func (j *doctorJudge) logs() result.DoctorStep {
 			v.Display += fmt.Sprintf(" (took %s / %s / %s min/median/max)", units.Seconds(m.Took.Min), units.Seconds(m.Took.Median), units.Seconds(m.Took.Max))
 		}
 		st.Checks = append(st.Checks, v)
+		if v.Status == result.Warn && j.foldLog(m) {
+			continue
+		}
 		if v.Status == result.Warn {
 			k := key{m.Member, Cause(m.Cause)}
 			byCause[k] = append(byCause[k], m)
@@ -84,6 +87,28 @@ func (j *doctorJudge) logs() result.DoctorStep {
 			Evidence: ev, Fix: logFix(k.cause), Source: logsSource})
 	}
 	return st
+}
+
+// symptoms are the log messages a slow or stalled leader (or a member's
+// own stall) makes on any member: late applies and read indexes, an
+// overloaded server, late heartbeats. "slow fdatasync" is not among them:
+// it times the disk itself, and only the member's own stall explains it.
+var symptoms = map[string]bool{"apply-took-too-long": true, "readindex-slow": true, "server-overloaded": true, "heartbeat-late": true} //nolint:gochecknoglobals // constant set
+
+// foldLog adds log message m to the root finding that explains it (the
+// leader's or its member's own disk or CPU finding, a different cause
+// from the message's or on another member) as evidence, and reports
+// whether it did: such a message is a consequence, not a finding.
+func (j *doctorJudge) foldLog(m result.LogMessage) bool {
+	root := j.explains(m.Member)
+	if root == nil || (Cause(root.Cause) == Cause(m.Cause) && root.Member == m.Member) {
+		return false // its own finding takes it as evidence below
+	}
+	if !symptoms[m.Key] && root.Member != m.Member {
+		return false
+	}
+	root.Evidence = append(root.Evidence, fmt.Sprintf("%q %d times in %s's log: a consequence of %s's %s, not a %s finding of its own", m.Text, m.Count, m.Member, root.Member, root.Cause, m.Cause))
+	return true
 }
 
 // findingOf is the finding of cause on member (or the cluster's), if any.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/etcdlab/etcdlab/internal/units"
 	"github.com/etcdlab/etcdlab/judge"
@@ -160,6 +161,13 @@ func (j *doctorJudge) network() result.DoctorStep {
 	t, _ := judge.Lookup(judge.ServerPeerRTTP99)
 	gap, gapOn := j.quorumRound()
 	if gap >= t.Fail && worstRTT < t.Fail {
+		if root := j.explains(gapOn); root != nil {
+			// The read gap is the root's consequence, not the network's.
+			root.Evidence = append(root.Evidence, j.gapExplained(gapOn, gap, root))
+			gap = 0
+		}
+	}
+	if gap >= t.Fail && worstRTT < t.Fail {
 		ev := []string{fmt.Sprintf("a linearizable read costs %s more than a serializable one (p50) on %s, the member where it costs least: the ReadIndex round, which confirms leadership with a quorum of members (peer round trip < %s)", units.Seconds(gap), gapOn, units.Seconds(t.Fail))}
 		if worstRTT > 0 {
 			ev = append(ev, fmt.Sprintf("etcd's own peer round trip p99 %s on %s (probed every few seconds; recent changes show late)", units.Seconds(worstRTT), rttFrom))
@@ -182,6 +190,70 @@ func (j *doctorJudge) network() result.DoctorStep {
 			Evidence: ev, Fix: t.Advice, Source: t.Source, Versions: j.versions()})
 	}
 	return st
+}
+
+// explains returns the root finding that explains slow linearizable reads
+// on member: the leader's own disk or CPU finding (every ReadIndex waits
+// for the leader to confirm its leadership and for the member to apply up
+// to the read index), else the member's (it applies late behind its own
+// disk, or stalls); nil when neither has one, and the read gap can be the
+// network's.
+func (j *doctorJudge) explains(member string) *result.Finding {
+	for _, m := range j.d.Members {
+		if m.IsLeader {
+			if f := j.rootOf(m.Name); f != nil {
+				return f
+			}
+		}
+	}
+	return j.rootOf(member)
+}
+
+// rootOf is member's own disk or CPU finding, or nil.
+func (j *doctorJudge) rootOf(member string) *result.Finding {
+	for i := range j.findings {
+		f := &j.findings[i]
+		if f.Member == member && (Cause(f.Cause) == CauseDisk || Cause(f.Cause) == CauseCPU) {
+			return f
+		}
+	}
+	return nil
+}
+
+// gapExplained is the evidence line that folds member's read gap into
+// root, naming what rules the network out: the other members' gaps and
+// the TCP connects.
+func (j *doctorJudge) gapExplained(member string, gap float64, root *result.Finding) string {
+	who := "its"
+	if root.Member != member {
+		who = root.Member + "'s"
+	}
+	line := fmt.Sprintf("%s's linearizable reads cost %s more than its serializable ones: the ReadIndex waits on %s %s, not the network", member, units.Seconds(gap), who, root.Cause)
+	var others []string
+	for _, m := range j.d.Members {
+		if m.Name == member || m.ReadLinear == nil || m.ReadSerial == nil || m.ReadLinear.Samples == 0 || m.ReadSerial.Samples == 0 {
+			continue
+		}
+		if g := m.ReadLinear.P50 - m.ReadSerial.P50; g >= 0 { // a stalled member's local reads can be the slower
+			others = append(others, fmt.Sprintf("%s %s", m.Name, units.Seconds(g)))
+		}
+	}
+	if len(others) > 0 {
+		line += " (the same gap elsewhere: " + strings.Join(others, ", ") + ")"
+	}
+	if c := j.worstConnect(); c > 0 {
+		line += fmt.Sprintf("; TCP connects %s at most", units.Seconds(c))
+	}
+	return line
+}
+
+// worstConnect is the slowest TCP connect to a member.
+func (j *doctorJudge) worstConnect() float64 {
+	worst := 0.0
+	for _, m := range j.d.Members {
+		worst = max(worst, m.ConnectSeconds)
+	}
+	return worst
 }
 
 // quorumRound is the smallest p50 gap between a member's linearizable and

@@ -1,0 +1,42 @@
+package doctor
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/etcdlab/etcdlab/result"
+)
+
+// TestOneRootCause: in cases with one injected cause, the top finding is
+// that cause on that member, and no other finding (FAIL or WARN) names a
+// different cause: what the root explains (slow linearizable reads on
+// every member behind a stalled leader or on a member that applies late,
+// the log lines they cause) is its evidence, not a finding. The first
+// three failed before the causal fold (a network finding beside the
+// disk or the CPU, disk findings from the leader's log lines).
+func TestOneRootCause(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		file, cause, member string
+	}{
+		{"slow-disk-on-follower-slow-reads", "disk", "m2"},
+		{"cpu-starved-leader-slow-reads", "cpu", "m1"},
+		{"cpu-starved-leader-logs", "cpu", "m1"},
+		{"recorded-slow-disk-quiet", "disk", "m2"},
+		{"recorded-slow-disk-on-m2", "disk", "m2"},
+		{"recorded-cpu-starved-member", "cpu", "m1"},
+	} {
+		doc := readCase(t, filepath.Join(casesDir, tc.file+".json"))
+		Judge(doc)
+		fs := doc.Doctor.Findings
+		if len(fs) == 0 || fs[0].Cause != tc.cause || fs[0].Member != tc.member {
+			t.Errorf("%s: top finding %+v, want %s on %s", tc.file, fs, tc.cause, tc.member)
+			continue
+		}
+		for _, f := range fs[1:] {
+			if f.Status != result.Pass && f.Cause != tc.cause {
+				t.Errorf("%s: a %s finding beside the %s: %s", tc.file, f.Cause, tc.cause, f.Summary)
+			}
+		}
+	}
+}
