@@ -59,6 +59,7 @@ const (
 	LimitQuantileInWindow   LimitID = "doctor.quantile.min_in_window"
 	LimitQuantileSinceStart LimitID = "doctor.quantile.min_since_start"
 	LimitMedianMin          LimitID = "doctor.median.min_observations"
+	LimitOtherCPU           LimitID = "check.other_cpu"
 	LimitStall              LimitID = "doctor.read.stall"
 	LimitStarvedShare       LimitID = "doctor.starved.share"
 	LimitStarvedFail        LimitID = "doctor.starved.share.fail"
@@ -80,6 +81,7 @@ const (
 const (
 	srcBottleneck = "etcdlab's bottleneck rules (docs/experiment-reports.md)"
 	srcDoctor     = "etcdlab doctor's rules (docs/doctor.md)"
+	srcCheck      = "etcdlab check's rules (README, etcdlab check)"
 	srcCheckPerf  = "etcdctl check perf (etcdctl/ctlv3/command/check.go)"
 )
 
@@ -112,6 +114,7 @@ var limits = map[LimitID]Limit{ //nolint:gochecknoglobals // constant table
 	LimitAppliedLag:         {What: "entries a member's applied index may trail the others'", Value: 5000, Unit: "count", Source: srcDoctor},
 	LimitQuantileInWindow:   {What: "observations in the window a quantile needs", Value: 10, Unit: "count", Source: srcDoctor},
 	LimitQuantileSinceStart: {What: "observations since the member started a quantile needs when the window has too few", Value: 100, Unit: "count", Source: srcDoctor},
+	LimitOtherCPU:           {What: "cores other processes may use during a check level before the machine counts as busy", Value: 0.5, Unit: "cores", Source: srcCheck},
 	LimitMedianMin:          {What: "observations a median needs (a p99 needs LimitQuantileSinceStart)", Value: 10, Unit: "count", Source: srcDoctor},
 	LimitStall:              {What: "time from which a read counts as stalled", Value: result.StallSeconds, Unit: "s", Source: srcDoctor},
 	LimitStarvedShare:       {What: "share of a member's local reads that stalled from which it is starved", Value: 0.15, Unit: "ratio", Source: srcDoctor},

@@ -30,6 +30,13 @@ type CheckLevel struct {
 	// the level (0: none observed).
 	WalFsyncP99      float64 `json:"wal_fsync_p99_seconds,omitempty"`
 	BackendCommitP99 float64 `json:"backend_commit_p99_seconds,omitempty"`
+	// MembersCPUCores is the members' CPU during the level (their
+	// process_cpu_seconds_total), LoadCPUCores etcdlab's own, and
+	// OtherCPUCores what the rest of the machine used meanwhile: the
+	// machine's busy time (/proc/stat) less both (0 when not measured).
+	MembersCPUCores float64 `json:"members_cpu_cores,omitempty"`
+	LoadCPUCores    float64 `json:"load_cpu_cores,omitempty"`
+	OtherCPUCores   float64 `json:"other_cpu_cores,omitempty"`
 }
 
 // Floor is a lower bound of the 1-client put latency p50 (the terms a put

@@ -98,6 +98,7 @@ func Run(ctx context.Context, o Options) (*result.Document, error) {
 	began := time.Now()
 
 	var diskP50 float64
+	var diskFast string // the disk probe's figure that rules the disk out
 	if !live {
 		fmt.Fprintf(o.Log, "[%4.1fs] disk: etcd's fio job on %s (at most %s)\n", time.Since(began).Seconds(), o.DataDir, o.DiskRuntime)
 		dd, err := disk.Run(ctx, disk.Options{Dir: o.DataDir, Runtime: o.DiskRuntime})
@@ -109,6 +110,7 @@ func Run(ctx context.Context, o Options) (*result.Document, error) {
 		if j := dd.Disk.Jobs[0]; j.SyncLatency != nil {
 			diskP50 = j.SyncLatency.At(50)
 		}
+		diskFast = fastDisk(dd.Verdicts)
 	}
 	t, err := connect(ctx, &o, live, began, doc)
 	if err != nil {
@@ -150,7 +152,15 @@ func Run(ctx context.Context, o Options) (*result.Document, error) {
 		lv := judgeLevel(l, run)
 		lv.WalFsyncP99 = worstQuantile(before, after, metrics.WALFsyncDuration)
 		lv.BackendCommitP99 = worstQuantile(before, after, metrics.BackendCommitDuration)
-		judgeServerDuring(&lv)
+		if !live {
+			lv.MembersCPUCores = membersCores(before, after)
+			lv.LoadCPUCores = run.LoadCPUCores
+			if run.MachineCPUCores > 0 {
+				lv.OtherCPUCores = max(run.MachineCPUCores-run.LoadCPUCores-lv.MembersCPUCores, 0)
+			}
+		}
+		judgeServerDuring(&lv, diskFast)
+		busy(&lv)
 		c.Levels = append(c.Levels, lv)
 		if !lv.Passed {
 			if i == first {

@@ -69,8 +69,10 @@ func judgeLevel(l Level, run result.Run) result.CheckLevel {
 
 // judgeServerDuring fails a level whose WAL fsync or backend commit p99,
 // on the worst member during the level, broke etcd's thresholds: a load is
-// only sustained if etcd stays within them.
-func judgeServerDuring(l *result.CheckLevel) {
+// only sustained if etcd stays within them. diskFast, when not empty, is
+// the disk probe's measurement that rules the disk out (its fdatasync p99
+// under etcd's limit), said instead of the advice to check the disk.
+func judgeServerDuring(l *result.CheckLevel, diskFast string) {
 	for _, c := range []struct {
 		id judge.ID
 		v  float64
@@ -78,9 +80,25 @@ func judgeServerDuring(l *result.CheckLevel) {
 		t, _ := judge.Lookup(c.id)
 		if c.v >= t.Fail {
 			l.Passed = false
-			l.Why = append(l.Why, fmt.Sprintf("%s was %s during the level (limit %s: %s)", t.What, units.Seconds(c.v), units.Seconds(t.Fail), t.Advice))
+			advice := t.Advice
+			if diskFast != "" {
+				advice = "not the disk: " + diskFast + "; what stalls the members is CPU (see the level's CPU figures)"
+			}
+			l.Why = append(l.Why, fmt.Sprintf("%s was %s during the level (limit %s: %s)", t.What, units.Seconds(c.v), units.Seconds(t.Fail), advice))
 		}
 	}
+}
+
+// busy says whether the machine was busy with other processes during a
+// level that failed (judge's LimitOtherCPU), and adds the figure to its
+// reasons: the level then says nothing of the hardware.
+func busy(l *result.CheckLevel) bool {
+	if l.Passed || l.OtherCPUCores < judge.LimitOtherCPU.Value() {
+		return false
+	}
+	l.Why = append(l.Why, fmt.Sprintf("the machine was busy: other processes used %.1f cores during the level (the members %.1f, etcdlab %.1f)",
+		l.OtherCPUCores, l.MembersCPUCores, l.LoadCPUCores))
+	return true
 }
 
 // capacityVerdict judges the escalation: PASS when at least the first
@@ -105,6 +123,10 @@ func capacityVerdict(levels []result.CheckLevel, first, last Level) result.Verdi
 	case len(levels) == 0:
 		v.Status, v.Display = result.Skip, "-"
 		v.Explanation = "could not measure: no load level ran"
+	case highest == "" && failed.OtherCPUCores >= judge.LimitOtherCPU.Value():
+		v.Status, v.Display = result.Warn, "none (machine busy)"
+		v.Explanation = fmt.Sprintf("level %s failed while other processes used %.1f cores of this machine: %s; this says the machine was busy, not that the hardware is too slow: run the check again when it is idle",
+			failed.Name, failed.OtherCPUCores, strings.Join(failed.Why, "; "))
 	case highest == "":
 		v.Status, v.Display = result.Fail, "none"
 		v.Explanation = fmt.Sprintf("even level %s failed: %s; the cluster cannot sustain a small cluster's load on this hardware (see the disk and server verdicts for why)",

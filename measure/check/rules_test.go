@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/etcdlab/etcdlab/internal/units"
 	"github.com/etcdlab/etcdlab/judge"
 	"github.com/etcdlab/etcdlab/observe/metrics"
 	"github.com/etcdlab/etcdlab/result"
@@ -74,8 +75,8 @@ func TestLevelRules(t *testing.T) {
 	}
 	lv := judgeLevel(l, ok)
 	lv.WalFsyncP99 = 0.012
-	judgeServerDuring(&lv)
-	if lv.Passed || !strings.Contains(strings.Join(lv.Why, ""), "WAL fsync") {
+	judgeServerDuring(&lv, "")
+	if lv.Passed || !strings.Contains(strings.Join(lv.Why, ""), "WAL fsync") || !strings.Contains(strings.Join(lv.Why, ""), "disk") {
 		t.Errorf("fsync during the level: %+v", lv)
 	}
 	// Capacity: first level failing is FAIL; a later one is the limit.
@@ -86,6 +87,43 @@ func TestLevelRules(t *testing.T) {
 	m.Name = "s"
 	if v := capacityVerdict([]result.CheckLevel{m}, Levels[0], Levels[3]); v.Status != result.Fail {
 		t.Errorf("first level failing: %+v", v)
+	}
+}
+
+// TestCheckReasonsLikeDoctor: a disk the probe measured as fast is ruled
+// out by that figure, not advised to be checked first; a level that failed
+// while other processes took the machine's CPU says so, and the capacity
+// verdict says the machine was busy (WARN), not that the hardware is too
+// slow (issue 23, case 5).
+func TestCheckReasonsLikeDoctor(t *testing.T) {
+	t.Parallel()
+	fast := fastDisk([]result.Verdict{judge.Value(judge.DiskFsyncP99, 0.00024, units.Seconds)})
+	if !strings.Contains(fast, "240.0 µs") {
+		t.Fatalf("fast disk: %q", fast)
+	}
+	if slow := fastDisk([]result.Verdict{judge.Value(judge.DiskFsyncP99, 0.02, units.Seconds)}); slow != "" {
+		t.Errorf("a slow disk ruled out: %q", slow)
+	}
+	lv := result.CheckLevel{Name: "s", Rate: 150, Passed: true, BackendCommitP99: 0.045}
+	judgeServerDuring(&lv, fast)
+	why := strings.Join(lv.Why, "; ")
+	if lv.Passed || !strings.Contains(why, "not the disk: the disk probe measured fdatasync p99 240.0 µs") || strings.Contains(why, "check the disk first") {
+		t.Errorf("commit with a fast disk: %q", why)
+	}
+	lv.OtherCPUCores, lv.MembersCPUCores, lv.LoadCPUCores = 1.6, 0.3, 0.1
+	if !busy(&lv) || !strings.Contains(strings.Join(lv.Why, "; "), "other processes used 1.6 cores") {
+		t.Errorf("busy: %+v", lv)
+	}
+	v := capacityVerdict([]result.CheckLevel{lv}, Levels[0], Levels[3])
+	if v.Status != result.Warn || !strings.Contains(v.Explanation, "the machine was busy, not that the hardware is too slow") {
+		t.Errorf("busy machine's capacity: %+v", v)
+	}
+	quiet := result.CheckLevel{Name: "s", Rate: 150, Why: []string{"slow"}, OtherCPUCores: 0.2}
+	if busy(&quiet) {
+		t.Error("0.2 cores of other work made the machine busy")
+	}
+	if v := capacityVerdict([]result.CheckLevel{quiet}, Levels[0], Levels[3]); v.Status != result.Fail {
+		t.Errorf("an idle machine's failure: %+v", v)
 	}
 }
 
