@@ -182,17 +182,24 @@ func TestHealthyAndReadOnly(t *testing.T) {
 	}
 }
 
-// TestSlowDiskOnOneMember: m2's fsyncs take 30 ms; under load, the top
-// finding is m2's disk.
-func TestSlowDiskOnOneMember(t *testing.T) {
+// slowM2 starts a 3-member cluster whose m2 fsyncs take delay (slowfs),
+// or skips the test where FUSE is not available.
+func slowM2(t *testing.T, delay string) (*clustertest.Cluster, *clientv3.Client) {
+	t.Helper()
 	if err := slowfs.Available(); err != nil {
 		t.Skip(err)
 	}
-	d, err := slowfs.ParseDelay("30ms")
+	d, err := slowfs.ParseDelay(delay)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, cli := start(t, cluster.Options{MemberFsyncDelay: map[string]*slowfs.Delay{"m2": d}})
+	return start(t, cluster.Options{MemberFsyncDelay: map[string]*slowfs.Delay{"m2": d}})
+}
+
+// TestSlowDiskOnOneMember: m2's fsyncs take 30 ms; under load, the top
+// finding is m2's disk.
+func TestSlowDiskOnOneMember(t *testing.T) {
+	c, cli := slowM2(t, "30ms")
 	writer(t, cli)
 	doc := diagnose(t, c)
 	if f := top(t, doc); f.Cause != "disk" || f.Member != "m2" || f.Status != result.Fail {
@@ -206,14 +213,7 @@ func TestSlowDiskOnOneMember(t *testing.T) {
 // disk is named (a WARN: the figure is from the member's life, not the
 // window's load), and nothing else is.
 func TestSlowDiskQuiet(t *testing.T) {
-	if err := slowfs.Available(); err != nil {
-		t.Skip(err)
-	}
-	d, err := slowfs.ParseDelay("60ms")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, cli := start(t, cluster.Options{MemberFsyncDelay: map[string]*slowfs.Delay{"m2": d}})
+	c, cli := slowM2(t, "60ms")
 	var wg sync.WaitGroup
 	for g := range 30 {
 		wg.Go(func() {

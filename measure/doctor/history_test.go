@@ -5,9 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/etcdlab/etcdlab/emulate/slowfs"
 	"github.com/etcdlab/etcdlab/internal/promtest"
-	"github.com/etcdlab/etcdlab/lab/cluster"
 	"github.com/etcdlab/etcdlab/result"
 )
 
@@ -17,14 +15,7 @@ import (
 // within a factor of two of the window's, the same leader changes, and
 // the history backs m2's disk finding.
 func TestHistoryFromPrometheus(t *testing.T) {
-	if err := slowfs.Available(); err != nil {
-		t.Skip(err)
-	}
-	d, err := slowfs.ParseDelay("20ms")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, cli := start(t, cluster.Options{MemberFsyncDelay: map[string]*slowfs.Delay{"m2": d}})
+	c, cli := slowM2(t, "20ms")
 	var targets []string
 	for _, ep := range c.Client().Endpoints {
 		targets = append(targets, promtest.HostPort(t, ep))
