@@ -430,6 +430,11 @@ func (j *doctorJudge) complaints() result.DoctorStep {
 			st.Checks = append(st.Checks, v)
 		}
 		if x.SlowReadIndexes > 0 {
+			if root := j.explains(m.Name); root != nil {
+				root.Evidence = append(root.Evidence, fmt.Sprintf("%s waited too long for ReadIndex %.0f times (etcd_server_slow_read_indexes_total): a consequence of %s's %s, not the network",
+					m.Name, x.SlowReadIndexes, root.Member, root.Cause))
+				continue
+			}
 			j.find(result.Finding{Status: result.Warn, Cause: string(CauseNetwork), Member: m.Name, Score: 1.2,
 				Summary:  fmt.Sprintf("%s waited too long for ReadIndex %.0f times", m.Name, x.SlowReadIndexes),
 				Evidence: []string{fmt.Sprintf("etcd_server_slow_read_indexes_total +%.0f", x.SlowReadIndexes)},

@@ -111,6 +111,21 @@ func findings(doc *result.Document) string {
 	return b.String()
 }
 
+// onlyCause fails t unless the top finding is cause on member and no
+// other finding (FAIL or WARN) names a different cause: what the root
+// explains is its evidence, not a finding of its own.
+func onlyCause(t *testing.T, doc *result.Document, cause, member string) {
+	t.Helper()
+	if f := top(t, doc); f.Cause != cause || f.Member != member {
+		t.Fatalf("top finding is not %s's %s:\n%s", member, cause, findings(doc))
+	}
+	for _, f := range doc.Doctor.Findings[1:] {
+		if f.Status != result.Pass && f.Cause != cause {
+			t.Errorf("a %s finding beside %s's %s:\n%s", f.Cause, member, cause, findings(doc))
+		}
+	}
+}
+
 // TestHealthyAndReadOnly: a healthy cluster under light load gets no FAIL,
 // every member is seen with its version, metrics and probes, and the
 // cluster's revision (every write raises it) is the same before and after
@@ -301,6 +316,48 @@ func TestCPUStarvedMember(t *testing.T) {
 	if f := top(t, doc); f.Cause != "cpu" || f.Member != victim {
 		t.Fatalf("top finding is not %s's CPU:\n%s", victim, findings(doc))
 	}
+}
+
+// TestSlowFollowerNotNetwork: issue 23's first case on real members: m2's
+// fsyncs take 60 ms under a light write load. m2 applies late, so its
+// linearizable reads are slow; that is its disk's evidence, and nothing
+// names the network (the members are on loopback).
+func TestSlowFollowerNotNetwork(t *testing.T) {
+	c, cli := slowM2(t, "60ms")
+	writer(t, cli)
+	onlyCause(t, diagnose(t, c), "disk", "m2")
+}
+
+// TestCPUStarvedLeader: issue 23's second case on real members: the
+// leader is stopped for 200 ms of every 300 ms (as a cgroup CPU limit
+// throttles it) under a light write load. Every member's ReadIndex waits
+// for it; the only cause named is the leader's CPU.
+func TestCPUStarvedLeader(t *testing.T) {
+	c, cli := start(t, cluster.Options{})
+	writer(t, cli)
+	victim := ""
+	for _, s := range cluster.Status(context.Background(), c.Client(), namesOf(c)) {
+		if s.Role == "leader" {
+			victim = s.Name
+		}
+	}
+	if victim == "" {
+		t.Fatal("no leader")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for ctx.Err() == nil {
+			_ = c.Pause(victim)
+			time.Sleep(200 * time.Millisecond) // the starvation under test
+			_ = c.Resume(victim)
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
+	doc := diagnose(t, c)
+	cancel()
+	wg.Wait()
+	onlyCause(t, doc, "cpu", victim)
 }
 
 // TestNearQuota: a database filled to over 80% of an 8 MiB quota; the top
