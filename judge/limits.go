@@ -56,8 +56,8 @@ const (
 	LimitGRPCErrorsMinCount LimitID = "etcd.grpc_errors.min_requests"
 	LimitGRPCSlowP99        LimitID = "etcd.grpc.p99"
 	LimitAppliedLag         LimitID = "etcd.applied_index.lag"
-	LimitQuantileInWindow   LimitID = "doctor.quantile.min_in_window"
-	LimitQuantileSinceStart LimitID = "doctor.quantile.min_since_start"
+	LimitQuantileP99Min     LimitID = "doctor.quantile.p99_min_observations"
+	LimitQuantileP999Min    LimitID = "doctor.quantile.p999_min_observations"
 	LimitMedianMin          LimitID = "doctor.median.min_observations"
 	LimitOtherCPU           LimitID = "check.other_cpu"
 	LimitStall              LimitID = "doctor.read.stall"
@@ -112,10 +112,10 @@ var limits = map[LimitID]Limit{ //nolint:gochecknoglobals // constant table
 	LimitGRPCErrorsMinCount: {What: "unary gRPC requests needed to judge their failures", Value: 100, Unit: "count", Source: srcDoctor},
 	LimitGRPCSlowP99:        {What: "a gRPC method's p99", Value: 0.150, Unit: "s", Source: "etcd mixin etcdGRPCRequestsSlow"},
 	LimitAppliedLag:         {What: "entries a member's applied index may trail the others'", Value: 5000, Unit: "count", Source: srcDoctor},
-	LimitQuantileInWindow:   {What: "observations in the window a quantile needs", Value: 10, Unit: "count", Source: srcDoctor},
-	LimitQuantileSinceStart: {What: "observations since the member started a quantile needs when the window has too few", Value: 100, Unit: "count", Source: srcDoctor},
+	LimitQuantileP99Min:     {What: "observations a p99 needs (in the window, else since the member started)", Value: 100, Unit: "count", Source: srcDoctor},
+	LimitQuantileP999Min:    {What: "observations a p99.9 needs (in the window, else since the member started)", Value: 1000, Unit: "count", Source: srcDoctor},
 	LimitOtherCPU:           {What: "cores other processes may use during a check level before the machine counts as busy", Value: 0.5, Unit: "cores", Source: srcCheck},
-	LimitMedianMin:          {What: "observations a median needs (a p99 needs LimitQuantileSinceStart)", Value: 10, Unit: "count", Source: srcDoctor},
+	LimitMedianMin:          {What: "observations a median needs (in the window, else since the member started)", Value: 10, Unit: "count", Source: srcDoctor},
 	LimitStall:              {What: "time from which a read counts as stalled", Value: result.StallSeconds, Unit: "s", Source: srcDoctor},
 	LimitStarvedShare:       {What: "share of a member's local reads that stalled from which it is starved", Value: 0.15, Unit: "ratio", Source: srcDoctor},
 	LimitStarvedFail:        {What: "share of stalled local reads from which starvation fails", Value: 0.30, Unit: "ratio", Source: srcDoctor},

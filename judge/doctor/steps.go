@@ -314,6 +314,11 @@ func (j *doctorJudge) disk() result.DoctorStep {
 		if x == nil {
 			continue
 		}
+		if x.WALFsyncSinceStart && !x.WALFsyncMedianSinceStart && j.slowMedian(&st, m) {
+			// Too few in the window for a p99, enough for its median:
+			// today's figure, not the member's life's.
+			continue
+		}
 		if x.WALFsyncP99 == 0 {
 			if !j.slowMedian(&st, m) {
 				st.Unseen = append(st.Unseen, fmt.Sprintf("%s's WAL fsync: %.0f in the window and too few since the member started to make a p99", m.Name, x.WALFsyncs))
@@ -348,7 +353,11 @@ func (j *doctorJudge) disk() result.DoctorStep {
 		if x.WALFsyncSinceStart {
 			when = fmt.Sprintf("since the member started (%.0f fsyncs in the window, too few for a p99)", x.WALFsyncs)
 		}
-		ev := []string{fmt.Sprintf("WAL fsync p99 %s, p99.9 %s on %s, %s (etcd asks for under %s)", units.Quantile(x.WALFsyncP99, result.LowestDiskBucket), units.Quantile(x.WALFsyncP999, result.LowestDiskBucket), m.Name, when, judge.LimitWALFsyncP99.Text())}
+		tail := ""
+		if x.WALFsyncP999 > 0 { // a p99.9 needs judge.LimitQuantileP999Min fsyncs
+			tail = ", p99.9 " + units.Quantile(x.WALFsyncP999, result.LowestDiskBucket)
+		}
+		ev := []string{fmt.Sprintf("WAL fsync p99 %s%s on %s, %s (etcd asks for under %s)", units.Quantile(x.WALFsyncP99, result.LowestDiskBucket), tail, m.Name, when, judge.LimitWALFsyncP99.Text())}
 		if x.CommitP99 > 0 {
 			ev = append(ev, fmt.Sprintf("backend commit p99 %s (etcd asks for under %s)", units.Quantile(x.CommitP99, result.LowestDiskBucket), judge.LimitBackendCommitP99.Text()))
 		}
@@ -501,7 +510,7 @@ func (j *doctorJudge) slowMedian(st *result.DoctorStep, m result.DoctorMember) b
 			units.Quantile(x.WALFsyncMedianFloor, result.LowestDiskBucket), judge.LimitWALFsyncP99.Text()),
 		Evidence: []string{
 			fmt.Sprintf("WAL fsync median on %s: at least %s over %s", m.Name, units.Quantile(x.WALFsyncMedianFloor, result.LowestDiskBucket), where),
-			fmt.Sprintf("too few for a p99 (it needs %s observations); a median needs %s, and the p99 is at least the median", judge.LimitQuantileSinceStart.Text(), judge.LimitMedianMin.Text()),
+			fmt.Sprintf("too few for a p99 (it needs %s observations); a median needs %s, and the p99 is at least the median", judge.LimitQuantileP99Min.Text(), judge.LimitMedianMin.Text()),
 		},
 		Fix:    diskFix,
 		Source: t.Source, Versions: j.versions(m.Name)})

@@ -64,7 +64,7 @@ func windowMetrics(b, a *metrics.Snapshot) *result.DoctorMetrics {
 		}
 	}
 	for method, qn := range metrics.QuantilesBy(0.99, b, a, metrics.GRPCHandling, metrics.GRPCMethodLabel, map[string]string{metrics.GRPCTypeLabel: "unary"}) {
-		if qn[1] >= judge.LimitQuantileInWindow.Value() {
+		if qn[1] >= judge.LimitQuantileP99Min.Value() {
 			if m.GRPCUnaryP99 == nil {
 				m.GRPCUnaryP99 = map[string]float64{}
 			}
@@ -89,19 +89,33 @@ func grpcError(code string) bool {
 // quantile is the q-quantile of name over the window and the number of
 // observations in it; with too few, the quantile since the member started
 // (sinceStart), and with too few of those too, 0 (not judged). Never NaN.
-// A quantile needs enough observations to mean anything: judge's
-// LimitQuantileInWindow in the window, else LimitQuantileSinceStart since
-// the member started (a fresh member's few bootstrap fsyncs are no p99).
+// A quantile needs the observations it can rest on (needs): a median
+// about 10, a p99 about 100, a p99.9 about 1,000 (judge's limits); a
+// fresh member's few bootstrap fsyncs are no p99, and neither is a quiet
+// window's handful (medianFloor judges those).
 func quantile(q float64, b, a *metrics.Snapshot, name metrics.Name) (v, n float64, sinceStart bool) {
+	need := needs(q)
 	v, n = metrics.Quantile(q, b, a, name)
-	if n >= judge.LimitQuantileInWindow.Value() && !math.IsNaN(v) {
+	if n >= need && !math.IsNaN(v) {
 		return v, n, false
 	}
 	cum, ok := metrics.Deltas(nil, a, name)
-	if !ok || cum[math.Inf(1)] < judge.LimitQuantileSinceStart.Value() {
+	if !ok || cum[math.Inf(1)] < need {
 		return 0, n, false
 	}
 	return metrics.UpperQuantile(q, cum), cum[math.Inf(1)], true
+}
+
+// needs is how many observations a q-quantile rests on: about 1/(1-q),
+// from judge's limits.
+func needs(q float64) float64 {
+	switch {
+	case q <= 0.5:
+		return judge.LimitMedianMin.Value()
+	case q <= 0.99:
+		return judge.LimitQuantileP99Min.Value()
+	}
+	return judge.LimitQuantileP999Min.Value()
 }
 
 // medianFloor is a lower bound of name's median: the lower edge of the
