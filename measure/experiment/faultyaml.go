@@ -13,8 +13,8 @@ import (
 // (an unknown key, a repeated key, a value of the wrong type), so Parse's
 // messages stay those of every other part of the file.
 func (f *Fault) UnmarshalYAML(n *yaml.Node) error {
-	// fields are the step's keys that are not actions. Its type is named
-	// Fault so that go-yaml's messages name experiment.Fault.
+	// Fault holds the step's keys that are not actions; it is named so
+	// that go-yaml's messages name experiment.Fault.
 	type Fault struct {
 		At  Duration `yaml:"at"`
 		For Duration `yaml:"for"`
