@@ -287,28 +287,26 @@ func TestNetwork(t *testing.T) {
 	}
 }
 
-// TestCPUStarvedMember: a follower is stopped for 200 ms of every 300 ms
-// (SIGSTOP and SIGCONT, as a throttled cgroup does to a process); the top
-// finding is that member's CPU.
-func TestCPUStarvedMember(t *testing.T) {
-	c, cli := start(t, cluster.Options{})
-	writer(t, cli)
+// starved diagnoses c while its first member in role ("leader" or
+// "follower") is stopped for 200 ms of every 300 ms (SIGSTOP and SIGCONT,
+// as a throttled cgroup does to a process), and returns that member.
+func starved(t *testing.T, c *clustertest.Cluster, role string) (string, *result.Document) {
+	t.Helper()
 	victim := ""
 	for _, s := range cluster.Status(context.Background(), c.Client(), namesOf(c)) {
-		if s.Role == "follower" {
+		if s.Role == role && victim == "" {
 			victim = s.Name
-			break
 		}
 	}
 	if victim == "" {
-		t.Fatal("no follower")
+		t.Fatalf("no %s", role)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		for ctx.Err() == nil {
 			_ = c.Pause(victim)
-			time.Sleep(200 * time.Millisecond)
+			time.Sleep(200 * time.Millisecond) // the starvation under test
 			_ = c.Resume(victim)
 			time.Sleep(100 * time.Millisecond)
 		}
@@ -316,6 +314,16 @@ func TestCPUStarvedMember(t *testing.T) {
 	doc := diagnose(t, c)
 	cancel()
 	wg.Wait()
+	return victim, doc
+}
+
+// TestCPUStarvedMember: a follower is stopped for 200 ms of every 300 ms
+// (SIGSTOP and SIGCONT, as a throttled cgroup does to a process); the top
+// finding is that member's CPU.
+func TestCPUStarvedMember(t *testing.T) {
+	c, cli := start(t, cluster.Options{})
+	writer(t, cli)
+	victim, doc := starved(t, c, "follower")
 	if f := top(t, doc); f.Cause != "cpu" || f.Member != victim {
 		t.Fatalf("top finding is not %s's CPU:\n%s", victim, findings(doc))
 	}
@@ -338,28 +346,7 @@ func TestSlowFollowerNotNetwork(t *testing.T) {
 func TestCPUStarvedLeader(t *testing.T) {
 	c, cli := start(t, cluster.Options{})
 	writer(t, cli)
-	victim := ""
-	for _, s := range cluster.Status(context.Background(), c.Client(), namesOf(c)) {
-		if s.Role == "leader" {
-			victim = s.Name
-		}
-	}
-	if victim == "" {
-		t.Fatal("no leader")
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		for ctx.Err() == nil {
-			_ = c.Pause(victim)
-			time.Sleep(200 * time.Millisecond) // the starvation under test
-			_ = c.Resume(victim)
-			time.Sleep(100 * time.Millisecond)
-		}
-	})
-	doc := diagnose(t, c)
-	cancel()
-	wg.Wait()
+	victim, doc := starved(t, c, "leader")
 	onlyCause(t, doc, "cpu", victim)
 }
 
