@@ -56,25 +56,28 @@ const (
 	LimitGRPCErrorsMinCount LimitID = "etcd.grpc_errors.min_requests"
 	LimitGRPCSlowP99        LimitID = "etcd.grpc.p99"
 	LimitAppliedLag         LimitID = "etcd.applied_index.lag"
-	LimitQuantileP99Min     LimitID = "doctor.quantile.p99_min_observations"
-	LimitQuantileP999Min    LimitID = "doctor.quantile.p999_min_observations"
-	LimitMedianMin          LimitID = "doctor.median.min_observations"
-	LimitOtherCPU           LimitID = "check.other_cpu"
-	LimitStall              LimitID = "doctor.read.stall"
-	LimitStarvedShare       LimitID = "doctor.starved.share"
-	LimitStarvedFail        LimitID = "doctor.starved.share.fail"
-	LimitStarvedRatio       LimitID = "doctor.starved.ratio"
-	LimitStarvedMinReads    LimitID = "doctor.starved.min_reads"
-	LimitSlowDiskP50        LimitID = "doctor.slow_disk.p50"
-	LimitCPUSaturated       LimitID = "bottleneck.cpu"
-	LimitMachineSaturated   LimitID = "bottleneck.machine_cpu"
-	LimitWALBusy            LimitID = "bottleneck.wal_busy"
-	LimitFsyncRateShare     LimitID = "bottleneck.fsync_rate"
-	LimitRTTShare           LimitID = "bottleneck.rtt_share"
-	LimitRateFollowed       LimitID = "bottleneck.rate_followed"
-	LimitFaultShare         LimitID = "bottleneck.fault_share"
-	LimitMoreAtHigherLoad   LimitID = "bottleneck.more_at_higher_load"
-	LimitRateLimitShare     LimitID = "bottleneck.kube_rate_limit"
+	// LimitExpensiveRange is the mean size of a member's Range answers
+	// from which clients read too much per request (full listings).
+	LimitExpensiveRange   LimitID = "etcd.range.mean_bytes"
+	LimitQuantileP99Min   LimitID = "doctor.quantile.p99_min_observations"
+	LimitQuantileP999Min  LimitID = "doctor.quantile.p999_min_observations"
+	LimitMedianMin        LimitID = "doctor.median.min_observations"
+	LimitOtherCPU         LimitID = "check.other_cpu"
+	LimitStall            LimitID = "doctor.read.stall"
+	LimitStarvedShare     LimitID = "doctor.starved.share"
+	LimitStarvedFail      LimitID = "doctor.starved.share.fail"
+	LimitStarvedRatio     LimitID = "doctor.starved.ratio"
+	LimitStarvedMinReads  LimitID = "doctor.starved.min_reads"
+	LimitSlowDiskP50      LimitID = "doctor.slow_disk.p50"
+	LimitCPUSaturated     LimitID = "bottleneck.cpu"
+	LimitMachineSaturated LimitID = "bottleneck.machine_cpu"
+	LimitWALBusy          LimitID = "bottleneck.wal_busy"
+	LimitFsyncRateShare   LimitID = "bottleneck.fsync_rate"
+	LimitRTTShare         LimitID = "bottleneck.rtt_share"
+	LimitRateFollowed     LimitID = "bottleneck.rate_followed"
+	LimitFaultShare       LimitID = "bottleneck.fault_share"
+	LimitMoreAtHigherLoad LimitID = "bottleneck.more_at_higher_load"
+	LimitRateLimitShare   LimitID = "bottleneck.kube_rate_limit"
 )
 
 // Sources of etcdlab's own rules.
@@ -112,6 +115,7 @@ var limits = map[LimitID]Limit{ //nolint:gochecknoglobals // constant table
 	LimitGRPCErrorsMinCount: {What: "unary gRPC requests needed to judge their failures", Value: 100, Unit: "count", Source: srcDoctor},
 	LimitGRPCSlowP99:        {What: "a gRPC method's p99", Value: 0.150, Unit: "s", Source: "etcd mixin etcdGRPCRequestsSlow"},
 	LimitAppliedLag:         {What: "entries a member's applied index may trail the others'", Value: 5000, Unit: "count", Source: srcDoctor},
+	LimitExpensiveRange:     {What: "mean bytes per Range answer from which reads are expensive (listings without a limit)", Value: 1 << 20, Unit: "bytes", Source: "Kubernetes API priority and fairness (LIST is the expensive request); etcd's --max-request-bytes default 1.5 MiB for one request; " + srcDoctor},
 	LimitQuantileP99Min:     {What: "observations a p99 needs (in the window, else since the member started)", Value: 100, Unit: "count", Source: srcDoctor},
 	LimitQuantileP999Min:    {What: "observations a p99.9 needs (in the window, else since the member started)", Value: 1000, Unit: "count", Source: srcDoctor},
 	LimitOtherCPU:           {What: "cores other processes may use during a check level before the machine counts as busy", Value: 0.5, Unit: "cores", Source: srcCheck},

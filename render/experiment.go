@@ -251,6 +251,10 @@ func experimentView(v *docView, m expModel, prefix string) error {
 	for _, r := range t.Rows {
 		v.Bottlenecks = append(v.Bottlenecks, statement{Title: r[0], Resource: r[1], Text: r[2]})
 	}
+	if t, score, ok := m.incidentsTable(); ok {
+		v.Tables = append(v.Tables, namedTable{"Incidents: the doctor's confusion table", t})
+		v.Notes = append(v.Notes, score)
+	}
 	v.Tables = append(v.Tables, namedTable{"Cells", m.cellsTable()})
 	if t, ok := m.diskTable(); ok {
 		v.Tables = append(v.Tables, namedTable{"Disk jobs", t})

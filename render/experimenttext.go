@@ -26,8 +26,12 @@ func ExperimentText(w io.Writer, doc *result.Document, o TerminalOptions, j Judg
 		o.prose(&b, r[0]+": ", r[1], "  ")
 	}
 	b.WriteString("\n")
+	incidents, score, hasIncidents := m.incidentsTable()
 	rows := make([][]string, 0, len(m.Cells))
 	for _, c := range m.Cells {
+		if c.Cell.Incident != nil || (hasIncidents && c.Cell.Status == result.CellSkipped) {
+			continue // in the confusion table
+		}
 		row := []string{c.Cell.ID, c.Cell.Status}
 		switch {
 		case !c.ran():
@@ -39,7 +43,14 @@ func ExperimentText(w io.Writer, doc *result.Document, o TerminalOptions, j Judg
 		}
 		rows = append(rows, append(row, limit(c.Bottleneck)))
 	}
-	o.table(&b, []string{"CELL", "STATUS", "REQ/S", "P50", "P99", "CPU CORES", "FSYNC P99", "LIMIT"}, rows)
+	if len(rows) > 0 {
+		o.table(&b, []string{"CELL", "STATUS", "REQ/S", "P50", "P99", "CPU CORES", "FSYNC P99", "LIMIT"}, rows)
+	}
+	if hasIncidents {
+		b.WriteString("incidents (the doctor's confusion table):\n")
+		o.table(&b, upper(incidents.Header), incidents.Rows)
+		o.prose(&b, "", score, "  ")
+	}
 	if t, ok := m.diskTable(); ok {
 		b.WriteString("\ndisk jobs:\n")
 		o.table(&b, upper(t.Header), t.Rows)

@@ -162,6 +162,16 @@ type DoctorMetrics struct {
 	GRPCRequests      float64 `json:"grpc_requests"`
 	GRPCErrors        float64 `json:"grpc_errors"`
 	HasLeader         bool    `json:"has_leader"`
+	// ClientSentBytes are the bytes of gRPC messages the member sent its
+	// clients over the window (etcd_network_client_grpc_sent_bytes_total),
+	// and Ranges the unary Range requests it answered
+	// (grpc_server_handled_total): together, how large its answers are.
+	ClientSentBytes float64 `json:"client_sent_bytes,omitempty"`
+	Ranges          float64 `json:"ranges,omitempty"`
+	// Defragmenting says the member was defragmenting its backend when
+	// the window began or ended (etcd_disk_defrag_inflight, etcd 3.5 and
+	// newer; false where the metric is missing).
+	Defragmenting bool `json:"defragmenting,omitempty"`
 	// GRPCUnaryP99 is the p99 handling time of each unary gRPC method with
 	// calls in the window (grpc_server_handling_seconds, exported with
 	// --metrics=extensive only; nil without).

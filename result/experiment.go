@@ -36,6 +36,7 @@ const (
 	CellFailed      = "failed"      // its cluster or workload failed; Error says why
 	CellInterrupted = "interrupted" // Ctrl-C during the cell; its runs so far are kept
 	CellPending     = "pending"     // not run yet (a partial result; --resume runs it)
+	CellSkipped     = "skipped"     // it cannot run here (no cgroup to write, ...); Error says why
 )
 
 // Cell is one point of the matrix.
@@ -67,6 +68,10 @@ type Cell struct {
 	Disk     *Disk     `json:"disk,omitempty"`
 	Check    *Check    `json:"check,omitempty"`
 	Verdicts []Verdict `json:"verdicts,omitempty"`
+	// Doctor is a doctor cell's diagnosis, and Incident what was injected
+	// into its cluster beside what the diagnosis concluded.
+	Doctor   *Doctor   `json:"doctor,omitempty"`
+	Incident *Incident `json:"incident,omitempty"`
 	// Faults are the fault timeline's events as they happened.
 	Faults []FaultEvent `json:"faults,omitempty"`
 	// Bottleneck says what limited the cell, with the figures.

@@ -76,6 +76,9 @@ func Fill(doc *result.Document, o Options) {
 func Cell(doc *result.Document, i int, o Options) *result.Bottleneck {
 	exp := doc.Experiment
 	c := &exp.Cells[i]
+	if c.Doctor != nil || c.Incident != nil || c.Status == result.CellSkipped {
+		return nil // an incident diagnosed, or nothing run: no load to limit
+	}
 	switch c.Status {
 	case result.CellFailed:
 		return unknown("the cell failed: " + strings.TrimSpace(c.Error))

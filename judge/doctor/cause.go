@@ -16,4 +16,7 @@ const (
 	CauseDisk          Cause = "disk"
 	CauseRequests      Cause = "requests"
 	CauseClock         Cause = "clock"
+	// CauseDefrag is a defragmentation in progress: it blocks the
+	// member's reads and writes while it rewrites the database.
+	CauseDefrag Cause = "defrag"
 )

@@ -20,7 +20,7 @@ func Judge(doc *result.Document) {
 	if d == nil {
 		return
 	}
-	dj := &doctorJudge{d: d, diskJob: doc.Verdicts, stalled: map[string]bool{}}
+	dj := &doctorJudge{d: d, diskJob: doc.Verdicts, stalled: map[string]bool{}, symptoms: map[int]consequence{}}
 	if doc.Disk != nil {
 		dj.diskDir = doc.Disk.Dir
 	}
@@ -32,6 +32,7 @@ func Judge(doc *result.Document) {
 	disk := dj.disk()
 	network := dj.network()
 	d.Steps = []result.DoctorStep{membership, reads, cpu, network, disk, dj.complaints(), dj.logs(), dj.history()}
+	dj.fold()
 	sort.SliceStable(dj.findings, func(i, j int) bool { return dj.findings[i].Score > dj.findings[j].Score })
 	for i := range dj.findings {
 		dj.findings[i].Rank = i + 1
@@ -58,6 +59,9 @@ type doctorJudge struct {
 	// stalled are the members whose local reads stall (starvation): their
 	// disk latencies include the stalls and are not a disk's evidence.
 	stalled map[string]bool
+	// symptoms are the findings (by index) that a root may explain
+	// (fold).
+	symptoms map[int]consequence
 }
 
 // find adds a finding; score orders findings (1 is at its threshold).
@@ -138,14 +142,16 @@ func (j *doctorJudge) membership() result.DoctorStep {
 		j.find(result.Finding{Status: result.Fail, Cause: string(CauseMembership), Score: 8, Summary: "the endpoints belong to different clusters",
 			Evidence: []string{fmt.Sprintf("%d cluster IDs among the members", len(clusters))}, Fix: "give doctor the endpoints of one cluster", Source: "etcdctl endpoint status"})
 	case leaders["0"] || len(leaders) > 1:
-		j.find(result.Finding{Status: result.Fail, Cause: string(CauseLeader), Score: 6, Summary: "the members do not agree on one leader",
+		j.symptom(result.Finding{Status: result.Fail, Cause: string(CauseLeader), Score: 6, Summary: "the members do not agree on one leader",
 			Evidence: []string{fmt.Sprintf("leaders reported: %s", strings.Join(slices.Sorted(maps.Keys(leaders)), ", "))},
-			Fix:      "a cluster without an agreed leader cannot commit: look at the network between members and at their disks", Source: "etcd_server_has_leader (etcd mixin etcdNoLeader)"})
+			Fix:      "a cluster without an agreed leader cannot commit: look at the network between members and at their disks", Source: "etcd_server_has_leader (etcd mixin etcdNoLeader)"},
+			consequence{anyMember: true, by: lostPeers})
 	}
 	if lag := maxApplied - minApplied; float64(lag) > judge.LimitAppliedLag.Value() {
-		j.find(result.Finding{Status: result.Warn, Cause: string(CauseMembership), Score: 1.2, Summary: fmt.Sprintf("a member's applied index is %s entries behind", humanize.Comma(int64(lag))),
+		j.symptom(result.Finding{Status: result.Warn, Cause: string(CauseMembership), Score: 1.2, Summary: fmt.Sprintf("a member's applied index is %s entries behind", humanize.Comma(int64(lag))),
 			Evidence: []string{fmt.Sprintf("raft applied index from %d to %d", minApplied, maxApplied)},
-			Fix:      "a member that falls behind is slow to apply (disk or CPU) or was partitioned; look at that member's disk", Source: "etcdctl endpoint status"})
+			Fix:      "a member that falls behind is slow to apply (disk or CPU) or was partitioned; look at that member's disk", Source: "etcdctl endpoint status"},
+			consequence{anyMember: true, by: slowness})
 	}
 	j.quota(&st)
 	return st

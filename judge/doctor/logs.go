@@ -82,9 +82,9 @@ func (j *doctorJudge) logs() result.DoctorStep {
 			f.Score += 0.5
 			continue
 		}
-		j.find(result.Finding{Status: result.Warn, Cause: string(k.cause), Member: k.member, Score: 1 + 0.1*float64(min(n, 20)),
+		j.symptom(result.Finding{Status: result.Warn, Cause: string(k.cause), Member: k.member, Score: 1 + 0.1*float64(min(n, 20)),
 			Summary:  fmt.Sprintf("%s's log points to the %s: %d warnings (%s)", k.member, k.cause, n, strings.Join(messageKeys(ms), ", ")),
-			Evidence: ev, Fix: logFix(k.cause), Source: logsSource})
+			Evidence: ev, Fix: logFix(k.cause), Source: logsSource}, logConsequence(k.member, k.cause, ms))
 	}
 	return st
 }
@@ -144,4 +144,31 @@ func logFix(cause Cause) string {
 		return "synchronise the members' clocks (chrony or ntpd): leases and logs depend on them"
 	}
 	return "see etcd's FAQ"
+}
+
+// logConsequence is what explains a member's log warnings of cause: a
+// disk warning its own stall or defragmentation (or a slow leader's, for
+// the symptoms every member logs behind it); a leader or network warning
+// whatever slows or cuts off members; a quota warning the quota.
+func logConsequence(member string, cause Cause, ms []result.LogMessage) consequence {
+	c := logCause(member, cause, ms)
+	c.fromLogs = true
+	return c
+}
+
+func logCause(member string, cause Cause, ms []result.LogMessage) consequence {
+	switch cause {
+	case CauseDisk:
+		for _, m := range ms {
+			if !symptoms[m.Key] {
+				return consequence{member: member, by: []Cause{CauseCPU, CauseDefrag}}
+			}
+		}
+		return consequence{member: member, by: slowness}
+	case CauseLeader, CauseNetwork:
+		return consequence{member: member, anyMember: true, by: slowness}
+	case CauseQuota:
+		return consequence{member: member, anyMember: true, by: []Cause{CauseQuota}}
+	}
+	return consequence{member: member, by: nil}
 }

@@ -100,7 +100,7 @@ func (j *doctorJudge) starvation() {
 			status = result.Fail
 		}
 		j.stalled[m.Name] = true
-		j.find(result.Finding{Status: status, Cause: string(CauseCPU), Member: m.Name, Score: 1 + 10*own,
+		j.symptomOf(consequence{member: m.Name, by: []Cause{CauseDefrag}}, result.Finding{Status: status, Cause: string(CauseCPU), Member: m.Name, Score: 1 + 10*own,
 			Summary: fmt.Sprintf("%s stalls: %.0f%% of its local reads waited %s or more (up to %s), against at most %.0f%% elsewhere, while the network answered in %s",
 				m.Name, 100*own, units.Seconds(stall), units.Seconds(m.ReadSerial.Max), 100*others, units.Seconds(m.ConnectSeconds)),
 			Evidence: ev,
@@ -152,13 +152,16 @@ func (j *doctorJudge) network() result.DoctorStep {
 			}
 		}
 		if m.Metrics.PeerSendFailures > 0 {
-			j.find(result.Finding{Status: result.Warn, Cause: string(CauseNetwork), Member: m.Name, Score: 1.5,
+			j.symptom(result.Finding{Status: result.Warn, Cause: string(CauseNetwork), Member: m.Name, Score: 1.5,
 				Summary:  fmt.Sprintf("%s failed to send to its peers %.0f times in %s", m.Name, m.Metrics.PeerSendFailures, units.Seconds(j.d.WindowSeconds)),
 				Evidence: []string{fmt.Sprintf("etcd_network_peer_sent_failures_total +%.0f", m.Metrics.PeerSendFailures)},
-				Fix:      "a peer is down or unreachable from this member", Source: "etcd mixin etcdMembersDown", Versions: j.versions(m.Name)})
+				Fix:      "a peer is down or unreachable from this member", Source: "etcd mixin etcdMembersDown", Versions: j.versions(m.Name)},
+				consequence{anyMember: true, by: lostPeers})
 		}
 	}
+	j.cutOff()
 	t, _ := judge.Lookup(judge.ServerPeerRTTP99)
+	j.farMember(t.Fail)
 	gap, gapOn := j.quorumRound()
 	if gap >= t.Fail && worstRTT < t.Fail {
 		if root := j.explains(gapOn); root != nil {
@@ -269,8 +272,8 @@ func (j *doctorJudge) quorumRound() (float64, string) {
 			continue
 		}
 		g := m.ReadLinear.P50 - m.ReadSerial.P50
-		if m.ReadSerial.P50 > g/5 {
-			continue
+		if j.stalled[m.Name] || m.ReadSerial.P50 >= judge.LimitStall.Value() {
+			continue // its own slowness, not the round
 		}
 		if g < gap {
 			gap, who = g, m.Name
@@ -300,6 +303,7 @@ func (j *doctorJudge) readIndexGap() (float64, string) {
 // member over the window, and etcd's disk job where doctor ran it.
 func (j *doctorJudge) disk() result.DoctorStep {
 	st := result.DoctorStep{Name: "disk"}
+	j.defrag()
 	for _, v := range j.diskJob {
 		st.Checks = append(st.Checks, v)
 		if v.Status == result.Fail && v.ID == string(judge.DiskFsyncP99) {
@@ -373,7 +377,25 @@ func (j *doctorJudge) disk() result.DoctorStep {
 			score /= 2
 			status = result.Warn
 		}
-		j.find(result.Finding{Status: status, Cause: string(CauseDisk), Member: m.Name, Score: score,
+		explainedBy := []Cause{CauseDefrag}
+		if fs.Status != result.Fail {
+			// The same disk syncs the WAL within etcd's limit: what makes
+			// the backend's commits slow is what they write (a fragmented
+			// or huge database, a defragmentation, expensive requests) or
+			// a starved process, and the disk is named only when nothing
+			// else explains it.
+			explainedBy = []Cause{CauseDefrag, CauseFragmentation, CauseQuota, CauseRequests, CauseCPU}
+			status = result.Warn
+			ev = append(ev, fmt.Sprintf("its WAL fsync p99 %s is within etcd's %s on the same disk: the disk syncs fast, the commits are slow for what they write", units.Quantile(x.WALFsyncP99, result.LowestDiskBucket), judge.LimitWALFsyncP99.Text()))
+		}
+		var explain func(result.Finding) string
+		if fs.Status != result.Fail {
+			name, commit, wal := m.Name, units.Quantile(x.CommitP99, result.LowestDiskBucket), units.Quantile(x.WALFsyncP99, result.LowestDiskBucket)
+			explain = func(root result.Finding) string {
+				return fmt.Sprintf("%s's backend commit p99 %s while its WAL fsync p99 is %s on the same disk: the commits are slow for what they write, which %s explains, not for the disk", name, commit, wal, rootName(root))
+			}
+		}
+		j.symptomOf(consequence{member: m.Name, by: explainedBy, explain: explain}, result.Finding{Status: status, Cause: string(CauseDisk), Member: m.Name, Score: score,
 			Summary:  diskSummary(m.Name, x),
 			Evidence: ev, Fix: diskFix,
 			Source: t.Source, Versions: j.versions(m.Name)})
@@ -386,6 +408,7 @@ func (j *doctorJudge) disk() result.DoctorStep {
 // changes, failed and pending proposals, gRPC errors.
 func (j *doctorJudge) complaints() result.DoctorStep {
 	st := result.DoctorStep{Name: "complaints"}
+	j.expensiveReads()
 	var changes float64
 	var noLeader []string
 	seen := 0
@@ -416,7 +439,7 @@ func (j *doctorJudge) complaints() result.DoctorStep {
 				if ratio >= grpcErrFail {
 					v.Status = result.Fail
 				}
-				j.find(result.Finding{Status: v.Status, Cause: string(CauseRequests), Member: m.Name, Score: ratio / grpcErrFail,
+				j.symptomOf(consequence{anyMember: true, by: failures}, result.Finding{Status: v.Status, Cause: string(CauseRequests), Member: m.Name, Score: ratio / grpcErrFail,
 					Summary:  fmt.Sprintf("%.1f%% of %s's unary requests failed", 100*ratio, m.Name),
 					Evidence: []string{v.What + " " + v.Display}, Fix: "see the codes in grpc_server_handled_total: Unavailable and DeadlineExceeded point to the leader, disk or network findings above", Source: v.Source})
 			}
@@ -444,7 +467,7 @@ func (j *doctorJudge) complaints() result.DoctorStep {
 					m.Name, x.SlowReadIndexes, root.Member, root.Cause))
 				continue
 			}
-			j.find(result.Finding{Status: result.Warn, Cause: string(CauseNetwork), Member: m.Name, Score: 1.2,
+			j.symptomOf(consequence{member: m.Name, by: slowness}, result.Finding{Status: result.Warn, Cause: string(CauseNetwork), Member: m.Name, Score: 1.2,
 				Summary:  fmt.Sprintf("%s waited too long for ReadIndex %.0f times", m.Name, x.SlowReadIndexes),
 				Evidence: []string{fmt.Sprintf("etcd_server_slow_read_indexes_total +%.0f", x.SlowReadIndexes)},
 				Fix:      "a slow leader or a slow network between this member and the leader", Source: "etcd server/etcdserver (waiting for ReadIndex response took too long)", Versions: j.versions(m.Name)})
@@ -458,13 +481,13 @@ func (j *doctorJudge) complaints() result.DoctorStep {
 	lc := check(judge.ServerLeaderChanges, "", changes, units.Count)
 	st.Checks = append(st.Checks, lc)
 	if lc.Status != result.Pass {
-		j.find(result.Finding{Status: lc.Status, Cause: string(CauseLeader), Score: 0.8 + changes/4,
+		j.symptomOf(consequence{anyMember: true, by: elections}, result.Finding{Status: lc.Status, Cause: string(CauseLeader), Score: 0.8 + changes/4,
 			Summary:  fmt.Sprintf("the leader changed %.0f times in %s", changes, units.Seconds(j.d.WindowSeconds)),
 			Evidence: []string{lc.What + " " + lc.Display}, Fix: lc.Explanation, Source: lc.Source, Versions: j.versions()})
 	}
 	if len(noLeader) > 0 {
 		slices.Sort(noLeader)
-		j.find(result.Finding{Status: result.Fail, Cause: string(CauseLeader), Score: 6, Summary: fmt.Sprintf("%v had no leader at the end of the window", noLeader),
+		j.symptomOf(consequence{anyMember: true, by: lostPeers}, result.Finding{Status: result.Fail, Cause: string(CauseLeader), Score: 6, Summary: fmt.Sprintf("%v had no leader at the end of the window", noLeader),
 			Evidence: []string{"etcd_server_has_leader 0"}, Fix: "without a leader nothing commits: the network between members, their disks or lost quorum", Source: "etcd mixin etcdNoLeader"})
 	}
 	return st
@@ -505,7 +528,7 @@ func (j *doctorJudge) slowMedian(st *result.DoctorStep, m result.DoctorMember) b
 		// As for a p99 since start: the member's whole life, not today's load.
 		status, score = result.Warn, score/2
 	}
-	j.find(result.Finding{Status: status, Cause: string(CauseDisk), Member: m.Name, Score: score,
+	j.symptomOf(consequence{member: m.Name, by: []Cause{CauseDefrag}}, result.Finding{Status: status, Cause: string(CauseDisk), Member: m.Name, Score: score,
 		Summary: fmt.Sprintf("the disk of %s: half of its %.0f WAL fsyncs took at least %s, past etcd's %s p99 limit", m.Name, x.WALFsyncMedianN,
 			units.Quantile(x.WALFsyncMedianFloor, result.LowestDiskBucket), judge.LimitWALFsyncP99.Text()),
 		Evidence: []string{

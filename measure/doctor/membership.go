@@ -44,35 +44,45 @@ func membership(ctx context.Context, conn etcdclient.Config) ([]result.DoctorMem
 	return members, notes
 }
 
-// memberList asks every endpoint at once and takes the first answer.
+// memberList asks every endpoint at once and takes the first answer: the
+// others are cancelled then, so that a member cut off from its peers
+// (whose MemberList waits for a leader) does not hold the diagnosis for
+// the request's deadline.
 func memberList(ctx context.Context, conn etcdclient.Config) ([]*pb.Member, error) {
-	lists := make([][]*pb.Member, len(conn.Endpoints))
-	errs := make([]error, len(conn.Endpoints))
-	parallel(len(conn.Endpoints), func(i int) {
-		ep := conn.Endpoints[i]
-		if err := reach(ctx, ep); err != nil {
-			errs[i] = fmt.Errorf("%s: %w", ep, err)
-			return
+	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
+	defer cancel()
+	type answer struct {
+		list []*pb.Member
+		err  error
+	}
+	answers := make(chan answer, len(conn.Endpoints))
+	for _, ep := range conn.Endpoints {
+		go func() {
+			if err := reach(ctx, ep); err != nil {
+				answers <- answer{err: fmt.Errorf("%s: %w", ep, err)}
+				return
+			}
+			cli, err := one(conn, ep)
+			if err != nil {
+				answers <- answer{err: err}
+				return
+			}
+			defer cli.Close()
+			resp, err := cli.MemberList(ctx)
+			if err != nil {
+				answers <- answer{err: fmt.Errorf("%s: %s", ep, etcdclient.Describe(err))}
+				return
+			}
+			answers <- answer{list: resp.Members}
+		}()
+	}
+	var errs []error
+	for range conn.Endpoints {
+		a := <-answers
+		if a.err == nil {
+			return a.list, nil // the others end with ctx, their answers buffered
 		}
-		cli, err := one(conn, ep)
-		if err != nil {
-			errs[i] = err
-			return
-		}
-		defer cli.Close()
-		cctx, cancel := context.WithTimeout(ctx, requestTimeout)
-		defer cancel()
-		resp, err := cli.MemberList(cctx)
-		if err != nil {
-			errs[i] = fmt.Errorf("%s: %s", ep, etcdclient.Describe(err))
-			return
-		}
-		lists[i] = resp.Members
-	})
-	for i := range lists {
-		if lists[i] != nil {
-			return lists[i], nil
-		}
+		errs = append(errs, a.err)
 	}
 	return nil, errors.Join(errs...)
 }

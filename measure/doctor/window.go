@@ -71,6 +71,11 @@ func windowMetrics(b, a *metrics.Snapshot) *result.DoctorMetrics {
 			m.GRPCUnaryP99[method] = qn[0]
 		}
 	}
+	m.ClientSentBytes, _ = metrics.Increase(b, a, metrics.ClientGRPCSent)
+	m.Ranges = metrics.IncreaseBy(b, a, metrics.GRPCHandled, metrics.GRPCMethodLabel, map[string]string{metrics.GRPCTypeLabel: "unary"})["Range"]
+	db, _ := b.Gauge(metrics.DefragInflight)
+	da, _ := a.Gauge(metrics.DefragInflight)
+	m.Defragmenting = db > 0 || da > 0
 	hl, _ := a.Gauge(metrics.HasLeader)
 	m.HasLeader = hl == 1
 	return m

@@ -11,11 +11,11 @@ import (
 // (estimated: storage-sweep under 10 minutes, leader-vs-all under 5).
 func TestBuiltins(t *testing.T) {
 	t.Parallel()
-	want := []string{"disk-qualification", "hdd-diagnosis", "leader-vs-all", "multicloud", "storage-sweep"}
+	want := []string{"disk-qualification", "hdd-diagnosis", "incidents", "leader-vs-all", "multicloud", "storage-sweep"}
 	if got := Builtins(); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("built-ins %v, want %v", got, want)
 	}
-	quickUnder := map[string]time.Duration{"storage-sweep": 10 * time.Minute, "leader-vs-all": 5 * time.Minute, "multicloud": 5 * time.Minute}
+	quickUnder := map[string]time.Duration{"storage-sweep": 10 * time.Minute, "leader-vs-all": 5 * time.Minute, "multicloud": 5 * time.Minute, "incidents": 10 * time.Minute}
 	for _, name := range want {
 		s, err := Load(name)
 		if err != nil {

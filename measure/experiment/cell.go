@@ -85,7 +85,7 @@ func (r *runner) runCell(ctx context.Context, pc *Cell, last bool) (cell result.
 		cell.Environment.Members, cell.Environment.LocalCluster = len(st.Members), true
 		cell.Environment.DataDir, cell.Environment.ServerVersion = st.DataDir, st.EtcdVersion
 		var bc *bench.Config
-		if pc.Disk == nil && pc.Check == nil {
+		if pc.Disk == nil && pc.Check == nil && pc.Doctor == nil {
 			bc = &pc.Bench.Config
 		}
 		cell.Environment.CommitRTTSeconds, cell.Environment.WriteRTTSeconds = emulatedRTTs(sc.opts.Links, st.Members, bc)
@@ -98,6 +98,8 @@ func (r *runner) runCell(ctx context.Context, pc *Cell, last bool) (cell result.
 		doc, err = r.runDisk(ctx, pc, sc)
 	case pc.Check != nil:
 		doc, err = r.runCheck(ctx, pc, sc, conn)
+	case pc.Doctor != nil:
+		err = r.runDoctor(ctx, pc, sc, &cell)
 	default:
 		doc, err = r.runBench(ctx, pc, sc, conn, &cell)
 	}

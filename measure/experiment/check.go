@@ -106,7 +106,7 @@ func (s *Spec) checkSetup(i int) error {
 		for _, f := range []struct {
 			name string
 			set  bool
-		}{{"members", st.Members != 0}, {"storage", st.Storage != ""}, {"topology", st.Topology != ""}, {"tls", st.TLS},
+		}{{"members", st.Members != 0}, {"storage", st.Storage != ""}, {"topology", st.Topology != "" || st.TopologySpec != nil}, {"tls", st.TLS},
 			{"etcd", st.Etcd != Tuning{}}, {"reuse", st.Reuse}, {"port_base", st.PortBase != 0}} {
 			if f.set {
 				return s.errorf(at(f.name), "a live setup (endpoints) takes only connection fields (cacert, cert, key, user, password_file, metrics_urls) and member_cores")
@@ -143,15 +143,22 @@ func (s *Spec) checkSetup(i int) error {
 func (s *Spec) checkWorkload(i int) error {
 	w := &s.Workloads[i]
 	kinds := 0
-	for _, set := range []bool{w.Bench != "", w.Disk != nil, w.Check != nil} {
+	for _, set := range []bool{w.Bench != "", w.Disk != nil, w.Check != nil, w.Doctor != nil} {
 		if set {
 			kinds++
 		}
 	}
 	if kinds != 1 {
-		return s.errorf([]any{"workloads", i}, "workload %q needs exactly one of bench, disk or check", w.Name)
+		return s.errorf([]any{"workloads", i}, "workload %q needs exactly one of bench, disk, check or doctor", w.Name)
+	}
+	for j, name := range w.Setups {
+		if s.setup(name) == nil {
+			return s.errorf([]any{"workloads", i, "setups", j}, "no setup named %q", name)
+		}
 	}
 	switch {
+	case w.Doctor != nil:
+		return s.checkDoctor(i)
 	case w.Disk != nil:
 		for j, st := range s.Setups {
 			if st.Live() {
@@ -223,34 +230,41 @@ func (f *Fault) Action() (action, target string) {
 // checkFaults checks the timeline against every setup: faults need local
 // setups, and their targets must be members of each.
 func (s *Spec) checkFaults() error {
-	if len(s.Faults) == 0 {
+	return s.checkTimeline([]any{"faults"}, s.Faults, s.Setups)
+}
+
+// checkTimeline checks a fault timeline (the file's, at path, or an
+// incident's) against the setups it runs on.
+func (s *Spec) checkTimeline(path []any, faults []Fault, setups []Setup) error {
+	if len(faults) == 0 {
 		return nil
 	}
-	for i, st := range s.Setups {
+	at := func(more ...any) []any { return append(slices.Clone(path), more...) }
+	for i, st := range setups {
 		if st.Live() {
-			return s.errorf([]any{"faults"}, "faults need local setups: setup %q (setups[%d]) is a live cluster, which etcdlab does not break", st.Name, i)
+			return s.errorf(at(), "faults need local setups: setup %q (setups[%d]) is a live cluster, which etcdlab does not break", st.Name, i)
 		}
 	}
-	for i := range s.Faults {
-		f := &s.Faults[i]
+	for i := range faults {
+		f := &faults[i]
 		acts := f.actions()
 		if len(acts) != 1 {
-			return s.errorf([]any{"faults", i}, "a fault needs exactly one of %s", actionNames())
+			return s.errorf(at(i), "a fault needs exactly one of %s", actionNames())
 		}
 		action, target := f.Action()
 		if f.For > 0 && isUndo(action) {
-			return s.errorf([]any{"faults", i, "for"}, "for undoes a kill, pause or partition; %s is already an undo", action)
+			return s.errorf(at(i, "for"), "for undoes a kill, pause or partition; %s is already an undo", action)
 		}
 		if target == "follower" && isUndo(action) {
-			return s.errorf([]any{"faults", i, action}, "%s follower: name the member (m1, m2, ...), or give the fault that broke it a for", action)
+			return s.errorf(at(i, action), "%s follower: name the member (m1, m2, ...), or give the fault that broke it a for", action)
 		}
 		if target == "leader" || target == "follower" {
 			continue
 		}
-		for _, st := range s.Setups {
+		for _, st := range setups {
 			o, _ := s.clusterOptions(&st, setupEnv{})
 			if n := o.Members; !isMember(target, n) {
-				return s.errorf([]any{"faults", i, action}, "%q is not a member of setup %q (m1 to m%d), leader or follower", target, st.Name, n)
+				return s.errorf(at(i, action), "%q is not a member of setup %q (m1 to m%d), leader or follower", target, st.Name, n)
 			}
 		}
 	}

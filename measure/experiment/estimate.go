@@ -54,6 +54,8 @@ func (s *Spec) estimate(c *Cell) time.Duration {
 		}
 	}
 	switch c.Workload.Kind() {
+	case "doctor":
+		return overhead + c.Doctor.estimate()
 	case "disk":
 		j := c.Disk
 		d := j.Runtime.D()

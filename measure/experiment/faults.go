@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"sync"
@@ -52,6 +53,33 @@ type timeline struct {
 	// faulted holds the members each fault left broken (by fault name),
 	// until its undo.
 	faulted map[string]map[string]bool
+	// skip is why a fault cannot be injected on this machine (no cgroup
+	// to write), from the first such error.
+	skip string
+}
+
+// Unavailable is an error that says a fault cannot be injected on this
+// machine at all (a cgroup the lab cannot write): an incident that needs
+// it is skipped with the reason, not failed.
+type Unavailable interface {
+	error
+	Unavailable() string
+}
+
+// unavailable is why a fault could not be injected here, "" when every
+// fault could.
+func (t *timeline) unavailable() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.skip
+}
+
+// leaderHit is the member the timeline's last "leader" step hit, "" when
+// none did.
+func (t *timeline) leaderHit() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.leader
 }
 
 func newTimeline(c *cluster.Cluster, faults []Fault) *timeline {
@@ -115,6 +143,12 @@ func (t *timeline) run(ctx context.Context, began time.Time) {
 		}
 		if err != nil {
 			t.update(idx, func(e *result.FaultEvent) { e.Error = oneLine(err) })
+			var u Unavailable
+			if errors.As(err, &u) {
+				t.mu.Lock()
+				t.skip = cmp(t.skip, u.Unavailable())
+				t.mu.Unlock()
+			}
 		}
 	}
 }

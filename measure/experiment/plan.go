@@ -43,6 +43,10 @@ type Cell struct {
 	// profile.
 	Disk  *DiskJob
 	Check *CheckJob
+	// Doctor is a doctor workload's incident, and Loads its background
+	// load lines parsed.
+	Doctor *DoctorJob
+	Loads  []bench.CommandLine
 	// Estimate is how long the cell should take, its overhead included
 	// (see Estimate).
 	Estimate time.Duration
@@ -77,6 +81,9 @@ func (s *Spec) Plan(profile string) (*Plan, error) {
 		first := true
 		for wi := range s.Workloads {
 			w := &s.Workloads[wi]
+			if len(w.Setups) > 0 && !slices.Contains(w.Setups, st.Name) {
+				continue
+			}
 			for _, combo := range combinations(sweep, placeholders(w.Bench)) {
 				c := Cell{Setup: st, Workload: w, Params: map[string]string{"setup": st.Name, "workload": w.Name}}
 				id := []string{st.Name, w.Name}
@@ -92,6 +99,19 @@ func (s *Spec) Plan(profile string) (*Plan, error) {
 						j.Runtime = prof.DiskRuntime
 					}
 					c.Disk = &j
+				case w.Doctor != nil:
+					c.Doctor = w.Doctor
+					for li, l := range w.Doctor.Load {
+						words, err := splitLine(l)
+						if err != nil {
+							return nil, s.errorf([]any{"workloads", wi, "doctor", "load", li}, "%v", err)
+						}
+						cl, err := parseBench(words)
+						if err != nil {
+							return nil, s.errorf([]any{"workloads", wi, "doctor", "load", li}, "%v", err)
+						}
+						c.Loads = append(c.Loads, cl)
+					}
 				case w.Check != nil:
 					j := *w.Check
 					if prof.LevelDuration > 0 {
@@ -227,6 +247,13 @@ func (s *Spec) Describe(st *Setup) string {
 	if st.Topology != "" {
 		parts = append(parts, "topology "+st.Topology)
 	}
+	if st.TopologySpec != nil {
+		if t, err := s.topologyOf(st); err == nil && t.Description != "" {
+			parts = append(parts, t.Description)
+		} else {
+			parts = append(parts, "its own topology")
+		}
+	}
 	switch {
 	case o.FsyncDelay != nil:
 		parts = append(parts, "storage slowed (fsync +"+o.FsyncDelay.String()+")")
@@ -235,7 +262,7 @@ func (s *Spec) Describe(st *Setup) string {
 	default:
 		parts = append(parts, "storage "+cmp(st.Storage, StorageDisk))
 	}
-	if o.Links != nil && st.Topology == "" {
+	if o.Links != nil && st.Topology == "" && st.TopologySpec == nil {
 		parts = append(parts, "emulated network")
 	}
 	if st.TLS {

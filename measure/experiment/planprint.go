@@ -53,6 +53,8 @@ func (c *Cell) Command() string {
 		return "disk " + c.Disk.describe()
 	case c.Check != nil:
 		return "check " + c.Check.describe()
+	case c.Doctor != nil:
+		return "doctor " + c.Doctor.describe()
 	}
 	return "bench " + quoteLine(c.Line)
 }
@@ -102,4 +104,41 @@ func roundDuration(d time.Duration) time.Duration {
 		return d.Round(100 * time.Millisecond)
 	}
 	return d.Round(time.Second)
+}
+
+// describe says what an incident injects and expects, for a plan.
+func (d *DoctorJob) describe() string {
+	var parts []string
+	if d.Leader != "" {
+		parts = append(parts, "leader "+d.Leader)
+	}
+	if f := d.Fill; f != nil {
+		switch {
+		case f.Keys > 0:
+			parts = append(parts, fmt.Sprintf("fill %d keys", f.Keys))
+		case f.QuotaShare > 0:
+			parts = append(parts, fmt.Sprintf("fill to %.0f%% of the quota", 100*f.QuotaShare))
+		default:
+			parts = append(parts, "fill until NOSPACE")
+		}
+		if f.Delete {
+			parts = append(parts, "delete")
+		}
+	}
+	if len(d.Load) > 0 {
+		parts = append(parts, fmt.Sprintf("%d background loads", len(d.Load)))
+	}
+	for _, f := range d.Faults {
+		a, t := f.Action()
+		parts = append(parts, a+" "+t)
+	}
+	want := "no finding"
+	if d.Expect.Cause != "" {
+		want = d.Expect.Cause
+		if d.Expect.Member != "" {
+			want += " on " + d.Expect.Member
+		}
+	}
+	parts = append(parts, "expects "+want)
+	return strings.Join(parts, ", ")
 }

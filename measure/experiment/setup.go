@@ -1,10 +1,12 @@
 package experiment
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/etcdlab/etcdlab/emulate/slowfs"
@@ -46,10 +48,13 @@ const (
 // are *setupError naming the field at fault.
 func (s *Spec) clusterOptions(st *Setup, env setupEnv) (cluster.Options, error) {
 	o := cluster.Options{Members: 3, TLS: st.TLS, PortBase: st.PortBase, BaseDir: env.DataDir}
-	if st.Topology != "" {
-		t, err := topology.Load(s.topologyPath(st.Topology))
+	if st.Topology != "" && st.TopologySpec != nil {
+		return o, badField("topology_spec", "give a topology or a topology_spec, not both")
+	}
+	if st.Topology != "" || st.TopologySpec != nil {
+		t, err := s.topologyOf(st)
 		if err != nil {
-			return o, badField("topology", "%s", err.Error())
+			return o, err
 		}
 		if st.Members != 0 && t.Members != 0 && st.Members != t.Members {
 			return o, badField("members", "%d, but topology %s has %d members", st.Members, st.Topology, t.Members)
@@ -92,7 +97,7 @@ func (s *Spec) clusterOptions(st *Setup, env setupEnv) (cluster.Options, error) 
 	default:
 		return o, badField("storage", "%q: want disk, tmpfs, dir:PATH or slow:DELAY (slow:10ms, slow:lognormal:p50=23ms,p99=268ms)", st.Storage)
 	}
-	if s.partitions() && o.Links == nil {
+	if s.partitions(st) && o.Links == nil {
 		o.Links = map[wan.Dir]wan.Link{} // an emulated network whose links pass bytes straight through
 	}
 	if err := o.Validate(); err != nil {
@@ -103,6 +108,27 @@ func (s *Spec) clusterOptions(st *Setup, env setupEnv) (cluster.Options, error) 
 		return o, badField(field, "%s", errText(err, yamlClusterName))
 	}
 	return o, nil
+}
+
+// topologyOf reads the setup's topology: its preset or file, or the
+// one written in the setup.
+func (s *Spec) topologyOf(st *Setup) (*topology.Topology, error) {
+	if st.TopologySpec == nil {
+		t, err := topology.Load(s.topologyPath(st.Topology))
+		if err != nil {
+			return nil, badField("topology", "%s", err.Error())
+		}
+		return t, nil
+	}
+	b, err := json.Marshal(st.TopologySpec)
+	if err != nil {
+		return nil, badField("topology_spec", "%v", err)
+	}
+	t, err := topology.Parse(b)
+	if err != nil {
+		return nil, badField("topology_spec", "%s", err.Error())
+	}
+	return t, nil
 }
 
 // topologyPath finds a topology file relative to the experiment file; a
@@ -123,10 +149,17 @@ func (s *Spec) relPath(p string) string {
 	return filepath.Join(filepath.Dir(s.file), p)
 }
 
-// partitions reports whether the timeline partitions a member, which
-// needs an emulated network.
-func (s *Spec) partitions() bool {
-	for _, f := range s.Faults {
+// partitions reports whether a timeline run on setup st (the file's, or
+// an incident's on st) partitions a member, which needs an emulated
+// network.
+func (s *Spec) partitions(st *Setup) bool {
+	faults := slices.Clone(s.Faults)
+	for _, w := range s.Workloads {
+		if w.Doctor != nil && (len(w.Setups) == 0 || slices.Contains(w.Setups, st.Name)) {
+			faults = append(faults, w.Doctor.Faults...)
+		}
+	}
+	for _, f := range faults {
 		if action, _ := f.Action(); about(action).Emulated {
 			return true
 		}

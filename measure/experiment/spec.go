@@ -70,6 +70,9 @@ type Setup struct {
 	Reuse bool `yaml:"reuse"`
 	// PortBase fixes the members' ports (cluster.Options.PortBase).
 	PortBase int `yaml:"port_base"`
+	// TopologySpec is a topology written in the file itself (the fields
+	// of a topology file), instead of Topology.
+	TopologySpec map[string]any `yaml:"topology_spec"`
 
 	// A live cluster instead: its endpoints and how to reach it. The
 	// password, if any, is read from PasswordFile at run time, so that it
@@ -108,18 +111,24 @@ type Workload struct {
 	// Bench is a bench command line as etcd benchmark takes it, without
 	// the program name and without connection flags (the setup gives the
 	// cluster): "--conns=50 --clients={clients} put --val-size=256".
-	Bench string    `yaml:"bench"`
-	Disk  *DiskJob  `yaml:"disk"`
-	Check *CheckJob `yaml:"check"`
+	Bench  string     `yaml:"bench"`
+	Disk   *DiskJob   `yaml:"disk"`
+	Check  *CheckJob  `yaml:"check"`
+	Doctor *DoctorJob `yaml:"doctor"`
+	// Setups limits the workload to the setups named (default: every
+	// setup): an incident runs on the cluster built for it.
+	Setups []string `yaml:"setups"`
 }
 
-// Kind is the workload's kind: "bench", "disk" or "check".
+// Kind is the workload's kind: "bench", "disk", "check" or "doctor".
 func (w *Workload) Kind() string {
 	switch {
 	case w.Disk != nil:
 		return "disk"
 	case w.Check != nil:
 		return "check"
+	case w.Doctor != nil:
+		return "doctor"
 	}
 	return "bench"
 }

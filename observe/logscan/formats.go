@@ -30,6 +30,9 @@ type entry struct {
 	ts      time.Time
 	msg     string
 	errText string
+	// response is zap's "response" field of a slow request ("range_
+	// response_count:100000 size:12MB"); text formats write it in msg.
+	response string
 	// took and exceeded are zap's "took" and "exceeded-duration".
 	took, exceeded       time.Duration
 	hasTook, hasExceeded bool

@@ -18,6 +18,7 @@ type rawLine struct {
 	Took     json.RawMessage `json:"took"`
 	Exceeded json.RawMessage `json:"exceeded-duration"`
 	Error    json.RawMessage `json:"error"`
+	Response json.RawMessage `json:"response"`
 	Name     json.RawMessage `json:"name"`
 	LocalID  json.RawMessage `json:"local-member-id"`
 	Message  json.RawMessage `json:"MESSAGE"`
@@ -55,6 +56,7 @@ func (r *rawLine) fill(e *entry) {
 	e.took, e.hasTook = jsonDuration(r.Took)
 	e.exceeded, e.hasExceeded = jsonDuration(r.Exceeded)
 	e.errText, _ = str(r.Error)
+	e.response, _ = str(r.Response)
 	e.localID, _ = str(r.LocalID)
 	if e.msg == startingServer {
 		e.name, _ = str(r.Name)

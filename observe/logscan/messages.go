@@ -53,6 +53,11 @@ var messages = [...]known{ //nolint:gochecknoglobals // constant table
 		{text: "request took too long to execute", match: []string{"took too long (", ") to execute"}, after: "took too long ("},
 		{text: "apply entries took too long", after: "took too long ["},
 	}},
+	// A slow request that answered a listing: what was slow is the
+	// request, not the disk (expensive).
+	{key: "expensive-read", cause: "requests", variants: []variant{
+		{text: "apply request took too long (a large range)", field: "took", after: "took too long ("},
+	}},
 	{key: "sending-buffer-full", cause: "network", variants: []variant{
 		{text: "sending buffer is full"},
 	}},
@@ -135,4 +140,42 @@ func (v *variant) tookIn(msg string) (time.Duration, bool) {
 		rest = rest[:end]
 	}
 	return parseDuration(rest)
+}
+
+// expensiveCount is the range_response_count from which a slow request's
+// line is an expensive read rather than a slow apply.
+const expensiveCount = 10000
+
+// expensive turns a slow-apply line whose response listed at least
+// expensiveCount keys ("range_response_count:100000", in zap's response
+// field or in a text line's message) into an expensive read.
+func expensive(e *entry, k *known, v *variant) (*known, *variant) {
+	if k.key != "apply-took-too-long" {
+		return k, v
+	}
+	resp := e.response
+	if resp == "" {
+		resp = e.msg
+	}
+	const label = "range_response_count:"
+	i := strings.LastIndex(resp, label)
+	if i < 0 {
+		return k, v
+	}
+	digits := resp[i+len(label):]
+	n := 0
+	for _, r := range digits {
+		if r < '0' || r > '9' {
+			break
+		}
+		n = 10*n + int(r-'0')
+		if n >= expensiveCount {
+			for j := range messages {
+				if messages[j].key == "expensive-read" {
+					return &messages[j], &messages[j].variants[0]
+				}
+			}
+		}
+	}
+	return k, v
 }

@@ -94,6 +94,7 @@ func (t *tally) scan(ctx context.Context, r io.Reader, source string, o Options)
 		}
 		t.seen(&e)
 		if k, v := lookup(e.msg, e.errText); k != nil {
+			k, v = expensive(&e, k, v)
 			s.add(&e, k, v)
 		}
 	})

@@ -67,6 +67,9 @@ const (
 	// wire bytes: no HTTP/2 framing or TLS).
 	ClientGRPCSent     Name = "etcd_network_client_grpc_sent_bytes_total"
 	ClientGRPCReceived Name = "etcd_network_client_grpc_received_bytes_total"
+	// DefragInflight is 1 while the member defragments its backend (etcd
+	// 3.5 and newer).
+	DefragInflight Name = "etcd_disk_defrag_inflight"
 	// PeerSent and PeerReceived count the bytes a member sent to and
 	// received from its peers (labels To and From).
 	PeerSent     Name = "etcd_network_peer_sent_bytes_total"

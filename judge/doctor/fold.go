@@ -1,0 +1,153 @@
+package doctor
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/etcdlab/etcdlab/result"
+)
+
+// consequence says that a finding is a symptom: what a root cause of one
+// of the causes by makes happen, seen on member ("" for the cluster's).
+// A root explains it when it is on the same member, on the leader (every
+// member waits for the leader), or the cluster's; anyMember lets a root
+// on any member explain it (a down or cut-off member makes its peers
+// fail to send to it).
+type consequence struct {
+	member    string
+	anyMember bool
+	by        []Cause
+	// fromLogs marks a finding built from log lines alone: it may
+	// explain other log findings, never a measured one (the metrics and
+	// probes say what is happening; a log line may be a consequence).
+	fromLogs bool
+	// explain, if set, is the evidence line the root gains, naming what
+	// rules the symptom's own cause out; default: its summary.
+	explain func(root result.Finding) string
+}
+
+// symptom adds a finding that roots of the causes in c.by explain: when
+// one is found, fold makes it that root's evidence; when none is, it
+// stands as a finding of its own.
+func (j *doctorJudge) symptom(f result.Finding, c consequence) {
+	j.find(f)
+	j.symptoms[len(j.findings)-1] = c
+}
+
+// symptomOf is symptom with its arguments the other way round, so that a
+// long finding literal comes last.
+func (j *doctorJudge) symptomOf(c consequence, f result.Finding) { j.symptom(f, c) }
+
+// fold turns every symptom a root explains into that root's evidence,
+// naming the measurement that makes it a consequence, and drops it from
+// the findings: an operator gets one finding per cause, not one per
+// symptom. Among the roots that explain a symptom, the best-scored takes
+// it. A symptom nothing explains stands as a root itself (a slow disk
+// that no defragmentation explains explains the slow reads behind it);
+// symptoms that could only explain each other all stand.
+func (j *doctorJudge) fold() {
+	pending := map[int]bool{}
+	for i := range j.symptoms {
+		pending[i] = true
+	}
+	drop := map[int]bool{}
+	for len(pending) > 0 {
+		progress := false
+		for i := range j.findings {
+			if !pending[i] {
+				continue
+			}
+			if best := j.rootFor(i, func(k int) bool { return !pending[k] && !drop[k] }); best >= 0 {
+				f, root := j.findings[i], &j.findings[best]
+				line := fmt.Sprintf("%s: a consequence of %s, not a %s finding of its own", f.Summary, rootName(*root), f.Cause)
+				if e := j.symptoms[i].explain; e != nil {
+					line = e(*root)
+				}
+				root.Evidence = append(root.Evidence, line)
+				drop[i] = true
+				delete(pending, i)
+				progress = true
+			}
+		}
+		if progress {
+			continue
+		}
+		// What no finding at all can explain stands; if every pending
+		// symptom could be explained by another pending one, all stand.
+		stood := false
+		for i := range j.findings {
+			if pending[i] && j.rootFor(i, func(k int) bool { return !drop[k] }) < 0 {
+				delete(pending, i)
+				stood = true
+			}
+		}
+		if !stood {
+			clear(pending)
+		}
+	}
+	kept := j.findings[:0]
+	for i, f := range j.findings {
+		if !drop[i] {
+			kept = append(kept, f)
+		}
+	}
+	j.findings = kept
+	j.symptoms = map[int]consequence{}
+}
+
+// rootFor is the index of the best-scored finding among those eligible
+// that explains symptom i, or -1.
+func (j *doctorJudge) rootFor(i int, eligible func(int) bool) int {
+	c := j.symptoms[i]
+	best := -1
+	for k := range j.findings {
+		if k == i || !eligible(k) {
+			continue
+		}
+		if rc, ok := j.symptoms[k]; ok && rc.fromLogs && !c.fromLogs {
+			continue
+		}
+		r := j.findings[k]
+		if !slices.Contains(c.by, Cause(r.Cause)) {
+			continue
+		}
+		if !c.anyMember && c.member != "" && r.Member != "" && r.Member != c.member && !j.leads(r.Member) {
+			continue
+		}
+		if best < 0 || r.Score > j.findings[best].Score {
+			best = k
+		}
+	}
+	return best
+}
+
+// leads reports whether member was the leader when doctor looked.
+func (j *doctorJudge) leads(member string) bool {
+	for _, m := range j.d.Members {
+		if m.Name == member {
+			return m.IsLeader
+		}
+	}
+	return false
+}
+
+// rootName is "m1's disk", or "the cluster's quota".
+func rootName(f result.Finding) string {
+	if f.Member == "" {
+		return "the cluster's " + f.Cause
+	}
+	return f.Member + "'s " + f.Cause
+}
+
+// Roots by what they explain.
+var (
+	// slowness are the causes that make a member or the leader slow:
+	// its applies, heartbeats, read indexes and requests late.
+	slowness = []Cause{CauseDisk, CauseCPU, CauseDefrag, CauseRequests, CauseNetwork, CauseMembership, CauseLeader} //nolint:gochecknoglobals // constant list
+	// lostPeers are the causes that cut a member off its peers.
+	lostPeers = []Cause{CauseNetwork, CauseMembership} //nolint:gochecknoglobals // constant list
+	// failures are the causes that make requests fail.
+	failures = []Cause{CauseQuota, CauseLeader, CauseMembership, CauseNetwork, CauseDisk, CauseCPU, CauseDefrag} //nolint:gochecknoglobals // constant list
+	// elections are the causes that cost the cluster its leader.
+	elections = []Cause{CauseDisk, CauseCPU, CauseNetwork, CauseMembership, CauseDefrag} //nolint:gochecknoglobals // constant list
+)

@@ -1,0 +1,231 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	judgedoctor "github.com/etcdlab/etcdlab/judge/doctor"
+	"github.com/etcdlab/etcdlab/lab/cluster"
+	"github.com/etcdlab/etcdlab/lab/etcdclient"
+	"github.com/etcdlab/etcdlab/measure/bench"
+	"github.com/etcdlab/etcdlab/measure/doctor"
+	"github.com/etcdlab/etcdlab/result"
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+// loadSlack is how much longer than the incident's settle and window a
+// background load is sized to run: it is stopped when the diagnosis ends.
+const loadSlack = time.Minute
+
+// estimate is how long the incident takes besides the cluster: its fill,
+// settle and diagnosis.
+func (d *DoctorJob) estimate() time.Duration {
+	e := d.settle() + d.window() + 2*time.Second
+	if f := d.Fill; f != nil {
+		switch {
+		case f.Keys > 0:
+			e += time.Duration(f.Keys) * 100 * time.Microsecond
+		default:
+			e += 20 * time.Second
+		}
+		if f.Delete {
+			e += 5 * time.Second
+		}
+	}
+	return e
+}
+
+func (d *DoctorJob) settle() time.Duration {
+	if d.Settle == 0 {
+		return defaultSettle
+	}
+	return d.Settle.D()
+}
+
+func (d *DoctorJob) window() time.Duration {
+	if d.Window == 0 {
+		return doctor.DefaultWindow
+	}
+	return d.Window.D()
+}
+
+// runDoctor runs an incident on the cell's cluster: the leader moved,
+// the data written, the load started, the timeline begun, then after the
+// settle a diagnosis with the members' logs, graded against the
+// expectation. A fault the lab cannot inject here (no cgroup to write)
+// makes the cell skipped, with the reason.
+func (r *runner) runDoctor(ctx context.Context, pc *Cell, sc *setupCluster, cell *result.Cell) error {
+	if sc == nil {
+		return errors.New("an incident needs a local setup")
+	}
+	d := pc.Doctor
+	c := sc.c
+	if d.Leader != "" {
+		if err := moveLeader(ctx, c, d.Leader); err != nil {
+			return fmt.Errorf("move the leader to %s: %w", d.Leader, err)
+		}
+	}
+	if d.Fill != nil {
+		note, err := fill(ctx, c.Client(), *d.Fill, float64(c.Tuning().QuotaBackendBytes))
+		if note != "" {
+			cell.Notes = append(cell.Notes, note)
+		}
+		if err != nil {
+			return fmt.Errorf("fill: %w", err)
+		}
+	}
+	// The incident starts now: the logs read are from here on (the
+	// leader's move and the fill are the lab's doing, not the incident).
+	incident := time.Now()
+	loadCtx, stopLoad := context.WithCancel(ctx)
+	var loads sync.WaitGroup
+	loadErrs := make([]error, len(pc.Loads))
+	for i, cl := range pc.Loads {
+		cfg := cl.Config
+		cfg.Cluster, cfg.Log = c, io.Discard
+		cfg.Duration = d.settle() + d.window() + loadSlack
+		cfg.Total = 0
+		loads.Go(func() {
+			_, loadErrs[i] = bench.Run(loadCtx, cfg)
+		})
+	}
+	defer func() {
+		stopLoad()
+		loads.Wait()
+		for i, err := range loadErrs {
+			if err != nil && ctx.Err() == nil && !errors.Is(err, context.Canceled) {
+				cell.Notes = append(cell.Notes, fmt.Sprintf("background load %d: %s", i+1, oneLine(err)))
+			}
+		}
+	}()
+	var tl *timeline
+	if len(d.Faults) > 0 {
+		tl = newTimeline(c, d.Faults)
+		tl.start(ctx)
+		defer func() { cell.Faults = tl.finish(false) }()
+	}
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(d.settle()):
+	}
+	if tl != nil {
+		if why := tl.unavailable(); why != "" {
+			cell.Status, cell.Error = result.CellSkipped, why
+			return nil
+		}
+	}
+	logs, err := memberLogs(c)
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(logs)
+	began := time.Now()
+	doc, err := doctor.Run(ctx, doctor.Options{Conn: c.Client(), MetricsURLs: c.State().MetricsURLs, Window: d.window(), Logs: logs, Since: time.Since(incident) + time.Second})
+	if err != nil {
+		return fmt.Errorf("doctor: %w", err)
+	}
+	cell.Notes = append(cell.Notes, fmt.Sprintf("diagnosis took %.1f s", time.Since(began).Seconds()))
+	cell.Doctor = doc.Doctor
+	member := d.Expect.Member
+	if member == "leader" {
+		member = resolvedLeader(tl, doc.Doctor)
+	}
+	in := judgedoctor.Grade(d.Expect.Cause, member, d.Expect.Fires, doc.Doctor)
+	cell.Incident = &in
+	return nil
+}
+
+// resolvedLeader is the member a "leader" step of the timeline hit, else
+// the member the diagnosis found leading.
+func resolvedLeader(tl *timeline, d *result.Doctor) string {
+	if tl != nil {
+		if m := tl.leaderHit(); m != "" {
+			return m
+		}
+	}
+	for _, m := range d.Members {
+		if m.IsLeader {
+			return m.Name
+		}
+	}
+	return ""
+}
+
+// memberLogs makes a directory of links named after the members to their
+// logs, as doctor --logs reads them; the caller removes it.
+func memberLogs(c *cluster.Cluster) (string, error) {
+	dir, err := os.MkdirTemp("", "etcdlab-incident-logs-")
+	if err != nil {
+		return "", err
+	}
+	for _, m := range c.State().Members {
+		if err := os.Symlink(m.LogFile, filepath.Join(dir, m.Name+".log")); err != nil {
+			_ = os.RemoveAll(dir)
+			return "", err
+		}
+	}
+	return dir, nil
+}
+
+// moveLeader hands the leadership to member name, through the current
+// leader, and waits until name leads.
+func moveLeader(ctx context.Context, c *cluster.Cluster, name string) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	st := c.State()
+	names := map[string]string{}
+	for _, m := range st.Members {
+		names[m.ClientURL] = m.Name
+	}
+	for ctx.Err() == nil {
+		var leader, target cluster.MemberStatus
+		for _, s := range cluster.Status(ctx, c.Client(), names) {
+			if s.Role == "leader" {
+				leader = s
+			}
+			if s.Name == name {
+				target = s
+			}
+		}
+		if leader.Name == name {
+			return nil
+		}
+		if leader.Name != "" && target.ID != "" {
+			id, err := strconv.ParseUint(target.ID, 16, 64)
+			if err != nil {
+				return fmt.Errorf("member %s's ID %q: %w", name, target.ID, err)
+			}
+			conn := c.Client()
+			conn.Endpoints = []string{leader.Endpoint}
+			if err := withClient(ctx, conn, func(cli *clientv3.Client) error {
+				_, err := cli.MoveLeader(ctx, id)
+				return err
+			}); err != nil && ctx.Err() == nil {
+				time.Sleep(200 * time.Millisecond) // an election in progress; ask again
+			}
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	return ctx.Err()
+}
+
+// withClient runs f with a client of conn, closed afterwards.
+func withClient(ctx context.Context, conn etcdclient.Config, f func(*clientv3.Client) error) error {
+	cli, err := etcdclient.NewChecked(ctx, conn)
+	if err != nil {
+		return err
+	}
+	defer cli.Close()
+	return f(cli)
+}

@@ -1,0 +1,62 @@
+package experiment
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/etcdlab/etcdlab/emulate/slowfs"
+	"github.com/etcdlab/etcdlab/result"
+)
+
+// TestIncidents runs every incident of the built-in catalogue, each on its
+// own fresh cluster, and wants the doctor's diagnosis right: the top
+// finding is the injected cause on the injected member and no other
+// finding names another cause (issue 23's acceptance). An incident the
+// machine cannot inject (no cgroup to write, no FUSE for a slow disk)
+// is skipped with the reason.
+func TestIncidents(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a cluster per incident")
+	}
+	s, err := Load("incidents")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.Plan("quick")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range p.Cells {
+		t.Run(c.Workload.Name, func(t *testing.T) {
+			if o, _ := s.clusterOptions(c.Setup, setupEnv{}); o.FsyncDelay != nil || len(o.MemberFsyncDelay) > 0 {
+				if err := slowfs.Available(); err != nil {
+					t.Skip(err)
+				}
+			}
+			one := *p
+			one.Cells = []Cell{c}
+			doc, err := Run(context.Background(), Options{Plan: &one, DataDir: t.TempDir()})
+			if doc == nil || len(doc.Experiment.Cells) != 1 {
+				t.Fatalf("no cell: %v", err)
+			}
+			cell := doc.Experiment.Cells[0]
+			if cell.Status == result.CellSkipped {
+				t.Skip(cell.Error)
+			}
+			if err != nil || cell.Status != result.CellOK || cell.Incident == nil {
+				t.Fatalf("cell %s: %s %s (%v); notes %v", cell.ID, cell.Status, cell.Error, err, cell.Notes)
+			}
+			if in := cell.Incident; in.Outcome != result.IncidentRight {
+				var b strings.Builder
+				for _, f := range cell.Doctor.Findings {
+					b.WriteString("\n  " + f.Status + " " + f.Cause + " " + f.Member + ": " + f.Summary)
+					for _, e := range f.Evidence {
+						b.WriteString("\n      " + e)
+					}
+				}
+				t.Errorf("%s: %s%s", in.Outcome, in.Why, b.String())
+			}
+		})
+	}
+}
