@@ -46,6 +46,7 @@ func child(name string) error {
 	if err := g.Add(sleep.Process.Pid); err != nil {
 		return err
 	}
+	_ = g.SetMemory(256 << 20) // where it can: a directory in one more hierarchy (v1)
 	fmt.Println(sleep.Process.Pid)
 	_, _ = bufio.NewReader(os.Stdin).ReadString('\n') // until killed
 	return nil
@@ -184,7 +185,8 @@ func TestSetCPURejects(t *testing.T) {
 
 // TestSweepAfterKill kills the owner of a group with SIGKILL: Sweep moves
 // the process it left in the group to this process's cgroup and removes
-// the group, and leaves the group of a live owner alone.
+// the group (in every hierarchy it had a directory in), and leaves the
+// group of a live owner alone.
 func TestSweepAfterKill(t *testing.T) {
 	t.Parallel()
 	h := openOrSkip(t)
@@ -232,8 +234,10 @@ func TestSweepAfterKill(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("swept %v", removed)
-	if left.Exists() {
-		t.Fatalf("%s is left after the sweep", left.Dir())
+	for _, p := range h.places() {
+		if exists(left.dirIn(p)) {
+			t.Fatalf("%s is left after the sweep", left.dirIn(p))
+		}
 	}
 	if !inHome(t, h, sleep) {
 		t.Errorf("process %d, left in the group, was not moved to %s", sleep, h.Layout().CPU)
@@ -264,4 +268,79 @@ func TestRemoveOwned(t *testing.T) {
 	if len(removed) != 2 || gs[0].Exists() || gs[1].Exists() || !gs[2].Exists() {
 		t.Fatalf("removed %v; exists: %v %v %v", removed, gs[0].Exists(), gs[1].Exists(), gs[2].Exists())
 	}
+}
+
+// TestCPUSetAndMemory pins a process to one CPU and limits its memory, in
+// the hierarchies this machine has (in v1 the cpuset and memory
+// controllers' own), and Remove gives it back to this process's cgroups.
+func TestCPUSetAndMemory(t *testing.T) {
+	t.Parallel()
+	h := openOrSkip(t)
+	g, err := h.Create(os.Getpid(), "test-cpuset-memory")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = g.Remove() })
+	pid := start(t, "sleep", "60")
+	if err := g.Add(pid); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.SetCPUSet("0"); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.SetMemory(256 << 20); err != nil {
+		t.Fatal(err)
+	}
+	self := procCgroups(t, os.Getpid())
+	got := procCgroups(t, pid)
+	for _, ctrl := range []string{"cpu", "cpuset", "memory"} {
+		if !strings.HasSuffix(got[ctrl], "/"+g.Name()) {
+			t.Errorf("%s cgroup of the process: %s, want the group %s", ctrl, got[ctrl], g.Name())
+		}
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "Cpus_allowed_list:\t0\n") {
+		t.Errorf("the process may run on %q, want CPU 0 only", line(string(b), "Cpus_allowed_list"))
+	}
+	if err := g.Remove(); err != nil {
+		t.Fatal(err)
+	}
+	if back := procCgroups(t, pid); back["cpu"] != self["cpu"] || back["cpuset"] != self["cpuset"] || back["memory"] != self["memory"] {
+		t.Errorf("after Remove the process is in %v, want %v", back, self)
+	}
+	for _, p := range h.places() {
+		if exists(g.dirIn(p)) {
+			t.Errorf("%s left", g.dirIn(p))
+		}
+	}
+}
+
+// procCgroups maps a process's controllers (v1) or "cpu", "cpuset" and
+// "memory" (v2) to its cgroup paths.
+func procCgroups(t *testing.T, pid int) map[string]string {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := parseCgroupFile(string(b))
+	if _, v1 := m["cpu"]; !v1 {
+		for _, c := range []string{"cpu", "cpuset", "memory"} {
+			m[c] = m[""]
+		}
+	}
+	return m
+}
+
+// line is the line of text that starts with key.
+func line(text, key string) string {
+	for _, l := range strings.Split(text, "\n") {
+		if strings.HasPrefix(l, key) {
+			return l
+		}
+	}
+	return ""
 }

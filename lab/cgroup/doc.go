@@ -2,10 +2,14 @@
 // puts processes in: a member whose CPU is limited (the cpulimit fault),
 // and the CPU budgets of members and load generators.
 //
-// It speaks both cgroup v2 (the unified hierarchy: cpu.max, cgroup.procs)
-// and cgroup v1 (one hierarchy per controller: cpu.cfs_quota_us and
-// cpu.cfs_period_us, cpuset.cpus), and finds which one holds the cpu
-// controller from /proc/self/mountinfo and /proc/PID/cgroup (Detect). Groups
+// A group limits CPU by a CFS quota (SetCPU, cores over a 100 ms
+// period), pins to CPUs (SetCPUSet), limits memory (SetMemory) and says
+// how often it was throttled (CPUStat). It speaks both cgroup v2 (the
+// unified hierarchy: cpu.max, cpuset.cpus, memory.max, cgroup.procs) and
+// cgroup v1 (one hierarchy per controller: cpu.cfs_quota_us and
+// cpu.cfs_period_us, cpuset.cpus, memory.limit_in_bytes), and finds which
+// one holds the cpu controller from /proc/self/mountinfo and
+// /proc/PID/cgroup (Detect). Groups
 // are made under the cgroup of the process they are opened for (Open), not
 // at the root, and are named etcdlab-OWNERPID-NAME (GroupName), so that a
 // group left by a process that was killed is recognisable and removed by

@@ -33,23 +33,19 @@ func (g Group) Name() string { return g.name }
 // Dir returns the group's directory in the cpu controller's hierarchy.
 func (g Group) Dir() string { return filepath.Join(g.h.parent, g.name) }
 
-// cpusetDir is the group's directory in v1's cpuset hierarchy, "" in v2
-// or when cpuset is not mounted.
-func (g Group) cpusetDir() string {
-	if g.h.layout.Version != V1 || g.h.cpusetParent == "" {
-		return ""
-	}
-	return filepath.Join(g.h.cpusetParent, g.name)
-}
+// dirIn is the group's directory in place p.
+func (g Group) dirIn(p place) string { return filepath.Join(p.parent, g.name) }
 
 // Exists reports whether the group's directory is there.
 func (g Group) Exists() bool { return exists(g.Dir()) }
 
 // Add moves process pid (all its threads) into the group, in every
-// hierarchy the group has a directory in.
+// hierarchy the group has a directory in (v1: cpu, and cpuset and memory
+// once SetCPUSet or SetMemory made them).
 func (g Group) Add(pid int) error {
-	for _, d := range []string{g.Dir(), g.cpusetDir()} {
-		if d == "" || (d != g.Dir() && !exists(d)) {
+	for i, p := range g.h.places() {
+		d := g.dirIn(p)
+		if i > 0 && !exists(d) {
 			continue
 		}
 		if err := writePID(d, pid); err != nil {
@@ -91,37 +87,83 @@ func (g Group) SetCPU(cores float64) error {
 	return write(g.Dir(), "cpu.cfs_quota_us", q)
 }
 
-// SetCPUSet pins the group to the CPUs cpus lists ("0-1", "3"). In v1 it
-// makes the group's cpuset directory (with the parent's memory nodes) and
-// moves the group's processes in; in v2 it enables the cpuset controller
-// for the group first.
+// SetCPUSet pins the group to the CPUs cpus lists ("0-1", "3"): in v2
+// with the cpuset controller enabled for the group first; in v1 in the
+// group's own directory of the cpuset hierarchy, made with the parent's
+// memory nodes, the group's processes moved in.
 func (g Group) SetCPUSet(cpus string) error {
-	if g.h.layout.Version == V2 {
-		if err := enable(g.h.parent, "cpuset"); err != nil {
-			return err
+	d, err := g.controlled("cpuset", func(d string, p place) error {
+		mems, err := os.ReadFile(filepath.Join(p.parent, "cpuset.mems"))
+		if err != nil {
+			return fmt.Errorf("cgroup %s: %w", g.name, err)
 		}
-		return write(g.Dir(), "cpuset.cpus", cpus)
-	}
-	d := g.cpusetDir()
-	if d == "" {
-		return unavailable(nil, "the cpuset controller is not mounted")
-	}
-	if err := os.Mkdir(d, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-		return permission(err, d)
-	}
-	mems, err := os.ReadFile(filepath.Join(g.h.cpusetParent, "cpuset.mems"))
+		return write(d, "cpuset.mems", strings.TrimSpace(string(mems)))
+	})
 	if err != nil {
-		return fmt.Errorf("cgroup %s: %w", g.name, err)
-	}
-	if err := write(d, "cpuset.mems", strings.TrimSpace(string(mems))); err != nil {
 		return err
 	}
-	if err := write(d, "cpuset.cpus", cpus); err != nil {
+	return g.moveIn(d, write(d, "cpuset.cpus", cpus))
+}
+
+// SetMemory limits the group's memory to bytes (memory.max in v2,
+// memory.limit_in_bytes in v1, in the memory hierarchy's own directory of
+// the group, the group's processes moved in); 0 removes the limit.
+func (g Group) SetMemory(bytes int64) error {
+	if bytes < 0 {
+		return fmt.Errorf("cgroup %s: cannot limit memory to %d bytes", g.name, bytes)
+	}
+	d, err := g.controlled("memory", nil)
+	if err != nil {
+		return err
+	}
+	v := strconv.FormatInt(bytes, 10)
+	if g.h.layout.Version == V2 {
+		if bytes == 0 {
+			v = "max"
+		}
+		return write(d, "memory.max", v)
+	}
+	if bytes == 0 {
+		v = "-1"
+	}
+	return g.moveIn(d, write(d, "memory.limit_in_bytes", v))
+}
+
+// controlled returns the group's directory in controller ctrl's hierarchy,
+// ready for its files: in v2 with ctrl enabled in the parent's
+// cgroup.subtree_control; in v1 made if need be, init run on a new one.
+func (g Group) controlled(ctrl string, init func(dir string, p place) error) (string, error) {
+	p, ok := g.h.placeOf(ctrl)
+	if !ok {
+		return "", unavailable(nil, "the %s controller is not mounted", ctrl)
+	}
+	d := g.dirIn(p)
+	if g.h.layout.Version == V2 {
+		return d, enable(p.parent, ctrl)
+	}
+	err := os.Mkdir(d, 0o755)
+	if errors.Is(err, fs.ErrExist) {
+		return d, nil
+	}
+	if err != nil {
+		return "", permission(err, d)
+	}
+	if init != nil {
+		return d, init(d, p)
+	}
+	return d, nil
+}
+
+// moveIn moves the group's processes (its cpu directory's) into its
+// directory d of another v1 hierarchy, unless err (a limit's write)
+// failed, which it returns.
+func (g Group) moveIn(d string, err error) error {
+	if err != nil || d == g.Dir() {
 		return err
 	}
 	pids, err := g.PIDs()
 	if err != nil {
-		return err
+		return fmt.Errorf("cgroup %s: %w", g.name, err)
 	}
 	for _, pid := range pids {
 		if err := writePID(d, pid); err != nil && !errors.Is(err, syscall.ESRCH) {
@@ -182,13 +224,11 @@ func parseCPUStat(text string) CPUStat {
 // the process that opened the hierarchy, and removes the group's
 // directories. A group that is not there is no error.
 func (g Group) Remove() error {
-	if err := removeDir(g.Dir(), g.h.layout.CPU); err != nil {
-		return err
+	var errs []error
+	for _, p := range g.h.places() {
+		errs = append(errs, removeDir(g.dirIn(p), p.home))
 	}
-	if d := g.cpusetDir(); d != "" {
-		return removeDir(d, g.h.layout.CPUSet)
-	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // removeDir moves every process of cgroup dir to home and removes dir,
@@ -218,20 +258,28 @@ func removeDir(dir, home string) error {
 	return fmt.Errorf("remove cgroup %s: %w", dir, err)
 }
 
-// write writes value to a group's control file.
+// write writes value to a group's control file, which the kernel made:
+// one that is not there is an error (a controller not enabled), not a
+// file to create.
 func write(dir, file, value string) error {
 	p := filepath.Join(dir, file)
-	return permission(os.WriteFile(p, []byte(value), 0), p)
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_TRUNC, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("cgroup %s has no %s (is its controller enabled?): %w", dir, file, err)
+	}
+	if err != nil {
+		return permission(err, p)
+	}
+	_, err = f.WriteString(value)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return permission(err, p)
 }
 
 // writePID moves pid into the cgroup dir.
 func writePID(dir string, pid int) error {
-	p := filepath.Join(dir, "cgroup.procs")
-	err := os.WriteFile(p, []byte(strconv.Itoa(pid)), 0)
-	if errors.Is(err, syscall.ESRCH) {
-		return fmt.Errorf("move process %d to %s: %w", pid, dir, err)
-	}
-	return permission(err, p)
+	return write(dir, "cgroup.procs", strconv.Itoa(pid))
 }
 
 // readPIDs lists the processes of cgroup dir.

@@ -23,8 +23,35 @@ type Hierarchy struct {
 	// may have children with the cpu controller (cgroup v2 lets no cgroup
 	// but the root hold both processes and controlled children).
 	parent string
-	// cpusetParent is v1's cpuset parent, "" when cpuset is not mounted.
-	cpusetParent string
+}
+
+// place is where a group has a directory in one hierarchy: the parent
+// directory, and the home its processes go back to.
+type place struct{ parent, home string }
+
+// places are the hierarchies a group may have a directory in: in v2 the
+// one; in v1 the cpu controller's first, then cpuset's and memory's where
+// they are mounted.
+func (h Hierarchy) places() []place {
+	ps := []place{{h.parent, h.layout.CPU}}
+	if h.layout.Version == V1 {
+		for _, d := range []string{h.layout.CPUSet, h.layout.Memory} {
+			if d != "" {
+				ps = append(ps, place{d, d})
+			}
+		}
+	}
+	return ps
+}
+
+// placeOf is the hierarchy of controller ctrl ("cpu", "cpuset",
+// "memory"); false when it is not mounted (v1).
+func (h Hierarchy) placeOf(ctrl string) (place, bool) {
+	if h.layout.Version == V2 || ctrl == "cpu" {
+		return place{h.parent, h.layout.CPU}, true
+	}
+	d := map[string]string{"cpuset": h.layout.CPUSet, "memory": h.layout.Memory}[ctrl]
+	return place{d, d}, d != ""
 }
 
 // Open finds where groups for the cgroup of process pid (0: this process)
@@ -60,9 +87,7 @@ func open(l Layout) (Hierarchy, error) {
 		return Hierarchy{}, unavailable(err, "this process's cgroup %s: %v", l.CPU, errors.Unwrap(err))
 	}
 	h := Hierarchy{layout: l, parent: l.CPU}
-	if l.Version == V1 {
-		h.cpusetParent = l.CPUSet
-	} else {
+	if l.Version == V2 {
 		p, err := v2Parent(l.CPU)
 		if err != nil {
 			return Hierarchy{}, err
@@ -144,14 +169,14 @@ func enable(dir, ctrl string) error {
 	if has(sub, ctrl) {
 		return nil
 	}
-	err := os.WriteFile(sub, []byte("+"+ctrl), 0)
-	if errors.Is(err, syscall.EBUSY) {
+	err := write(dir, "cgroup.subtree_control", "+"+ctrl)
+	switch {
+	case err == nil || IsUnavailable(err):
+		return err
+	case errors.Is(err, syscall.EBUSY):
 		return unavailable(err, "cannot enable the %s controller for the children of %s: it holds processes of its own", ctrl, dir)
 	}
-	if err != nil && !errors.Is(err, fs.ErrPermission) && !errors.Is(err, syscall.EROFS) {
-		return unavailable(err, "cannot enable the %s controller in %s: %v", ctrl, sub, errors.Unwrap(err))
-	}
-	return permission(err, sub)
+	return unavailable(err, "cannot enable the %s controller for the children of %s: %v", ctrl, dir, err)
 }
 
 // has reports whether the space-separated list in file names word.

@@ -47,14 +47,9 @@ func (h Hierarchy) RemoveOwned(owner int, prefix string) ([]string, error) {
 // remove removes the groups (in every hierarchy they may be in) whose
 // owner and name match.
 func (h Hierarchy) remove(match func(owner int, dir string) bool) ([]string, error) {
-	type place struct{ parent, home string }
-	places := []place{{h.parent, h.layout.CPU}}
-	if h.cpusetParent != "" {
-		places = append(places, place{h.cpusetParent, h.layout.CPUSet})
-	}
 	var removed []string
 	var errs []error
-	for _, p := range places {
+	for _, p := range h.places() {
 		ents, err := os.ReadDir(p.parent)
 		if err != nil {
 			errs = append(errs, err)
