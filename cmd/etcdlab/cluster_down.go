@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/etcdlab/etcdlab/internal/exitcode"
+	"github.com/etcdlab/etcdlab/lab/cgroup"
 	"github.com/etcdlab/etcdlab/lab/cluster"
 	"github.com/spf13/cobra"
 )
@@ -19,7 +20,8 @@ func (a *app) clusterDownCmd() *cobra.Command {
 		Short: "Stop the cluster that 'etcdlab cluster up' started",
 		Long: `Ask the 'etcdlab cluster up' process named by the state file to stop its
 members and clean up, and wait until it has. A state file left by a cluster
-that is gone is removed, with any member process still alive.`,
+that is gone is removed, with any member process still alive and the cgroups
+of etcdlab processes that are gone (a member's CPU limit).`,
 		Example: "  etcdlab cluster down\n  etcdlab cluster down --state-file /tmp/a.json",
 		Args:    noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
@@ -38,6 +40,9 @@ that is gone is removed, with any member process still alive.`,
 				msg := fmt.Sprintf("no cluster is running: etcdlab pid %d, which started it, has exited; removed stale state file %s", st.Controller.PID, stateFile)
 				if killed > 0 {
 					msg += fmt.Sprintf(" and killed %d leftover member(s)", killed)
+				}
+				if removed, _ := cgroup.Sweep(); len(removed) > 0 {
+					msg += fmt.Sprintf("; removed %d leftover cgroup(s)", len(removed))
 				}
 				return exitcode.Failuref("%s", msg)
 			}

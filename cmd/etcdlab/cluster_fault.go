@@ -42,7 +42,8 @@ prints how long the election took.`,
   etcdlab cluster fault partition m1 --wait-leader 10s
   etcdlab cluster fault heal m1
   etcdlab cluster fault link m1 m2 --delay 30ms --jitter 2ms
-  etcdlab cluster fault link client m1 --both --delay 50ms`,
+  etcdlab cluster fault link client m1 --both --delay 50ms
+  etcdlab cluster fault cpulimit m1 0.05`,
 		Args: faultArgs,
 		RunE: func(c *cobra.Command, args []string) error { return a.fault(c.Context(), f, args) },
 	}
@@ -69,9 +70,14 @@ func faultFlagHelp(name string) string {
 // arguments and what it does.
 func faultHelp() string {
 	var b strings.Builder
+	width := 0
 	for _, f := range cluster.Faults() {
 		a := f.About()
-		fmt.Fprintf(&b, "  %-20s%s%s\n", a.Name+" "+a.Usage, a.Help, faultFlagHelp(a.Name))
+		width = max(width, len(a.Name+" "+a.Usage)+2)
+	}
+	for _, f := range cluster.Faults() {
+		a := f.About()
+		fmt.Fprintf(&b, "  %-*s%s%s\n", width, a.Name+" "+a.Usage, a.Help, faultFlagHelp(a.Name))
 	}
 	return b.String()
 }

@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/etcdlab/etcdlab/emulate/slowfs"
+	"github.com/etcdlab/etcdlab/lab/cgroup"
 	"github.com/etcdlab/etcdlab/lab/cluster"
 	"github.com/etcdlab/etcdlab/lab/clustertest"
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
@@ -158,6 +159,17 @@ func TestSIGKILLLeavesNoOrphans(t *testing.T) {
 	state := filepath.Join(dir, cluster.DefaultStateFile)
 	up := startUp(t, dir, "--data-dir", data)
 	st := waitState(t, state, up.exitedStderr)
+	// A member's CPU limit is a cgroup, which outlives its processes.
+	h, cgErr := cgroup.Open(0)
+	groups := func() []string {
+		g, _ := filepath.Glob(filepath.Join(h.Dir(), cgroup.GroupName(st.Controller.PID, "*")))
+		return g
+	}
+	if cgErr == nil {
+		if code, out := cli(t, dir, "cluster", "fault", "cpulimit", "m1", "0.5"); code != 0 || len(groups()) != 1 {
+			t.Fatalf("cpulimit: %d %s; groups %v", code, out, groups())
+		}
+	}
 	if err := up.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -167,6 +179,9 @@ func TestSIGKILLLeavesNoOrphans(t *testing.T) {
 	code, out := cli(t, dir, "cluster", "down")
 	if code != 1 || !strings.Contains(out, "stale") {
 		t.Fatalf("down on a dead cluster: %d %s", code, out)
+	}
+	if cgErr == nil && len(groups()) != 0 {
+		t.Fatalf("cgroups left after kill -9 and down: %v", groups())
 	}
 	if _, err := os.Stat(state); !errors.Is(err, os.ErrNotExist) {
 		t.Fatal("stale state file left behind")
@@ -371,11 +386,12 @@ func TestClusterFault(t *testing.T) {
 	dir := t.TempDir()
 	up := startUp(t, dir, "--members", "3")
 	st := waitState(t, filepath.Join(dir, cluster.DefaultStateFile), up.exitedStderr)
-	for _, tt := range []struct {
+	type step struct {
 		args []string
 		code int
 		want string
-	}{
+	}
+	steps := []step{
 		{[]string{"cluster", "fault", "pause", "m2"}, 0, "paused m2"},
 		{[]string{"cluster", "status"}, 1, "timed out"},
 		{[]string{"cluster", "fault", "resume", "m2"}, 0, "resumed m2"},
@@ -388,7 +404,15 @@ func TestClusterFault(t *testing.T) {
 		{[]string{"cluster", "fault", "restart", "m3"}, 0, "restarted m3"},
 		{[]string{"cluster", "fault", "link", "m1", "m2", "--delay", "5ms"}, 2, "started without network emulation"},
 		{[]string{"cluster", "fault", "partition", "m1", "m2", "m3"}, 2, "one or two member names"},
-	} {
+		{[]string{"cluster", "fault", "cpulimit", "m1", "none"}, 2, "CORES must be a number"},
+	}
+	if _, err := cgroup.Open(0); err == nil {
+		steps = append(steps, []step{
+			{[]string{"cluster", "fault", "cpulimit", "m1", "0.5"}, 0, "limited m1 to 0.5 CPUs"},
+			{[]string{"cluster", "fault", "cpuunlimit", "m1"}, 0, "removed m1's CPU limit"},
+		}...)
+	}
+	for _, tt := range steps {
 		if len(tt.args) > 2 && tt.args[2] == "link" {
 			// The restarted member's new process is in the state file.
 			waitHealthyCLI(t, dir)

@@ -67,6 +67,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	for _, w := range opts.Warnings() {
 		fmt.Fprintln(opts.Log, w)
 	}
+	sweepCgroups(opts.Log)
 	if opts.slowDisk() {
 		if err := slowfs.Available(); err != nil {
 			return nil, err
@@ -335,6 +336,7 @@ func (c *Cluster) closeNetwork() {
 func (c *Cluster) abort() {
 	c.stopping.Store(true)
 	c.stopAll(time.Second)
+	_ = c.removeCgroups()
 	c.closeNetwork()
 	c.unmountAll()
 	if c.sp != nil {
@@ -351,6 +353,7 @@ func (c *Cluster) Stop() error {
 	if c.stopping.Swap(true) {
 		return nil
 	}
+	cgErr := c.removeCgroups() // a member with its CPU limited would stop slowly
 	c.stopAll(10 * time.Second)
 	c.closeNetwork()
 	c.unmountAll()
@@ -362,6 +365,9 @@ func (c *Cluster) Stop() error {
 	c.kept, err = c.dir.release(c.names)
 	if err != nil {
 		return fmt.Errorf("clean up %s: %w", c.dir.root, err)
+	}
+	if cgErr != nil {
+		return fmt.Errorf("remove the cluster's cgroups: %w", cgErr)
 	}
 	return nil
 }

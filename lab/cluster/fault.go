@@ -98,6 +98,7 @@ func registry() []Fault {
 		partition{},
 		heal{},
 		link{},
+		cpuLimit{}, cpuUnlimit{},
 	}
 }
 

@@ -28,9 +28,12 @@ func TestParseFault(t *testing.T) {
 		{"partition", []string{"m1", "m2"}, ""},
 		{"heal", []string{"m1", "m2"}, ""},
 		{"link", []string{"client", "m1"}, ""},
-		{"bogus", []string{"m1"}, `unknown fault "bogus": kill, pause, resume, restart, partition, heal or link`},
-		{"", nil, `unknown fault "": kill, pause, resume, restart, partition, heal or link`},
-		{"Kill", []string{"m1"}, `unknown fault "Kill": kill, pause, resume, restart, partition, heal or link`},
+		{"cpulimit", []string{"m1"}, ""},
+		{"cpulimit", []string{"m1", "0.5"}, ""},
+		{"cpuunlimit", []string{"m1"}, ""},
+		{"bogus", []string{"m1"}, `unknown fault "bogus": kill, pause, resume, restart, partition, heal, link, cpulimit or cpuunlimit`},
+		{"", nil, `unknown fault "": kill, pause, resume, restart, partition, heal, link, cpulimit or cpuunlimit`},
+		{"Kill", []string{"m1"}, `unknown fault "Kill": kill, pause, resume, restart, partition, heal, link, cpulimit or cpuunlimit`},
 		{"kill", nil, "fault kill needs one member name"},
 		{"kill", []string{"m1", "m2"}, "fault kill needs one member name"},
 		{"pause", nil, "fault pause needs one member name"},
@@ -40,9 +43,12 @@ func TestParseFault(t *testing.T) {
 		{"partition", []string{"a", "b", "c"}, "fault partition needs one or two member names"},
 		{"heal", nil, "fault heal needs one or two member names"},
 		{"link", []string{"m1"}, "fault link needs FROM and TO (member names or client)"},
+		{"cpulimit", nil, "fault cpulimit needs a member name and optionally its CPUs"},
+		{"cpulimit", []string{"m1", "1", "2"}, "fault cpulimit needs a member name and optionally its CPUs"},
+		{"cpuunlimit", []string{"m1", "1"}, "fault cpuunlimit needs one member name"},
 		{"link", []string{"a", "b", "c"}, "fault link needs FROM and TO (member names or client)"},
 		// Values are never read as option names.
-		{"{Links}", nil, `unknown fault "{Links}": kill, pause, resume, restart, partition, heal or link`},
+		{"{Links}", nil, `unknown fault "{Links}": kill, pause, resume, restart, partition, heal, link, cpulimit or cpuunlimit`},
 	} {
 		f, err := ParseFault(tc.name, tc.args)
 		switch {
@@ -95,12 +101,12 @@ func TestRegistry(t *testing.T) {
 		}
 	}
 	// The Counts names are the faults' names.
-	for _, n := range []string{FaultKill, FaultPause, FaultResume, FaultRestart, FaultLink, FaultPartition, FaultHeal} {
+	for _, n := range []string{FaultKill, FaultPause, FaultResume, FaultRestart, FaultLink, FaultPartition, FaultHeal, FaultCPULimit, FaultCPUUnlimit} {
 		if _, ok := byName[n]; !ok {
 			t.Errorf("Counts name %s is no registered fault", n)
 		}
 	}
-	if got, want := FaultNames(), "kill, pause, resume, restart, partition, heal or link"; got != want {
+	if got, want := FaultNames(), "kill, pause, resume, restart, partition, heal, link, cpulimit or cpuunlimit"; got != want {
 		t.Errorf("FaultNames() = %q, want %q", got, want)
 	}
 	if _, ok := faultByLinkOp("bogus"); ok {
