@@ -56,7 +56,7 @@ func rules() []rule {
 		// experiment runner's (which runs bench command lines) and the
 		// agents' (a bench run with their coordination as an Observer,
 		// merged), nobody else's building block; it imports none of them.
-		{pkgs: []string{"measure/experiment"}, allow: append([]string{"lab/*", "emulate/*", "load", "load/*", "observe/*", "measure/bench", "measure/check", "measure/disk", "judge", "judge/*", "result", "invalid"}, leaves...)},
+		{pkgs: []string{"measure/experiment"}, allow: append([]string{"lab/*", "emulate/*", "load", "load/*", "observe/*", "measure/bench", "measure/check", "measure/disk", "measure/doctor", "judge", "judge/*", "result", "invalid"}, leaves...)},
 		// measure/doctor is read-only: it reaches members (lab/etcdclient),
 		// reads metrics, logs and Prometheus, and runs the disk job.
 		{pkgs: []string{"measure/doctor"}, allow: append([]string{"lab/etcdclient", "measure/disk", "observe/*", "judge", "judge/*", "result", "invalid"}, leaves...)},
@@ -212,6 +212,7 @@ func TestRulesCatch(t *testing.T) {
 		{"judge", "judge/doctor", false},
 		{"judge/doctor", "judge/bottleneck", false},
 		{"measure/experiment", "judge/bottleneck", true},
+		{"measure/experiment", "measure/doctor", true},
 		{"measure/doctor", "judge/doctor", true},
 		{"cmd/etcdlab", "internal/exitcode", true},
 		{"newstage/x", "result", false},

@@ -44,7 +44,8 @@ func (j *doctorJudge) symptomOf(c consequence, f result.Finding) { j.symptom(f, 
 // symptom. Among the roots that explain a symptom, the best-scored takes
 // it. A symptom nothing explains stands as a root itself (a slow disk
 // that no defragmentation explains explains the slow reads behind it);
-// symptoms that could only explain each other all stand.
+// of symptoms that could only explain each other, the best-scored stands
+// and the others follow it.
 func (j *doctorJudge) fold() {
 	pending := map[int]bool{}
 	for i := range j.symptoms {
@@ -72,8 +73,11 @@ func (j *doctorJudge) fold() {
 		if progress {
 			continue
 		}
-		// What no finding at all can explain stands; if every pending
-		// symptom could be explained by another pending one, all stand.
+		// What no finding at all can explain stands; when every pending
+		// symptom could be explained by another pending one, the
+		// best-scored of them stands (the strongest symptom is the root
+		// the others follow: many leader changes, the requests failing
+		// in them).
 		stood := false
 		for i := range j.findings {
 			if pending[i] && j.rootFor(i, func(k int) bool { return !drop[k] }) < 0 {
@@ -82,7 +86,13 @@ func (j *doctorJudge) fold() {
 			}
 		}
 		if !stood {
-			clear(pending)
+			best := -1
+			for i := range j.findings {
+				if pending[i] && (best < 0 || j.findings[i].Score > j.findings[best].Score) {
+					best = i
+				}
+			}
+			delete(pending, best)
 		}
 	}
 	kept := j.findings[:0]

@@ -483,7 +483,8 @@ func (j *doctorJudge) complaints() result.DoctorStep {
 	if lc.Status != result.Pass {
 		j.symptomOf(consequence{anyMember: true, by: elections}, result.Finding{Status: lc.Status, Cause: string(CauseLeader), Score: 0.8 + changes/4,
 			Summary:  fmt.Sprintf("the leader changed %.0f times in %s", changes, units.Seconds(j.d.WindowSeconds)),
-			Evidence: []string{lc.What + " " + lc.Display}, Fix: lc.Explanation, Source: lc.Source, Versions: j.versions()})
+			Evidence: append([]string{lc.What + " " + lc.Display}, j.electionsRuledOut()...),
+			Fix:      lc.Explanation + "; when no disk, CPU or network finding explains them, the election timeout is too low for the round trip and its hiccups: etcd's tuning guide wants the heartbeat about one round trip and the election timeout at least ten", Source: lc.Source + "; etcd tuning guide", Versions: j.versions()})
 	}
 	if len(noLeader) > 0 {
 		slices.Sort(noLeader)
@@ -549,4 +550,32 @@ func diskSummary(name string, x *result.DoctorMetrics) string {
 	}
 	return fmt.Sprintf("the disk of %s: backend commit p99 %s, %.1fx etcd's %s (WAL fsync p99 %s)", name,
 		units.Quantile(x.CommitP99, result.LowestDiskBucket), x.CommitP99/judge.LimitBackendCommitP99.Value(), judge.LimitBackendCommitP99.Text(), units.Quantile(x.WALFsyncP99, result.LowestDiskBucket))
+}
+
+// electionsRuledOut are the measurements that rule out the causes of
+// leader changes other than the elections' own tuning: every member's WAL
+// fsync, its local reads (no stall), and the peers' round trip as the
+// read-index gaps show it.
+func (j *doctorJudge) electionsRuledOut() []string {
+	var walWorst, serialWorst float64
+	var walOn, serialOn string
+	for _, m := range j.d.Members {
+		if x := m.Metrics; x != nil && x.WALFsyncP99 > walWorst {
+			walWorst, walOn = x.WALFsyncP99, m.Name
+		}
+		if r := m.ReadSerial; r != nil && r.P50 > serialWorst {
+			serialWorst, serialOn = r.P50, m.Name
+		}
+	}
+	var out []string
+	if walOn != "" {
+		out = append(out, fmt.Sprintf("the disks: WAL fsync p99 at most %s (%s; etcd asks for under %s)", units.Quantile(walWorst, result.LowestDiskBucket), walOn, judge.LimitWALFsyncP99.Text()))
+	}
+	if serialOn != "" && len(j.stalled) == 0 {
+		out = append(out, fmt.Sprintf("the CPU: local reads p50 at most %s (%s), no member stalls", units.Seconds(serialWorst), serialOn))
+	}
+	if gap, who := j.quorumRound(); who != "" {
+		out = append(out, fmt.Sprintf("the round trip: a linearizable read costs %s more than a serializable one on %s", units.Seconds(gap), who))
+	}
+	return out
 }

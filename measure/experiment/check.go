@@ -219,12 +219,28 @@ func actionNames() string {
 // actions are a fault's actions, by name.
 func (f *Fault) actions() map[string]string { return f.Actions }
 
-// Action returns the fault's action and target.
+// Action returns the fault's action and target: the first word of its
+// value ("cpulimit: m1 0.03" targets m1).
 func (f *Fault) Action() (action, target string) {
 	for k, v := range f.actions() {
-		return k, v
+		words := strings.Fields(v)
+		if len(words) == 0 {
+			return k, ""
+		}
+		return k, words[0]
 	}
 	return "", ""
+}
+
+// Args are the fault's arguments after its target ("cpulimit: m1 0.03":
+// the cores), as `etcdlab cluster fault` takes them.
+func (f *Fault) Args() []string {
+	for _, v := range f.actions() {
+		if words := strings.Fields(v); len(words) > 1 {
+			return words[1:]
+		}
+	}
+	return nil
 }
 
 // checkFaults checks the timeline against every setup: faults need local
@@ -252,6 +268,15 @@ func (s *Spec) checkTimeline(path []any, faults []Fault, setups []Setup) error {
 			return s.errorf(at(i), "a fault needs exactly one of %s", actionNames())
 		}
 		action, target := f.Action()
+		if args := f.Args(); len(args) > 0 {
+			fl, err := cluster.LookupFault(action)
+			if err == nil {
+				err = cluster.CheckFault(fl, append([]string{"m1"}, args...))
+			}
+			if err != nil {
+				return s.errorf(at(i, action), "%v", err)
+			}
+		}
 		if f.For > 0 && isUndo(action) {
 			return s.errorf(at(i, "for"), "for undoes a kill, pause or partition; %s is already an undo", action)
 		}

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/etcdlab/etcdlab/lab/cgroup"
 	"github.com/etcdlab/etcdlab/lab/cluster"
 	"github.com/etcdlab/etcdlab/result"
 )
@@ -26,6 +27,7 @@ type step struct {
 	at     time.Duration
 	action string
 	target string        // as written: a member, leader or follower
+	args   []string      // the fault's arguments after the member
 	fault  int           // the fault's index
 	undo   bool          // the undo of fault's action, on the member it hit
 	after  time.Duration // an undo's For: at least this long after the fault was applied
@@ -58,14 +60,6 @@ type timeline struct {
 	skip string
 }
 
-// Unavailable is an error that says a fault cannot be injected on this
-// machine at all (a cgroup the lab cannot write): an incident that needs
-// it is skipped with the reason, not failed.
-type Unavailable interface {
-	error
-	Unavailable() string
-}
-
 // unavailable is why a fault could not be injected here, "" when every
 // fault could.
 func (t *timeline) unavailable() string {
@@ -87,7 +81,7 @@ func newTimeline(c *cluster.Cluster, faults []Fault) *timeline {
 	t.electCtx, t.electCancel = context.WithCancel(context.Background())
 	for i, f := range faults {
 		action, target := f.Action()
-		t.steps = append(t.steps, step{at: f.At.D(), action: action, target: target, fault: i})
+		t.steps = append(t.steps, step{at: f.At.D(), action: action, target: target, args: f.Args(), fault: i})
 		if f.For > 0 {
 			undo := about(action).Undo
 			t.steps = append(t.steps, step{at: f.At.D() + f.For.D(), action: undo, target: target, fault: i, undo: true, after: f.For.D()})
@@ -139,14 +133,17 @@ func (t *timeline) run(ctx context.Context, began time.Time) {
 		idx := t.record(ev)
 		if err == nil {
 			hit[s.fault] = name
-			applied[s.fault], err = t.apply(ctx, idx, s.action, name)
+			applied[s.fault], err = t.apply(ctx, idx, s.action, name, s.args...)
 		}
 		if err != nil {
 			t.update(idx, func(e *result.FaultEvent) { e.Error = oneLine(err) })
-			var u Unavailable
+			// A fault this machine cannot inject at all (a cgroup the
+			// lab cannot write): an incident that needs it is skipped
+			// with the reason, not failed.
+			var u *cgroup.UnavailableError
 			if errors.As(err, &u) {
 				t.mu.Lock()
-				t.skip = cmp(t.skip, u.Unavailable())
+				t.skip = cmp(t.skip, u.Error())
 				t.mu.Unlock()
 			}
 		}
@@ -218,7 +215,7 @@ func (t *timeline) resolve(ctx context.Context, target string, undo bool) (name,
 // apply performs one action on member name, records when in event idx,
 // and returns it; after a kill, pause or partition of the leader it watches for the
 // new leader (in the background) and records how long the election took.
-func (t *timeline) apply(ctx context.Context, idx int, action, name string) (time.Time, error) {
+func (t *timeline) apply(ctx context.Context, idx int, action, name string, args ...string) (time.Time, error) {
 	f, err := cluster.LookupFault(action)
 	if err != nil {
 		return time.Now(), err
@@ -240,7 +237,7 @@ func (t *timeline) apply(ctx context.Context, idx int, action, name string) (tim
 		applied = el.Start()
 	}
 	t.update(idx, func(e *result.FaultEvent) { e.Time = applied.UTC() })
-	err = f.Apply(t.c, cluster.Request{Args: []string{name}})
+	err = f.Apply(t.c, cluster.Request{Args: append([]string{name}, args...)})
 	if err == nil {
 		t.mu.Lock()
 		if a.Undo != "" {
