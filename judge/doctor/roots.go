@@ -75,7 +75,7 @@ func (j *doctorJudge) farMember(fail float64) {
 	gaps := map[string]float64{}
 	worst, second := "", 0.0
 	for _, m := range j.d.Members {
-		if m.ReadLinear == nil || m.ReadSerial == nil || m.ReadLinear.Samples == 0 || m.ReadSerial.Samples == 0 || m.IsLeader {
+		if !medians(m) || m.IsLeader {
 			continue
 		}
 		gaps[m.Name] = m.ReadLinear.P50 - m.ReadSerial.P50
@@ -90,7 +90,7 @@ func (j *doctorJudge) farMember(fail float64) {
 	}
 	var others []string
 	for _, m := range j.d.Members {
-		if m.Name == worst || m.ReadLinear == nil || m.ReadSerial == nil || m.ReadLinear.Samples == 0 || m.ReadSerial.Samples == 0 {
+		if m.Name == worst || !medians(m) {
 			continue
 		}
 		g := m.ReadLinear.P50 - m.ReadSerial.P50

@@ -31,6 +31,9 @@ func (j *doctorJudge) reads() result.DoctorStep {
 			v := result.Verdict{ID: string(r.id), What: fmt.Sprintf("%s: %s read latency", m.Name, r.kind), Value: r.f.P50, Unit: "s",
 				Display:   fmt.Sprintf("p50 %s, max %s over %d reads", units.Seconds(r.f.P50), units.Seconds(r.f.Max), r.f.Samples),
 				Threshold: "informational", Source: "etcdctl check perf; etcd-diagnosis", Status: result.Pass}
+			if float64(r.f.Samples) < judge.LimitMedianMin.Value() {
+				v.Display += fmt.Sprintf(" (too few for a median, which needs %s: not judged)", judge.LimitMedianMin.Text())
+			}
 			if r.f.Errors > 0 {
 				v.Status = result.Warn
 				v.Explanation = fmt.Sprintf("%d of %d reads failed or timed out", r.f.Errors, r.f.Errors+r.f.Samples)
@@ -234,7 +237,7 @@ func (j *doctorJudge) gapExplained(member string, gap float64, root *result.Find
 	line := fmt.Sprintf("%s's linearizable reads cost %s more than its serializable ones: the ReadIndex waits on %s %s, not the network", member, units.Seconds(gap), who, root.Cause)
 	var others []string
 	for _, m := range j.d.Members {
-		if m.Name == member || m.ReadLinear == nil || m.ReadSerial == nil || m.ReadLinear.Samples == 0 || m.ReadSerial.Samples == 0 {
+		if m.Name == member || !medians(m) {
 			continue
 		}
 		if g := m.ReadLinear.P50 - m.ReadSerial.P50; g >= 0 { // a stalled member's local reads can be the slower
@@ -268,7 +271,7 @@ func (j *doctorJudge) worstConnect() float64 {
 func (j *doctorJudge) quorumRound() (float64, string) {
 	gap, who := math.Inf(1), ""
 	for _, m := range j.d.Members {
-		if m.ReadLinear == nil || m.ReadSerial == nil || m.ReadLinear.Samples == 0 || m.ReadSerial.Samples == 0 {
+		if !medians(m) {
 			continue
 		}
 		g := m.ReadLinear.P50 - m.ReadSerial.P50
@@ -578,4 +581,12 @@ func (j *doctorJudge) electionsRuledOut() []string {
 		out = append(out, fmt.Sprintf("the round trip: a linearizable read costs %s more than a serializable one on %s", units.Seconds(gap), who))
 	}
 	return out
+}
+
+// medians reports whether member m's serializable and linearizable read
+// probes are enough for their medians (judge.LimitMedianMin each): the
+// read-index gap is a difference of medians.
+func medians(m result.DoctorMember) bool {
+	need := int(judge.LimitMedianMin.Value())
+	return m.ReadLinear != nil && m.ReadSerial != nil && m.ReadLinear.Samples >= need && m.ReadSerial.Samples >= need
 }
