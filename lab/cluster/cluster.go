@@ -39,6 +39,8 @@ type Cluster struct {
 	mounts    []*slowfs.Mount
 	net       *network // nil unless the network is emulated
 
+	defrags defragLoops
+
 	mu       sync.Mutex
 	tally    tally
 	procs    []*process
@@ -353,6 +355,7 @@ func (c *Cluster) Stop() error {
 	if c.stopping.Swap(true) {
 		return nil
 	}
+	c.stopDefrags()
 	cgErr := c.removeCgroups() // a member with its CPU limited would stop slowly
 	c.stopAll(10 * time.Second)
 	c.closeNetwork()

@@ -99,6 +99,7 @@ func registry() []Fault {
 		heal{},
 		link{},
 		cpuLimit{}, cpuUnlimit{},
+		defrag{}, defragStop{},
 	}
 }
 

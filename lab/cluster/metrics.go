@@ -87,7 +87,7 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 		counter(d.starts, counts.Starts[name], name)
 		counter(d.exits, counts.Exits[name], name)
 	}
-	for _, f := range []string{FaultKill, FaultPause, FaultResume, FaultRestart, FaultLink, FaultPartition, FaultHeal, FaultCPULimit, FaultCPUUnlimit} {
+	for _, f := range []string{FaultKill, FaultPause, FaultResume, FaultRestart, FaultLink, FaultPartition, FaultHeal, FaultCPULimit, FaultCPUUnlimit, FaultDefrag, FaultDefragStop} {
 		counter(d.faults, counts.Faults[f], f)
 	}
 
