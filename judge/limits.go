@@ -115,7 +115,7 @@ var limits = map[LimitID]Limit{ //nolint:gochecknoglobals // constant table
 	LimitGRPCErrorsMinCount: {What: "unary gRPC requests needed to judge their failures", Value: 100, Unit: "count", Source: srcDoctor},
 	LimitGRPCSlowP99:        {What: "a gRPC method's p99", Value: 0.150, Unit: "s", Source: "etcd mixin etcdGRPCRequestsSlow"},
 	LimitAppliedLag:         {What: "entries a member's applied index may trail the others'", Value: 5000, Unit: "count", Source: srcDoctor},
-	LimitExpensiveRange:     {What: "mean bytes per Range answer from which reads are expensive (listings without a limit)", Value: 1 << 20, Unit: "bytes", Source: "Kubernetes API priority and fairness (LIST is the expensive request); etcd's --max-request-bytes default 1.5 MiB for one request; " + srcDoctor},
+	LimitExpensiveRange:     {What: "mean bytes per Range answer from which reads are expensive (listings without a limit)", Value: 256 << 10, Unit: "bytes", Source: "Kubernetes API priority and fairness (LIST is the expensive request); etcd's --max-request-bytes default 1.5 MiB for one request; " + srcDoctor},
 	LimitQuantileP99Min:     {What: "observations a p99 needs (in the window, else since the member started)", Value: 100, Unit: "count", Source: srcDoctor},
 	LimitQuantileP999Min:    {What: "observations a p99.9 needs (in the window, else since the member started)", Value: 1000, Unit: "count", Source: srcDoctor},
 	LimitOtherCPU:           {What: "cores other processes may use during a check level before the machine counts as busy", Value: 0.5, Unit: "cores", Source: srcCheck},

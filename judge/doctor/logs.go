@@ -43,6 +43,18 @@ func (j *doctorJudge) logs() result.DoctorStep {
 		if Cause(m.Cause) == CauseLeader && m.Key == "elected-leader" {
 			v.Status, v.Threshold = result.Pass, "informational"
 		}
+		if Cause(m.Cause) == CauseDefrag {
+			// An operator's routine: evidence of a defragmentation the
+			// metrics saw in progress, informational otherwise.
+			v.Status, v.Threshold = result.Pass, "informational"
+			if f := j.findingOf(CauseDefrag, m.Member); f != nil {
+				e := fmt.Sprintf("%q %d times in %s's log", m.Text, m.Count, m.Member)
+				if m.Took != nil {
+					e += fmt.Sprintf(", each taking %s to %s", units.Seconds(m.Took.Min), units.Seconds(m.Took.Max))
+				}
+				f.Evidence = append(f.Evidence, e)
+			}
+		}
 		if m.Took != nil {
 			v.Display += fmt.Sprintf(" (took %s / %s / %s min/median/max)", units.Seconds(m.Took.Min), units.Seconds(m.Took.Median), units.Seconds(m.Took.Max))
 		}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -191,5 +192,52 @@ func TestSlowDiskFails(t *testing.T) {
 	}
 	if !named {
 		t.Fatalf("no FAIL naming the disk: %+v", doc.Verdicts)
+	}
+}
+
+// TestBusyMachine: two processes spin beside a local check (a CPU hog the
+// test makes, as a compile finishing on the same cores did in issue 23):
+// every level records the CPU the others took, and a level that fails
+// says the machine was busy, with the figure, and never blames the disk
+// the probe measured as fast.
+func TestBusyMachine(t *testing.T) {
+	var hogs []*exec.Cmd
+	for range 2 {
+		cmd := exec.Command("sh", "-c", "while :; do :; done")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		hogs = append(hogs, cmd)
+	}
+	t.Cleanup(func() {
+		for _, h := range hogs {
+			_ = h.Process.Kill()
+			_ = h.Wait()
+		}
+	})
+	doc, err := Run(context.Background(), Options{DataDir: t.TempDir(), MaxLoad: "m", LevelDuration: 2 * time.Second, DiskRuntime: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	diskFast := false
+	for _, v := range doc.Verdicts {
+		diskFast = diskFast || (v.ID == string(judge.DiskFsyncP99) && v.Status == result.Pass)
+	}
+	for _, lv := range doc.Check.Levels {
+		if lv.OtherCPUCores < 0.5 {
+			t.Errorf("level %s: other processes %.2f cores, with two spinning beside it", lv.Name, lv.OtherCPUCores)
+		}
+		why := strings.Join(lv.Why, "; ")
+		if !lv.Passed && !strings.Contains(why, "other processes used") {
+			t.Errorf("level %s failed without naming the busy machine: %s", lv.Name, why)
+		}
+		if diskFast && strings.Contains(why, "check the disk first") {
+			t.Errorf("level %s blames the disk the probe measured as fast: %s", lv.Name, why)
+		}
+	}
+	for _, v := range doc.Verdicts {
+		if v.ID == string(judge.LoadCapacity) && v.Status == result.Fail && !strings.Contains(v.Explanation, "busy") {
+			t.Errorf("capacity failed on the hardware while the machine was busy: %s", v.Explanation)
+		}
 	}
 }
