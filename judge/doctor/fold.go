@@ -143,6 +143,9 @@ func (j *doctorJudge) leads(member string) bool {
 
 // rootName is "m1's disk", or "the cluster's quota".
 func rootName(f result.Finding) string {
+	if Cause(f.Cause) == CauseLeader && f.Member == "" {
+		return "the cluster's elections"
+	}
 	if f.Member == "" {
 		return "the cluster's " + f.Cause
 	}

@@ -572,10 +572,10 @@ func (j *doctorJudge) electionsRuledOut() []string {
 	}
 	var out []string
 	if walOn != "" {
-		out = append(out, fmt.Sprintf("the disks: WAL fsync p99 at most %s (%s; etcd asks for under %s)", units.Quantile(walWorst, result.LowestDiskBucket), walOn, judge.LimitWALFsyncP99.Text()))
+		out = append(out, fmt.Sprintf("the disks: the slowest WAL fsync p99 is %s (%s; etcd asks for under %s)", units.Quantile(walWorst, result.LowestDiskBucket), walOn, judge.LimitWALFsyncP99.Text()))
 	}
 	if serialOn != "" && len(j.stalled) == 0 {
-		out = append(out, fmt.Sprintf("the CPU: local reads p50 at most %s (%s), no member stalls", units.Seconds(serialWorst), serialOn))
+		out = append(out, fmt.Sprintf("the CPU: no member stalls, the slowest local reads' p50 is %s (%s)", units.Seconds(serialWorst), serialOn))
 	}
 	if gap, who := j.quorumRound(); who != "" {
 		out = append(out, fmt.Sprintf("the round trip: a linearizable read costs %s more than a serializable one on %s", units.Seconds(gap), who))

@@ -78,11 +78,8 @@ func fill(ctx context.Context, conn etcdclient.Config, f Fill, quota float64) (s
 	var firstErr error
 	k := 0
 feed:
-	for {
-		if f.Keys > 0 && k >= f.Keys {
-			break
-		}
-		if f.QuotaShare > 0 && k%(batch*16) == 0 && k > 0 {
+	for f.Keys == 0 || k < f.Keys {
+		if f.QuotaShare > 0 && k%(batch*4) == 0 && k > 0 {
 			st, err := cli.Status(ctx, conn.Endpoints[0])
 			if err != nil {
 				firstErr = err
