@@ -208,7 +208,7 @@ func (m expModel) envRows() [][2]string {
 		counts[c.Cell.Status]++
 	}
 	var parts []string
-	for _, s := range []string{result.CellOK, result.CellFailed, result.CellInterrupted, result.CellPending} {
+	for _, s := range []string{result.CellOK, result.CellFailed, result.CellInterrupted, result.CellPending, result.CellSkipped} {
 		if counts[s] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", counts[s], s))
 		}
