@@ -31,9 +31,9 @@ func TestParseFault(t *testing.T) {
 		{"cpulimit", []string{"m1"}, ""},
 		{"cpulimit", []string{"m1", "0.5"}, ""},
 		{"cpuunlimit", []string{"m1"}, ""},
-		{"bogus", []string{"m1"}, `unknown fault "bogus": kill, pause, resume, restart, partition, heal, link, cpulimit or cpuunlimit`},
-		{"", nil, `unknown fault "": kill, pause, resume, restart, partition, heal, link, cpulimit or cpuunlimit`},
-		{"Kill", []string{"m1"}, `unknown fault "Kill": kill, pause, resume, restart, partition, heal, link, cpulimit or cpuunlimit`},
+		{"bogus", []string{"m1"}, `unknown fault "bogus": kill, pause, resume, restart, partition, heal, link, cpulimit, cpuunlimit, defrag or defrag-stop`},
+		{"", nil, `unknown fault "": kill, pause, resume, restart, partition, heal, link, cpulimit, cpuunlimit, defrag or defrag-stop`},
+		{"Kill", []string{"m1"}, `unknown fault "Kill": kill, pause, resume, restart, partition, heal, link, cpulimit, cpuunlimit, defrag or defrag-stop`},
 		{"kill", nil, "fault kill needs one member name"},
 		{"kill", []string{"m1", "m2"}, "fault kill needs one member name"},
 		{"pause", nil, "fault pause needs one member name"},
@@ -48,7 +48,7 @@ func TestParseFault(t *testing.T) {
 		{"cpuunlimit", []string{"m1", "1"}, "fault cpuunlimit needs one member name"},
 		{"link", []string{"a", "b", "c"}, "fault link needs FROM and TO (member names or client)"},
 		// Values are never read as option names.
-		{"{Links}", nil, `unknown fault "{Links}": kill, pause, resume, restart, partition, heal, link, cpulimit or cpuunlimit`},
+		{"{Links}", nil, `unknown fault "{Links}": kill, pause, resume, restart, partition, heal, link, cpulimit, cpuunlimit, defrag or defrag-stop`},
 	} {
 		f, err := ParseFault(tc.name, tc.args)
 		switch {
@@ -106,7 +106,7 @@ func TestRegistry(t *testing.T) {
 			t.Errorf("Counts name %s is no registered fault", n)
 		}
 	}
-	if got, want := FaultNames(), "kill, pause, resume, restart, partition, heal, link, cpulimit or cpuunlimit"; got != want {
+	if got, want := FaultNames(), "kill, pause, resume, restart, partition, heal, link, cpulimit, cpuunlimit, defrag or defrag-stop"; got != want {
 		t.Errorf("FaultNames() = %q, want %q", got, want)
 	}
 	if _, ok := faultByLinkOp("bogus"); ok {

@@ -181,7 +181,7 @@ func TestSplitLine(t *testing.T) {
 // name.
 func TestFaultActionFields(t *testing.T) {
 	t.Parallel()
-	if got, want := actionNames(), "kill, pause, resume, restart, partition, heal, cpulimit or cpuunlimit"; got != want {
+	if got, want := actionNames(), "kill, pause, resume, restart, partition, heal, cpulimit, cpuunlimit, defrag or defrag-stop"; got != want {
 		t.Errorf("actionNames() = %q, want %q", got, want)
 	}
 	f := Fault{Actions: map[string]string{"partition": "m2"}}
