@@ -84,6 +84,10 @@ type DoctorMember struct {
 	// Reachable is false when its endpoint did not answer; Error says why.
 	Reachable bool   `json:"reachable"`
 	Error     string `json:"error,omitempty"`
+	// Unresponsive says the member accepted the TCP connection but did
+	// not answer its Status within the deadline: a process that is not
+	// running when asked, not a member that is down.
+	Unresponsive bool `json:"unresponsive,omitempty"`
 	// ClusterID and the leader it reports.
 	ClusterID string `json:"cluster_id,omitempty"`
 	LeaderID  string `json:"leader_id,omitempty"`

@@ -109,6 +109,10 @@ func (j *doctorJudge) membership() result.DoctorStep {
 	for _, m := range j.d.Members {
 		if !m.Reachable {
 			st.Unseen = append(st.Unseen, fmt.Sprintf("%s (%s): %s", m.Name, m.Endpoint, m.Error))
+			if m.Unresponsive {
+				j.unresponsive(m)
+				continue
+			}
 			j.find(result.Finding{Status: result.Fail, Cause: string(CauseMembership), Member: m.Name, Score: 3,
 				Summary:  fmt.Sprintf("%s does not answer at %s: %s", m.Name, m.Endpoint, m.Error),
 				Evidence: []string{"Status from " + m.Endpoint + ": " + m.Error},

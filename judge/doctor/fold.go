@@ -131,14 +131,25 @@ func (j *doctorJudge) rootFor(i int, eligible func(int) bool) int {
 	return best
 }
 
-// leads reports whether member was the leader when doctor looked.
+// leads reports whether member was the leader when doctor looked: it
+// said so, or (when it did not answer) the others named it.
 func (j *doctorJudge) leads(member string) bool {
+	votes := 0
+	var id string
 	for _, m := range j.d.Members {
 		if m.Name == member {
-			return m.IsLeader
+			if m.IsLeader {
+				return true
+			}
+			id = m.ID
 		}
 	}
-	return false
+	for _, m := range j.d.Members {
+		if id != "" && m.Reachable && m.LeaderID == id {
+			votes++
+		}
+	}
+	return 2*votes > len(j.d.Members)-1 && votes > 0
 }
 
 // rootName is "m1's disk", or "the cluster's quota".

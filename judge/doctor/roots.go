@@ -179,3 +179,20 @@ func (j *doctorJudge) expensiveReads() {
 		Fix:    "paginate listings (limit and continue), read from a watch cache or an informer instead of listing, and find the client (kube-apiserver audit logs, etcd's 'apply request took too long' lines name the keys)",
 		Source: judge.LimitOf(judge.LimitExpensiveRange).Source, Versions: j.versions()})
 }
+
+// unresponsive is a member that took the TCP connection (the kernel
+// answers it) but did not answer its Status in time: its process is not
+// running when asked (CPU starvation, a cgroup limit, a stop, swap), or
+// its backend is held by a defragmentation (a symptom that finding
+// takes). It is not down: a member that is down refuses the connection.
+func (j *doctorJudge) unresponsive(m result.DoctorMember) {
+	ev := []string{fmt.Sprintf("Status from %s: %s, after the TCP connection was accepted", m.Endpoint, m.Error)}
+	if m.ConnectSeconds > 0 {
+		ev = append(ev, fmt.Sprintf("TCP connect to %s: %s during the window (the kernel answers it, the process need not run)", m.Name, units.Seconds(m.ConnectSeconds)))
+	}
+	j.symptomOf(consequence{member: m.Name, by: []Cause{CauseDefrag}}, result.Finding{Status: result.Fail, Cause: string(CauseCPU), Member: m.Name, Score: 4,
+		Summary:  fmt.Sprintf("%s takes connections but answers nothing: its process is not running when asked", m.Name),
+		Evidence: ev,
+		Fix:      "give the member CPU: check its cgroup CPU limit and throttling, noisy neighbours on the node, swap, a stopped process (SIGSTOP, a debugger), and long GC or VM pauses",
+		Source:   "etcdlab's connect and Status probes (a down member refuses the connection)", Versions: j.versions(m.Name)})
+}

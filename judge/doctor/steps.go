@@ -206,7 +206,7 @@ func (j *doctorJudge) network() result.DoctorStep {
 // network's.
 func (j *doctorJudge) explains(member string) *result.Finding {
 	for _, m := range j.d.Members {
-		if m.IsLeader {
+		if j.leads(m.Name) {
 			if f := j.rootOf(m.Name); f != nil {
 				return f
 			}

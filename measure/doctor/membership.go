@@ -121,6 +121,9 @@ func status(ctx context.Context, conn etcdclient.Config, m *result.DoctorMember)
 	st, err := cli.Status(cctx, m.Endpoint)
 	if err != nil {
 		m.Error = etcdclient.Describe(err)
+		// reach connected above: the kernel took the connection, the
+		// process did not answer in time.
+		m.Unresponsive = cctx.Err() != nil && ctx.Err() == nil
 		return
 	}
 	m.Reachable = true
