@@ -39,6 +39,10 @@ func TestOneRootCause(t *testing.T) {
 		// answered no Status in 3 s (built from the case above): not a
 		// member that is down.
 		{"unresponsive-leader-cpu-limit", "cpu", "m1"},
+		// So starved that only 3 local reads completed in the window
+		// (built from the same case): too few for a share, a median
+		// that is a stall.
+		{"few-reads-starved-leader", "cpu", "m1"},
 	} {
 		doc := readCase(t, filepath.Join(casesDir, tc.file+".json"))
 		Judge(doc)

@@ -66,9 +66,11 @@ func (j *doctorJudge) starvation() {
 		}
 		return float64(f.Stalled) / float64(f.Samples)
 	}
+	minReads := judge.LimitStarvedMinReads.Value()
 	for i, m := range j.d.Members {
 		own := share(m.ReadSerial)
-		if own < judge.LimitStarvedShare.Value() || float64(m.ReadSerial.Samples) < judge.LimitStarvedMinReads.Value() {
+		few := j.fewButSlow(i)
+		if !few && (own < judge.LimitStarvedShare.Value() || float64(m.ReadSerial.Samples) < minReads) {
 			continue
 		}
 		others, othersMax, n := 0.0, 0.0, 0
@@ -94,6 +96,10 @@ func (j *doctorJudge) starvation() {
 			fmt.Sprintf("%d of %d serializable reads on %s took %s or more (p50 %s, max %s); on the other members at most %.0f%% did (max %s)",
 				m.ReadSerial.Stalled, m.ReadSerial.Samples, m.Name, units.Seconds(stall), units.Seconds(m.ReadSerial.P50), units.Seconds(m.ReadSerial.Max), 100*others, units.Seconds(othersMax)),
 			fmt.Sprintf("TCP connect to %s: %s (the kernel answers it, the process need not run)", m.Name, units.Seconds(m.ConnectSeconds)),
+		}
+		if few {
+			ev = append(ev, fmt.Sprintf("only %d of its local reads completed in the window (%d failed), each waiting about %s, where every other member completed %s or more: too few for a share, but their median is a stall", m.ReadSerial.Samples, m.ReadSerial.Errors, units.Seconds(m.ReadSerial.P50), judge.LimitStarvedMinReads.Text()))
+			own = max(own, judge.LimitStarvedFail.Value())
 		}
 		if m.Metrics != nil {
 			ev = append(ev, fmt.Sprintf("%s used %.2f cores over the window", m.Name, m.Metrics.CPUCores))
@@ -589,4 +595,28 @@ func (j *doctorJudge) electionsRuledOut() []string {
 func medians(m result.DoctorMember) bool {
 	need := int(judge.LimitMedianMin.Value())
 	return m.ReadLinear != nil && m.ReadSerial != nil && m.ReadLinear.Samples >= need && m.ReadSerial.Samples >= need
+}
+
+// fewButSlow reports whether member i completed too few local reads for
+// a share (judge.LimitStarvedMinReads) because each took a stall or
+// more (their median is past judge.LimitStall), while every other member
+// that answered completed enough reads without stalling: so starved that
+// its probes could not keep up.
+func (j *doctorJudge) fewButSlow(i int) bool {
+	minReads, stall := judge.LimitStarvedMinReads.Value(), judge.LimitStall.Value()
+	r := j.d.Members[i].ReadSerial
+	if r == nil || r.Samples == 0 || float64(r.Samples) >= minReads || r.P50 < stall {
+		return false
+	}
+	others := 0
+	for k, o := range j.d.Members {
+		if k == i || !o.Reachable {
+			continue
+		}
+		if o.ReadSerial == nil || float64(o.ReadSerial.Samples) < minReads || o.ReadSerial.P50 >= stall {
+			return false
+		}
+		others++
+	}
+	return others > 0
 }
