@@ -37,6 +37,7 @@ func (j *doctorJudge) logs() result.DoctorStep {
 		cause  Cause
 	}
 	byCause := map[key][]result.LogMessage{}
+	var expensive []result.LogMessage
 	for _, m := range c.Messages {
 		v := result.Verdict{ID: string(judge.LogsID(m.Key)), What: fmt.Sprintf("%s: %q in its log", m.Member, m.Text), Value: float64(m.Count), Unit: "count",
 			Display: fmt.Sprintf("%d", m.Count), Threshold: "none wanted", Source: logsSource, Status: result.Warn}
@@ -59,6 +60,10 @@ func (j *doctorJudge) logs() result.DoctorStep {
 			v.Display += fmt.Sprintf(" (took %s / %s / %s min/median/max)", units.Seconds(m.Took.Min), units.Seconds(m.Took.Median), units.Seconds(m.Took.Max))
 		}
 		st.Checks = append(st.Checks, v)
+		if m.Key == expensiveRead {
+			expensive = append(expensive, m)
+			continue
+		}
 		if v.Status == result.Warn && j.foldLog(m) {
 			continue
 		}
@@ -67,6 +72,7 @@ func (j *doctorJudge) logs() result.DoctorStep {
 			byCause[k] = append(byCause[k], m)
 		}
 	}
+	j.expensiveLogs(expensive)
 	keys := make([]key, 0, len(byCause))
 	for k := range byCause {
 		keys = append(keys, k)
@@ -183,4 +189,40 @@ func logCause(member string, cause Cause, ms []result.LogMessage) consequence {
 		return consequence{member: member, anyMember: true, by: []Cause{CauseQuota}}
 	}
 	return consequence{member: member, by: nil}
+}
+
+// expensiveRead is logscan's key for a slow request that listed 10,000
+// keys or more.
+const expensiveRead = "expensive-read"
+
+// expensiveLogs makes the members' expensive reads (slow requests whose
+// answers listed 10,000 keys or more, as etcd itself logged them) the
+// cluster's requests finding, or its evidence when the metrics found it:
+// etcd's own line names the request and its answer's size, so it is a
+// measurement, not a log's hint, and it explains the slow applies and
+// commits beside it.
+func (j *doctorJudge) expensiveLogs(ms []result.LogMessage) {
+	if len(ms) == 0 {
+		return
+	}
+	n := 0
+	var ev []string
+	for _, m := range ms {
+		n += m.Count
+		e := fmt.Sprintf("%q %d times in %s's log", m.Text, m.Count, m.Member)
+		if m.Took != nil {
+			e += fmt.Sprintf(", took %s to %s (median %s)", units.Seconds(m.Took.Min), units.Seconds(m.Took.Max), units.Seconds(m.Took.Median))
+		}
+		ev = append(ev, e)
+	}
+	if f := j.findingOf(CauseRequests, ""); f != nil && f.Member == "" {
+		f.Evidence = append(f.Evidence, ev...)
+		f.Score += 0.5
+		return
+	}
+	j.find(result.Finding{Status: result.Warn, Cause: string(CauseRequests), Score: 2 + 0.1*float64(min(n, 20)),
+		Summary:  fmt.Sprintf("the members logged %d slow requests that listed 10,000 keys or more: listings without a limit", n),
+		Evidence: ev,
+		Fix:      "paginate listings (limit and continue), read from a watch cache or an informer instead of listing, and find the client (kube-apiserver audit logs; the log lines name the keys)",
+		Source:   logsSource})
 }

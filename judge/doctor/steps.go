@@ -599,14 +599,18 @@ func medians(m result.DoctorMember) bool {
 
 // fewButSlow reports whether member i completed too few local reads for
 // a share (judge.LimitStarvedMinReads) because each took a stall or
-// more (their median is past judge.LimitStall), while every other member
+// more (their median is past judge.LimitStall, or none completed in time
+// and some were tried), while every other member
 // that answered completed enough reads without stalling: so starved that
 // its probes could not keep up.
 func (j *doctorJudge) fewButSlow(i int) bool {
 	minReads, stall := judge.LimitStarvedMinReads.Value(), judge.LimitStall.Value()
 	r := j.d.Members[i].ReadSerial
-	if r == nil || r.Samples == 0 || float64(r.Samples) >= minReads || r.P50 < stall {
+	if r == nil || r.Samples+r.Errors == 0 || float64(r.Samples) >= minReads {
 		return false
+	}
+	if r.Samples > 0 && r.P50 < stall {
+		return false // what completed was prompt: no stall
 	}
 	others := 0
 	for k, o := range j.d.Members {
