@@ -58,10 +58,13 @@ var messages = [...]known{ //nolint:gochecknoglobals // constant table
 	{key: "expensive-read", cause: "requests", variants: []variant{
 		{text: "apply request took too long (a large range)", field: "took", after: "took too long ("},
 	}},
-	// A defragmentation that ended, with how long it took (3.4 with zap
-	// to 3.6; etcd_disk_defrag_inflight shows one in progress from 3.5).
+	// A defragmentation that ended, with how long it took
+	// (etcd_disk_defrag_inflight shows one in progress from 3.4.18 and
+	// 3.5.2).
 	{key: "defrag-finished", cause: "defrag", variants: []variant{
-		{text: "finished defragmenting directory", field: "took"},
+		{text: "finished defragmenting directory", field: "took"},              // 3.5, 3.6
+		{text: "finished defragmenting the storage backend"},                   // 3.4, capnslog
+		{text: "defragmented", match: []string{"defragmented"}, field: "took"}, // 3.4, zap
 	}},
 	{key: "sending-buffer-full", cause: "network", variants: []variant{
 		{text: "sending buffer is full"},
