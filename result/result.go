@@ -81,6 +81,10 @@ type Environment struct {
 	// MemberCores is the cores of each member's machine of a cluster
 	// etcdlab did not start, as the person running it said (0: unknown).
 	MemberCores float64 `json:"member_cores,omitempty"`
+	// MemberCPUs are the CPU budgets (cores) of the members of a cluster
+	// etcdlab started with budgets (cluster.Options.CPUs): each ran in a
+	// cgroup with that CPU quota. Empty without budgets.
+	MemberCPUs map[string]float64 `json:"member_cpus,omitempty"`
 }
 
 // BenchConfig is the full configuration of a bench run, with credentials
@@ -150,6 +154,13 @@ type Run struct {
 	// Ops breaks the run down by operation where it mixes several (reads
 	// and writes of txn-mixed; puts and events of watch-latency).
 	Ops []Op `json:"ops,omitempty"`
+	// Leader is the member the lab handed the leadership to before the
+	// run (placement: cluster.Options.Leader, an experiment setup's
+	// leader); LeaderMoved says how it did not hold through the run ("m2
+	// led at the end", "an election in the run: term 3 to 4"), "" when it
+	// held.
+	Leader      string `json:"leader,omitempty"`
+	LeaderMoved string `json:"leader_moved,omitempty"`
 	// StoppedEarly says why the run ended before its total or duration.
 	StoppedEarly string `json:"stopped_early,omitempty"`
 	// Canary says how the cluster's availability was measured apart from

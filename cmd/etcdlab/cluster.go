@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -62,6 +63,7 @@ A --data-dir that holds a cluster kept earlier is restarted with its data.`,
   etcdlab cluster up --port-base 2379   # m1 on 2379/2380/2381, m2 on 2382/...
   etcdlab cluster up --fsync-delay lognormal:p50=23ms,p99=268ms   # the HDD article's disk (root, FUSE)
   etcdlab cluster up --rtt 40ms --fsync-delay 20ms   # members 40 ms apart (root: a network namespace)
+  etcdlab cluster up --member-cpus 0.5               # each member on half a core of its own (root: cgroups)
   etcdlab cluster up --topology multicloud-3         # presets: ` + strings.Join(topology.Presets(), ", ") + `
   etcdlab cluster up --topology lab.yaml              # members, links, storage, tuning (docs/topologies.md)`,
 		Args: noArgs,
@@ -82,6 +84,8 @@ A --data-dir that holds a cluster kept earlier is restarted with its data.`,
 	fl.StringVar(&f.opts.Host, "host", "127.0.0.1", "loopback address to listen on")
 	fl.StringVar(&f.fsyncDelay, "fsync-delay", "", "emulate a slow disk: add this to every fsync (10ms, or lognormal:p50=20ms,p99=270ms); needs root and /dev/fuse")
 	fl.BoolVar(&f.opts.FsyncWALOnly, "fsync-delay-wal-only", false, "apply --fsync-delay to the WAL only, not to bbolt's commits")
+	fl.StringVar(&f.opts.Leader, "leader", "", "hand the leadership to this member once the cluster is ready (m1..mN), so that the write path does not depend on who won the election")
+	fl.Float64Var(&f.opts.CPUs, "member-cpus", 0, "each member's CPU budget in cores (0.5, 2): a cgroup CPU quota, so the members do not share every core (root; 0: none)")
 	fl.StringVar(&f.rtt, "rtt", "", "emulate a WAN: this round trip between every pair of members (e.g. 40ms; root, a network namespace)")
 	fl.StringVar(&f.clientRTT, "client-rtt", "", "emulate this round trip between clients and every member")
 	fl.StringVar(&f.topology, "topology", "", "a topology file (YAML) or preset: "+strings.Join(topology.Presets(), ", "))
@@ -165,6 +169,10 @@ func (a *app) clusterUp(c *cobra.Command, f *upFlags) error {
 	cl, err := cluster.Start(ctx, o)
 	if err != nil {
 		_ = os.Remove(filepath.Dir(f.stateFile)) // only if empty: leave nothing behind
+		var be *cluster.BudgetError
+		if errors.As(err, &be) {
+			return exitcode.With(err, exitcode.Usage) // this machine cannot do what was asked; nothing was done
+		}
 		return err
 	}
 	st := cl.State()

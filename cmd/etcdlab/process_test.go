@@ -432,3 +432,41 @@ func TestClusterFault(t *testing.T) {
 	_ = up.wait(t)
 	assertMembersGone(t, st)
 }
+
+// TestBudgetsLeaveNothing: `cluster up --member-cpus 0.5` puts each member
+// in a cgroup of its own, and kill -9 of `cluster up` followed by
+// `cluster down` leaves none of them (issue 24).
+func TestBudgetsLeaveNothing(t *testing.T) {
+	t.Parallel()
+	h, err := cgroup.Open(0)
+	if err != nil {
+		t.Skip(err)
+	}
+	dir := t.TempDir()
+	state := filepath.Join(dir, cluster.DefaultStateFile)
+	up := startUp(t, dir, "--member-cpus", "0.5")
+	st := waitState(t, state, up.exitedStderr)
+	groups := func() []string {
+		g, _ := filepath.Glob(filepath.Join(h.Dir(), cgroup.GroupName(st.Controller.PID, "*")))
+		return g
+	}
+	if g := groups(); len(g) != 3 {
+		t.Fatalf("groups %v, want one per member", g)
+	}
+	for _, m := range st.Members {
+		if m.CPUs != 0.5 {
+			t.Errorf("member %s: budget %g in the state file, want 0.5", m.Name, m.CPUs)
+		}
+	}
+	if err := up.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = up.wait(t)
+	assertMembersGone(t, st)
+	if code, out := cli(t, dir, "cluster", "down"); code != 1 || !strings.Contains(out, "stale") {
+		t.Fatalf("down on a dead cluster: %d %s", code, out)
+	}
+	if g := groups(); len(g) != 0 {
+		t.Fatalf("cgroups left after kill -9 and down: %v", g)
+	}
+}

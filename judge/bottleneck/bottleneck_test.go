@@ -187,3 +187,23 @@ func TestSweepLines(t *testing.T) {
 		t.Fatalf("%+v", sw)
 	}
 }
+
+// TestMemberBudget: members on a 0.5-core budget each, the busiest at
+// 0.49 cores on a machine mostly idle, were limited by their budget, and
+// the statement says so; without the budget the same figures are not a
+// CPU limit.
+func TestMemberBudget(t *testing.T) {
+	t.Parallel()
+	c := spec{clients: 100, rps: 2000, p50: 0.05, cpu: []float64{0.49, 0.3, 0.3}}.cell()
+	c.Environment.LocalCluster, c.Environment.CPUs = true, 16
+	c.Environment.MemberCPUs = map[string]float64{"m1": 0.5, "m2": 0.5, "m3": 0.5}
+	b := Cell(experiment(c), 0, Options{})
+	if b.Resource != ResourceMemberCPU || !strings.Contains(b.Statement, "The members' CPU budget limited throughput, not this machine") ||
+		!strings.Contains(b.Statement, "used 0.49 cores of its 0.5-core budget") {
+		t.Fatalf("%s: %s", b.Resource, b.Statement)
+	}
+	c.Environment.MemberCPUs = nil
+	if b := Cell(experiment(c), 0, Options{}); b.Resource == ResourceMemberCPU {
+		t.Errorf("without a budget, 0.49 cores of 16 limited it: %s", b.Statement)
+	}
+}

@@ -22,6 +22,9 @@ type cpuCtx struct {
 	// the cores of each member's own machine when they do not share this
 	// one (0: not known).
 	machine, perMember float64
+	// budget is the smallest CPU budget of a member of a local cluster
+	// run with budgets (0: none): a member cannot use more.
+	budget float64
 }
 
 func cpuContext(doc *result.Document, c *result.Cell, o Options) cpuCtx {
@@ -33,7 +36,13 @@ func cpuContext(doc *result.Document, c *result.Cell, o Options) cpuCtx {
 	if per == 0 {
 		per = c.Environment.MemberCores
 	}
-	return cpuCtx{shared: env.LocalCluster, machine: float64(env.CPUs), perMember: per}
+	budget := 0.0
+	for _, b := range c.Environment.MemberCPUs {
+		if b > 0 && (budget == 0 || b < budget) {
+			budget = b
+		}
+	}
+	return cpuCtx{shared: env.LocalCluster, machine: float64(env.CPUs), perMember: per, budget: budget}
 }
 
 // cpuCandidates are the CPU limits that can be judged from what was
@@ -41,6 +50,11 @@ func cpuContext(doc *result.Document, c *result.Cell, o Options) cpuCtx {
 func (j *judgement) cpuCandidates() []candidate {
 	m, c := j.m, j.cpu
 	var out []candidate
+	if m.ServerRuns > 0 && c.budget > 0 {
+		// The members' own limit: their cgroup's quota, not the machine.
+		j.f["member_cpu_budget"] = c.budget
+		out = append(out, candidate{ResourceMemberCPU, m.MemberCPUMax / c.budget / judge.LimitCPUSaturated.Value(), j.sayMemberBudget})
+	}
 	if m.ServerRuns > 0 {
 		switch {
 		case c.shared && c.machine > 0:
@@ -76,6 +90,11 @@ func (j *judgement) cpuCandidates() []candidate {
 
 func (j *judgement) sayMemberCPU() string {
 	return "Member CPU limited throughput: " + j.at + " " + j.cpuClause() + "; " + j.walClause() + "."
+}
+
+func (j *judgement) sayMemberBudget() string {
+	return fmt.Sprintf("The members' CPU budget limited throughput, not this machine: %s the busiest member used %.2f cores of its %s-core budget (a cgroup quota); %s.",
+		j.at, j.m.MemberCPUMax, cores(j.cpu.budget), j.walClause())
 }
 
 func (j *judgement) sayMachine(res string) string {

@@ -19,6 +19,7 @@ import (
 	"github.com/etcdlab/etcdlab/internal/proc"
 	"github.com/etcdlab/etcdlab/internal/version"
 	"github.com/etcdlab/etcdlab/invalid"
+	"github.com/etcdlab/etcdlab/lab/cgroup"
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
 	"github.com/etcdlab/etcdlab/lab/member"
 )
@@ -80,6 +81,11 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 			return nil, err
 		}
 	}
+	if opts.budgeted() {
+		if _, err := cgroup.Open(0); err != nil {
+			return nil, &BudgetError{Err: err}
+		}
+	}
 	d, err := prepareDataDir(&opts)
 	if err != nil {
 		return nil, err
@@ -99,6 +105,12 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	c.sp = newSpawner(c.enterNamespaces()...)
 	for attempt := 1; ; attempt++ {
 		err := c.launch(ctx)
+		if err == nil && opts.Leader != "" {
+			if err := c.MoveLeader(ctx, opts.Leader); err != nil {
+				_ = c.Stop()
+				return nil, err
+			}
+		}
 		if err == nil {
 			return c, nil
 		}
@@ -256,7 +268,7 @@ func (c *Cluster) spawn(i int) error {
 	c.procs[i] = p
 	c.tally.starts[cfg.Name]++
 	c.mu.Unlock()
-	return nil
+	return c.applyBudget(i, p.id.PID)
 }
 
 // exited is called when a member process is reaped.
@@ -411,7 +423,7 @@ func (c *Cluster) State() State {
 		DataDir: c.dir.root, TLS: c.clientTLS, Emulated: c.net != nil,
 	}
 	for i, cfg := range c.cfgs {
-		m := MemberState{Name: cfg.Name, ClientURL: cfg.ClientURL, PeerURL: cfg.PeerURL, MetricsURL: cfg.MetricsURL, DataDir: cfg.DataDir, LogFile: cfg.LogFile}
+		m := MemberState{Name: cfg.Name, ClientURL: cfg.ClientURL, PeerURL: cfg.PeerURL, MetricsURL: cfg.MetricsURL, DataDir: cfg.DataDir, LogFile: cfg.LogFile, CPUs: c.opts.cpus(cfg.Name)}
 		if i < len(c.ids) {
 			m.ID = c.ids[i]
 		}

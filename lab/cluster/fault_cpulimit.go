@@ -102,7 +102,8 @@ func limitCPU(st State, r Request) (string, error) {
 
 // unlimitCPU removes member name's CPU limit group, and says so.
 func unlimitCPU(st State, name string) (string, error) {
-	if _, err := stateMember(st, name); err != nil {
+	m, err := stateMember(st, name)
+	if err != nil {
 		return "", err
 	}
 	g, err := cpuGroup(st, name, false)
@@ -111,6 +112,13 @@ func unlimitCPU(st State, name string) (string, error) {
 	}
 	if !g.Exists() {
 		return name + " had no CPU limit", nil
+	}
+	// A member with a CPU budget goes back to its budget, not to the
+	// controller's cgroup (Remove's home).
+	if b, err := budgetGroup(st.Controller.PID, st.DataDir, name, false); err == nil && b.Exists() && m.PID > 0 {
+		if err := b.Add(m.PID); err != nil {
+			return "", fmt.Errorf("member %s back to its CPU budget: %w", name, err)
+		}
 	}
 	if err := g.Remove(); err != nil {
 		return "", fmt.Errorf("member %s: %w", name, err)

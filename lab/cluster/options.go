@@ -63,6 +63,19 @@ type Options struct {
 	FsyncWALOnly bool
 	// MemberFsyncDelay overrides FsyncDelay for the members it names.
 	MemberFsyncDelay map[string]*slowfs.Delay
+	// CPUs, if positive, is each member's CPU budget in cores (0.5, 4): its
+	// process runs in a cgroup whose CPU quota is that many cores per
+	// 100 ms period (cgroup v2 cpu.max, v1 cpu.cfs_quota_us), so one
+	// machine behaves like members with their own cores. MemberCPUs
+	// overrides it for the members it names. Without a cgroup the lab can
+	// write, Start fails with the reason (BudgetError). No cgroup is made
+	// without a budget.
+	CPUs       float64
+	MemberCPUs map[string]float64
+	// Leader, if set, is the member Start hands the leadership to once the
+	// cluster is ready (MoveLeader), so that a write path does not depend
+	// on who won the election.
+	Leader string
 	// Links, if not nil (even empty), emulates a network: the members run
 	// in a network namespace of their own (root only) and every connection
 	// between them, or from a client, goes through the directed link of
@@ -141,6 +154,12 @@ func (o Options) Validate() error {
 	}
 	if err := validateLinks(o.Links, o.Members); err != nil {
 		return err
+	}
+	if err := validateCPUs(o.CPUs, o.MemberCPUs, o.Members); err != nil {
+		return err
+	}
+	if o.Leader != "" && !isMemberName(o.Leader, o.Members) {
+		return invalid.Errorf("{Leader} must be a member, m1 to m%d, not %q", o.Members, o.Leader)
 	}
 	return o.Tuning.Validate()
 }

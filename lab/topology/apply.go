@@ -237,6 +237,15 @@ func (t *Topology) Apply(o *cluster.Options, keepHeartbeat, keepElection bool) e
 		}
 		o.BaseDir = TmpfsDir
 	}
+	if t.CPUs != 0 {
+		o.CPUs = t.CPUs
+	}
+	for name, v := range t.MemberCPUs {
+		if o.MemberCPUs == nil {
+			o.MemberCPUs = map[string]float64{}
+		}
+		o.MemberCPUs[name] = v
+	}
 	hb, el := t.Etcd.HeartbeatMs, t.Etcd.ElectionMs
 	if !t.Etcd.Defaults {
 		thb, tel := Tuned(MaxRTT(o.Links))

@@ -30,6 +30,10 @@ type Topology struct {
 	Links     []Link           `json:"links,omitempty"`
 	Storage   Storage          `json:"storage,omitempty"`
 	Etcd      Etcd             `json:"etcd,omitempty"`
+	// CPUs is each member's CPU budget in cores (a cgroup CPU quota; root),
+	// MemberCPUs the budget of the members it names.
+	CPUs       float64            `json:"cpus,omitempty"`
+	MemberCPUs map[string]float64 `json:"member_cpus,omitempty"`
 }
 
 // Link sets the links between two ends (members m1..mN, or "client"):

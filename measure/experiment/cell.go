@@ -215,6 +215,9 @@ func (r *runner) runBench(ctx context.Context, pc *Cell, sc *setupCluster, conn 
 		cfg.Conn = conn
 		cfg.MetricsURLs = pc.Setup.MetricsURLs
 	}
+	if sc != nil && pc.Setup.Leader != "" {
+		obs = append(obs, &bench.PlaceLeader{Cluster: sc.c, Member: pc.Setup.Leader})
+	}
 	var tl *timeline
 	if sc != nil && len(r.plan.Spec.Faults) > 0 {
 		tl = newTimeline(sc.c, r.plan.Spec.Faults)

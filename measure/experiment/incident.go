@@ -7,17 +7,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"sync"
 	"time"
 
 	judgedoctor "github.com/etcdlab/etcdlab/judge/doctor"
 	"github.com/etcdlab/etcdlab/lab/cluster"
-	"github.com/etcdlab/etcdlab/lab/etcdclient"
 	"github.com/etcdlab/etcdlab/measure/bench"
 	"github.com/etcdlab/etcdlab/measure/doctor"
 	"github.com/etcdlab/etcdlab/result"
-	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
 // loadSlack is how much longer than the incident's settle and window a
@@ -68,7 +65,7 @@ func (r *runner) runDoctor(ctx context.Context, pc *Cell, sc *setupCluster, cell
 	d := pc.Doctor
 	c := sc.c
 	if d.Leader != "" {
-		if err := moveLeader(ctx, c, d.Leader); err != nil {
+		if err := c.MoveLeader(ctx, d.Leader); err != nil {
 			return fmt.Errorf("move the leader to %s: %w", d.Leader, err)
 		}
 	}
@@ -173,59 +170,4 @@ func memberLogs(c *cluster.Cluster) (string, error) {
 		}
 	}
 	return dir, nil
-}
-
-// moveLeader hands the leadership to member name, through the current
-// leader, and waits until name leads.
-func moveLeader(ctx context.Context, c *cluster.Cluster, name string) error {
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	st := c.State()
-	names := map[string]string{}
-	for _, m := range st.Members {
-		names[m.ClientURL] = m.Name
-	}
-	for ctx.Err() == nil {
-		var leader, target cluster.MemberStatus
-		for _, s := range cluster.Status(ctx, c.Client(), names) {
-			if s.Role == "leader" {
-				leader = s
-			}
-			if s.Name == name {
-				target = s
-			}
-		}
-		if leader.Name == name {
-			return nil
-		}
-		if leader.Name != "" && target.ID != "" {
-			id, err := strconv.ParseUint(target.ID, 16, 64)
-			if err != nil {
-				return fmt.Errorf("member %s's ID %q: %w", name, target.ID, err)
-			}
-			conn := c.Client()
-			conn.Endpoints = []string{leader.Endpoint}
-			if err := withClient(ctx, conn, func(cli *clientv3.Client) error {
-				_, err := cli.MoveLeader(ctx, id)
-				return err
-			}); err != nil && ctx.Err() == nil {
-				time.Sleep(200 * time.Millisecond) // an election in progress; ask again
-			}
-		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
-	return ctx.Err()
-}
-
-// withClient runs f with a client of conn, closed afterwards.
-func withClient(ctx context.Context, conn etcdclient.Config, f func(*clientv3.Client) error) error {
-	cli, err := etcdclient.NewChecked(ctx, conn)
-	if err != nil {
-		return err
-	}
-	defer cli.Close()
-	return f(cli)
 }

@@ -71,6 +71,16 @@ func (s *Spec) clusterOptions(st *Setup, env setupEnv) (cluster.Options, error) 
 	} else if st.Members != 0 {
 		o.Members = st.Members
 	}
+	o.Leader = st.Leader
+	if st.CPUs != 0 {
+		o.CPUs = st.CPUs
+	}
+	for name, v := range st.MemberCPUs {
+		if o.MemberCPUs == nil {
+			o.MemberCPUs = map[string]float64{}
+		}
+		o.MemberCPUs[name] = v
+	}
 	o.Tuning = mergeTuning(o.Tuning, st.Etcd)
 	if err := o.Tuning.Validate(); err != nil {
 		return o, badField("etcd", "%s", errText(err, yamlTuningName))
@@ -102,8 +112,15 @@ func (s *Spec) clusterOptions(st *Setup, env setupEnv) (cluster.Options, error) 
 	}
 	if err := o.Validate(); err != nil {
 		field := "members"
-		if strings.Contains(err.Error(), "PortBase") {
+		switch {
+		case strings.Contains(err.Error(), "PortBase"):
 			field = "port_base"
+		case strings.HasPrefix(err.Error(), "Leader "):
+			field = "leader"
+		case strings.Contains(err.Error(), "MemberCPUs"):
+			field = "member_cpus"
+		case strings.Contains(err.Error(), "CPUs"):
+			field = "cpus"
 		}
 		return o, badField(field, "%s", errText(err, yamlClusterName))
 	}
@@ -204,5 +221,5 @@ func yamlTuningName(field string) string {
 
 // yamlClusterName names cluster.Options' fields as the file does.
 func yamlClusterName(field string) string {
-	return map[string]string{"Members": "members", "PortBase": "port_base", "Host": "host"}[field]
+	return map[string]string{"Members": "members", "PortBase": "port_base", "Host": "host", "CPUs": "cpus", "MemberCPUs": "member_cpus", "Leader": "leader"}[field]
 }

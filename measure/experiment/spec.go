@@ -70,6 +70,15 @@ type Setup struct {
 	Reuse bool `yaml:"reuse"`
 	// PortBase fixes the members' ports (cluster.Options.PortBase).
 	PortBase int `yaml:"port_base"`
+	// Leader places the leadership on this member (m1..mN) when the
+	// cluster starts and before every bench run; each run records whether
+	// it held (result.Run.Leader, LeaderMoved).
+	Leader string `yaml:"leader"`
+	// CPUs is each member's CPU budget in cores (a cgroup CPU quota; root),
+	// MemberCPUs the budget of the members it names; both override the
+	// topology's.
+	CPUs       float64            `yaml:"cpus"`
+	MemberCPUs map[string]float64 `yaml:"member_cpus"`
 	// TopologySpec is a topology written in the file itself (the fields
 	// of a topology file), instead of Topology.
 	TopologySpec map[string]any `yaml:"topology_spec"`

@@ -63,6 +63,12 @@ func TestParseErrors(t *testing.T) {
 		{"live with negative member_cores", strings.Replace(minimal, "    members: 1\n", "    endpoints: [http://127.0.0.1:2379]\n    member_cores: -2\n", 1), "x.yaml line 5: setups[0].member_cores: -2: want the cores of each member's machine"},
 		{"local with cacert", strings.Replace(minimal, "    members: 1\n", "    cacert: ca.crt\n", 1), "x.yaml line 4: setups[0].cacert: cacert is for live setups (endpoints)"},
 		{"bad name", strings.Replace(minimal, "name: tiny", "name: Tiny Exp", 1), `x.yaml line 1: name: "Tiny Exp"`},
+		{"leader not a member", strings.Replace(minimal, "    members: 1\n", "    members: 3\n    leader: m4\n", 1), `setups[0].leader: leader must be a member, m1 to m3, not "m4"`},
+		{"bad budget", strings.Replace(minimal, "    members: 1\n", "    cpus: -1\n", 1), "setups[0].cpus: cpus must be a number of CPUs from 0.01"},
+		{"budget of no member", strings.Replace(minimal, "    members: 1\n", "    member_cpus: {m9: 1}\n", 1), `setups[0].member_cpus: member_cpus names "m9", not a member (m1 to m3)`},
+		{"incident on an unknown setup", strings.Replace(minimal, "sweep:", "  - name: inc\n    setups: [nope]\n    doctor: {expect: {cause: disk}}\nsweep:", 1), `workloads[1].setups[0]: no setup named "nope"`},
+		{"incident expects no such cause", strings.Replace(minimal, "sweep:", "  - name: inc\n    doctor: {expect: {cause: gremlins}}\nsweep:", 1), `workloads[1].doctor.expect.cause: "gremlins": want one of`},
+		{"fault argument", minimal + "faults:\n  - {at: 1s, cpulimit: m1 0.1 9}\n", "faults[0].cpulimit: fault cpulimit needs a member name and optionally its CPUs"},
 	} {
 		text := tt.text
 		want := tt.want

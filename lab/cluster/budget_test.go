@@ -1,0 +1,79 @@
+package cluster
+
+import (
+	"context"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/etcdlab/etcdlab/lab/etcdclient"
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+// cpuSeconds is a process's user and system CPU time from /proc.
+func cpuSeconds(t *testing.T, pid int) float64 {
+	t.Helper()
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
+	utime, _ := strconv.ParseFloat(fields[11], 64)
+	stime, _ := strconv.ParseFloat(fields[12], 64)
+	return (utime + stime) / 100 // USER_HZ
+}
+
+// TestMemberCPUBudget: a member with a 0.5-core budget uses at most 0.55
+// cores (from /proc) under a load that would take more, and Stop leaves
+// no cgroup (issue 24).
+func TestMemberCPUBudget(t *testing.T) {
+	h := cgroupsOrSkip(t)
+	c := start(t, Options{Members: 1, CPUs: 0.5})
+	if g := ownGroups(t, h, c); len(g) != 1 {
+		t.Fatalf("groups %v, want the member's budget", g)
+	}
+	m := c.State().Members[0]
+	if m.CPUs != 0.5 {
+		t.Errorf("state: budget %g", m.CPUs)
+	}
+	conn := c.Client()
+	conn.DialTimeout = etcdclient.DefaultDialTimeout
+	cli, err := etcdclient.New(conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for i := range 32 {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				_, _ = cli.Put(ctx, "/budget/"+strconv.Itoa(i), strings.Repeat("x", 512))
+				_, _ = cli.Get(ctx, "/budget/", clientv3.WithPrefix())
+			}
+		})
+	}
+	time.Sleep(time.Second) // the load's warm-up, not a wait for a condition
+	before, began := cpuSeconds(t, m.PID), time.Now()
+	time.Sleep(3 * time.Second) // the measured span
+	used := (cpuSeconds(t, m.PID) - before) / time.Since(began).Seconds()
+	cancel()
+	wg.Wait()
+	if used > 0.55 {
+		t.Errorf("the member used %.2f cores with a 0.5-core budget", used)
+	}
+	if used < 0.3 {
+		t.Errorf("the member used %.2f cores: the load did not reach the budget, the test shows nothing", used)
+	}
+	t.Logf("member used %.2f cores of its 0.5-core budget", used)
+	if err := c.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if g := ownGroups(t, h, c); len(g) != 0 {
+		t.Errorf("groups left after Stop: %v", g)
+	}
+}
