@@ -3,8 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -137,6 +139,13 @@ func (a *app) clusterUp(c *cobra.Command, f *upFlags) error {
 			return exitcode.Usagef("--fsync-delay %v", err)
 		}
 		f.opts.FsyncDelay = d
+	}
+	for _, d := range append([]*slowfs.Delay{f.opts.FsyncDelay}, slices.Collect(maps.Values(f.opts.MemberFsyncDelay))...) {
+		if d != nil {
+			if r := d.FitReport(); r != "" {
+				fmt.Fprintf(a.stderr, "%s: %s\n", d, r)
+			}
+		}
 	}
 	if prev, err := cluster.ReadStateFile(f.stateFile); err == nil {
 		if prev.Running() {

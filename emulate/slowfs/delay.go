@@ -21,21 +21,33 @@ type Delay struct {
 	fixed     time.Duration
 	lognormal bool
 	mu, sigma float64
-	mu2       sync.Mutex
-	rnd       *mrand.Rand
+	// knots, when set, are a fitted delay's percentiles (fit.go).
+	knots []knot
+	mu2   sync.Mutex
+	rnd   *mrand.Rand
 }
 
-// ParseDelay reads "10ms" (fixed) or "lognormal:p50=20ms,p99=270ms" (a
+// ParseDelay reads "10ms" (fixed), "lognormal:p50=20ms,p99=270ms" (a
 // log-normal distribution through those two percentiles: the HDD article's
-// disk). An error quotes the text and says what is wrong with it; the
-// caller says where the text came from.
+// disk) or "fit:p99=6.4ms,p99.5=9.1ms,p99.9=13.7ms" (a distribution
+// through every percentile given: log-normal between each two, so each is
+// met; see Fit). An error quotes the text and says what is wrong with it;
+// the caller says where the text came from.
 func ParseDelay(s string) (*Delay, error) {
-	d := &Delay{spec: s, rnd: mrand.New(mrand.NewPCG(1, uint64(time.Now().UnixNano())))}
+	d := &Delay{spec: s, rnd: newRand()}
+	if rest, ok := strings.CutPrefix(s, fitPrefix); ok {
+		ks, err := parseFit(s, rest)
+		if err != nil {
+			return nil, err
+		}
+		d.knots = ks
+		return d, nil
+	}
 	rest, ok := strings.CutPrefix(s, "lognormal:")
 	if !ok {
 		v, err := time.ParseDuration(s)
 		if err != nil || v < 0 {
-			return nil, fmt.Errorf("%q: want a duration (10ms) or lognormal:p50=20ms,p99=270ms", s)
+			return nil, fmt.Errorf("%q: want a duration (10ms), lognormal:p50=20ms,p99=270ms or fit:p50=2ms,p99=6.4ms,p99.9=13.7ms", s)
 		}
 		d.fixed = v
 		return d, nil
@@ -68,14 +80,20 @@ func ParseDelay(s string) (*Delay, error) {
 
 // Sample draws one delay.
 func (d *Delay) Sample() time.Duration {
-	if !d.lognormal {
+	if !d.lognormal && len(d.knots) == 0 {
 		return d.fixed
 	}
 	d.mu2.Lock()
 	z := d.rnd.NormFloat64()
 	d.mu2.Unlock()
+	if len(d.knots) > 0 {
+		return fitted(d.knots, z)
+	}
 	return time.Duration(math.Exp(d.mu+d.sigma*z) * float64(time.Second))
 }
+
+// newRand is a delay's own generator, seeded from the clock.
+func newRand() *mrand.Rand { return mrand.New(mrand.NewPCG(1, uint64(time.Now().UnixNano()))) }
 
 // String returns the specification it was parsed from.
 func (d *Delay) String() string { return d.spec }

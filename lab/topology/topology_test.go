@@ -13,7 +13,7 @@ import (
 )
 
 func TestPresetsApply(t *testing.T) {
-	want := []string{"hdd", "multicloud-0", "multicloud-1", "multicloud-2", "multicloud-3", "pmem", "single-az"}
+	want := []string{"ebs-001", "hdd", "multicloud-0", "multicloud-1", "multicloud-2", "multicloud-3", "pmem", "single-az"}
 	if got := strings.Join(Presets(), ","); got != strings.Join(want, ",") {
 		t.Fatalf("presets %s", got)
 	}
@@ -157,7 +157,7 @@ func TestErrors(t *testing.T) {
 			t.Errorf("%q: got %v, want one line of invalid input containing %q", tc.yaml, err, tc.want)
 		}
 	}
-	if _, err := Load("multicloud-9"); !invalid.Is(err) || !strings.Contains(err.Error(), `no preset or file "multicloud-9" (presets: hdd, multicloud-0`) {
+	if _, err := Load("multicloud-9"); !invalid.Is(err) || !strings.Contains(err.Error(), `no preset or file "multicloud-9" (presets: ebs-001, hdd, multicloud-0`) {
 		t.Errorf("unknown preset: %v", err)
 	}
 	if _, err := Load(filepath.Join(dir, "missing.yaml")); !invalid.Is(err) || !strings.Contains(err.Error(), "no such file") {
