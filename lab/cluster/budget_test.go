@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -32,6 +33,12 @@ func cpuSeconds(t *testing.T, pid int) float64 {
 // no cgroup (issue 24).
 func TestMemberCPUBudget(t *testing.T) {
 	h := cgroupsOrSkip(t)
+	// Without a budget, nothing is made: a run without budgets costs
+	// nothing.
+	plain := start(t, Options{Members: 1})
+	if g := ownGroups(t, h, plain); len(g) != 0 || plain.State().Members[0].CPUs != 0 {
+		t.Fatalf("groups %v for a cluster without budgets", g)
+	}
 	c := start(t, Options{Members: 1, CPUs: 0.5})
 	if g := ownGroups(t, h, c); len(g) != 1 {
 		t.Fatalf("groups %v, want the member's budget", g)
@@ -70,6 +77,21 @@ func TestMemberCPUBudget(t *testing.T) {
 		t.Errorf("the member used %.2f cores: the load did not reach the budget, the test shows nothing", used)
 	}
 	t.Logf("member used %.2f cores of its 0.5-core budget", used)
+	// A restarted member is a new process: it goes back into its budget.
+	if err := c.Kill("m1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Restart("m1"); err != nil {
+		t.Fatal(err)
+	}
+	g, err := budgetGroup(c.ctl.PID, c.dir.root, "m1", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pids, err := g.PIDs()
+	if pid := c.State().Members[0].PID; err != nil || !slices.Contains(pids, pid) {
+		t.Errorf("restarted member %d not in its budget's group: %v %v", pid, pids, err)
+	}
 	if err := c.Stop(); err != nil {
 		t.Fatal(err)
 	}
