@@ -76,7 +76,7 @@ func fill(ctx context.Context, conn etcdclient.Config, f Fill, quota float64) (s
 		}()
 	}
 	var firstErr error
-	k := 0
+	k, running := 0, fillWorkers
 feed:
 	for f.Keys == 0 || k < f.Keys {
 		if f.QuotaShare > 0 && k%(batch*4) == 0 && k > 0 {
@@ -93,7 +93,7 @@ feed:
 		case next <- k:
 			k += batch
 		case err := <-errs:
-			firstErr = err
+			firstErr, running = err, running-1 // that worker has returned
 			break feed
 		case <-ctx.Done():
 			firstErr = ctx.Err()
@@ -101,10 +101,6 @@ feed:
 		}
 	}
 	close(next)
-	running := fillWorkers
-	if firstErr != nil {
-		running--
-	}
 	for ; running > 0; running-- {
 		if err := <-errs; err != nil && firstErr == nil {
 			firstErr = err
