@@ -1,6 +1,8 @@
 package main
 
 import (
+	"math"
+
 	"errors"
 	"fmt"
 	"maps"
@@ -9,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/dustin/go-humanize"
 
 	"github.com/etcdlab/etcdlab/emulate/slowfs"
 	"github.com/etcdlab/etcdlab/internal/exitcode"
@@ -42,6 +46,7 @@ type upFlags struct {
 	topology     string
 	etcdDefaults bool
 	listen       string
+	memory       string
 }
 
 func (a *app) clusterUpCmd() *cobra.Command {
@@ -87,6 +92,7 @@ A --data-dir that holds a cluster kept earlier is restarted with its data.`,
 	fl.StringVar(&f.fsyncDelay, "fsync-delay", "", "emulate a slow disk: add this to every fsync (10ms, or lognormal:p50=20ms,p99=270ms); needs root and /dev/fuse")
 	fl.BoolVar(&f.opts.FsyncWALOnly, "fsync-delay-wal-only", false, "apply --fsync-delay to the WAL only, not to bbolt's commits")
 	fl.StringVar(&f.opts.Leader, "leader", "", "hand the leadership to this member once the cluster is ready (m1..mN), so that the write path does not depend on who won the election")
+	fl.StringVar(&f.memory, "member-memory", "", "each member's memory limit (512MiB, 2GiB): a cgroup memory limit in the members' budget group (root)")
 	fl.Float64Var(&f.opts.CPUs, "member-cpus", 0, "each member's CPU budget in cores (0.5, 2): a cgroup CPU quota, so the members do not share every core (root; 0: none)")
 	fl.StringVar(&f.rtt, "rtt", "", "emulate a WAN: this round trip between every pair of members (e.g. 40ms; root, a network namespace)")
 	fl.StringVar(&f.clientRTT, "client-rtt", "", "emulate this round trip between clients and every member")
@@ -139,6 +145,16 @@ func (a *app) clusterUp(c *cobra.Command, f *upFlags) error {
 			return exitcode.Usagef("--fsync-delay %v", err)
 		}
 		f.opts.FsyncDelay = d
+	}
+	if f.memory != "" {
+		b, err := humanize.ParseBytes(f.memory)
+		if err != nil || b == 0 || b > math.MaxInt64 {
+			return exitcode.Usagef("--member-memory %q: want a size (512MiB, 2GiB)", f.memory)
+		}
+		f.opts.Memory = int64(b)
+		if err := f.opts.Validate(); err != nil {
+			return err
+		}
 	}
 	for _, d := range append([]*slowfs.Delay{f.opts.FsyncDelay}, slices.Collect(maps.Values(f.opts.MemberFsyncDelay))...) {
 		if d != nil {

@@ -10,8 +10,11 @@ import (
 )
 
 // MinCPUs is the smallest CPU budget: a cgroup quota needs at least 1 ms
-// of every 100 ms period.
-const MinCPUs = 0.01
+// of every 100 ms period; MinMemory the smallest memory limit.
+const (
+	MinCPUs   = 0.01
+	MinMemory = 64 << 20
+)
 
 // validateCPUs checks the members' CPU budgets: numbers of cores from
 // MinCPUs, for members m1..mN.
@@ -44,9 +47,9 @@ func (o *Options) cpus(name string) float64 {
 	return o.CPUs
 }
 
-// budgeted reports whether any member has a CPU budget.
+// budgeted reports whether any member has a CPU budget or a memory limit.
 func (o *Options) budgeted() bool {
-	if o.CPUs > 0 {
+	if o.CPUs > 0 || o.Memory > 0 {
 		return true
 	}
 	for _, v := range o.MemberCPUs {
@@ -77,32 +80,41 @@ func budgetGroup(owner int, dataDir, name string, create bool) (cgroup.Group, er
 	if err != nil {
 		return cgroup.Group{}, err
 	}
-	gname := cgroupPrefix(dataDir) + "cpus-" + name
+	gname := cgroupPrefix(dataDir) + "budget-" + name
 	if !create {
 		return h.Group(owner, gname), nil
 	}
 	return h.Create(owner, gname)
 }
 
-// applyBudget puts member i's process, pid, into its CPU budget group,
-// when it has a budget. The group is named after the cluster's
-// controller, so Stop removes it and a later start sweeps it after a
-// kill -9 (cgroup.Sweep).
+// applyBudget puts member i's process, pid, into its budget group, when
+// it has a CPU budget or a memory limit. The group is named after the
+// cluster's controller, so Stop removes it and a later start sweeps it
+// after a kill -9 (cgroup.Sweep).
 func (c *Cluster) applyBudget(i, pid int) error {
 	name := c.names[i]
-	cores := c.opts.cpus(name)
-	if cores <= 0 {
+	cores, memory := c.opts.cpus(name), c.opts.Memory
+	if cores <= 0 && memory <= 0 {
 		return nil
 	}
 	g, err := budgetGroup(c.ctl.PID, c.dir.root, name, true)
 	if err != nil {
 		return &BudgetError{Err: err}
 	}
-	if err := g.SetCPU(cores); err != nil {
-		return fmt.Errorf("member %s's CPU budget: %w", name, err)
+	if cores > 0 {
+		if err := g.SetCPU(cores); err != nil {
+			return fmt.Errorf("member %s's CPU budget: %w", name, err)
+		}
 	}
 	if err := g.Add(pid); err != nil {
-		return fmt.Errorf("member %s's CPU budget: %w", name, err)
+		return fmt.Errorf("member %s's budget: %w", name, err)
+	}
+	if memory > 0 {
+		// After Add: in v1 SetMemory moves the group's processes into
+		// its memory hierarchy too.
+		if err := g.SetMemory(memory); err != nil {
+			return fmt.Errorf("member %s's memory limit: %w", name, err)
+		}
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/etcdlab/etcdlab/lab/cgroup"
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
@@ -97,5 +99,45 @@ func TestMemberCPUBudget(t *testing.T) {
 	}
 	if g := ownGroups(t, h, c); len(g) != 0 {
 		t.Errorf("groups left after Stop: %v", g)
+	}
+}
+
+// TestMemberMemoryLimit: a member with a memory limit runs in its budget
+// group with that limit in the memory hierarchy (v1 memory.limit_in_bytes,
+// v2 memory.max), and the state says so.
+func TestMemberMemoryLimit(t *testing.T) {
+	t.Parallel()
+	h := cgroupsOrSkip(t)
+	if h.Layout().Memory == "" {
+		t.Skip("no memory controller")
+	}
+	const limit = 256 << 20
+	c := start(t, Options{Members: 1, Memory: limit})
+	m := c.State().Members[0]
+	if m.MemoryBytes != limit || m.CPUs != 0 {
+		t.Errorf("state: memory %d, cpus %g", m.MemoryBytes, m.CPUs)
+	}
+	g, err := budgetGroup(c.ctl.PID, c.dir.root, "m1", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := "memory.limit_in_bytes"
+	if h.Version() == cgroup.V2 {
+		file = "memory.max"
+	}
+	dir := filepath.Join(h.Layout().Memory, g.Name())
+	b, err := os.ReadFile(filepath.Join(dir, file))
+	if err != nil || strings.TrimSpace(string(b)) != strconv.Itoa(limit) {
+		t.Fatalf("%s/%s: %q %v", dir, file, b, err)
+	}
+	procs, err := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
+	if err != nil || !slices.Contains(strings.Fields(string(procs)), strconv.Itoa(m.PID)) {
+		t.Errorf("member %d not in %s: %q %v", m.PID, dir, procs, err)
+	}
+	if err := c.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("%s left after Stop: %v", dir, err)
 	}
 }

@@ -423,7 +423,7 @@ func (c *Cluster) State() State {
 		DataDir: c.dir.root, TLS: c.clientTLS, Emulated: c.net != nil,
 	}
 	for i, cfg := range c.cfgs {
-		m := MemberState{Name: cfg.Name, ClientURL: cfg.ClientURL, PeerURL: cfg.PeerURL, MetricsURL: cfg.MetricsURL, DataDir: cfg.DataDir, LogFile: cfg.LogFile, CPUs: c.opts.cpus(cfg.Name)}
+		m := MemberState{Name: cfg.Name, ClientURL: cfg.ClientURL, PeerURL: cfg.PeerURL, MetricsURL: cfg.MetricsURL, DataDir: cfg.DataDir, LogFile: cfg.LogFile, CPUs: c.opts.cpus(cfg.Name), MemoryBytes: c.opts.Memory}
 		if i < len(c.ids) {
 			m.ID = c.ids[i]
 		}

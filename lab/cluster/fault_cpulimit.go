@@ -113,7 +113,7 @@ func unlimitCPU(st State, name string) (string, error) {
 	if !g.Exists() {
 		return name + " had no CPU limit", nil
 	}
-	// A member with a CPU budget goes back to its budget, not to the
+	// A member with a budget goes back to its budget, not to the
 	// controller's cgroup (Remove's home).
 	if b, err := budgetGroup(st.Controller.PID, st.DataDir, name, false); err == nil && b.Exists() && m.PID > 0 {
 		if err := b.Add(m.PID); err != nil {

@@ -72,6 +72,10 @@ type Options struct {
 	// without a budget.
 	CPUs       float64
 	MemberCPUs map[string]float64
+	// Memory, if positive, is each member's memory limit in bytes, in the
+	// same cgroup (v2 memory.max, v1 memory.limit_in_bytes): past it the
+	// kernel reclaims the member's page cache, then kills it.
+	Memory int64
 	// Leader, if set, is the member Start hands the leadership to once the
 	// cluster is ready (MoveLeader), so that a write path does not depend
 	// on who won the election.
@@ -157,6 +161,9 @@ func (o Options) Validate() error {
 	}
 	if err := validateCPUs(o.CPUs, o.MemberCPUs, o.Members); err != nil {
 		return err
+	}
+	if o.Memory != 0 && o.Memory < MinMemory {
+		return invalid.Errorf("{Memory} must be at least %d MiB (etcd needs room for its database's pages), not %d bytes", MinMemory>>20, o.Memory)
 	}
 	if o.Leader != "" && !isMemberName(o.Leader, o.Members) {
 		return invalid.Errorf("{Leader} must be a member, m1 to m%d, not %q", o.Members, o.Leader)

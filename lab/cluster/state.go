@@ -58,8 +58,10 @@ type MemberState struct {
 	MetricsURL string `json:"metrics_url"`
 	DataDir    string `json:"data_dir"`
 	LogFile    string `json:"log_file"`
-	// CPUs is the member's CPU budget in cores (Options.CPUs), 0 for none.
-	CPUs float64 `json:"cpus,omitempty"`
+	// CPUs is the member's CPU budget in cores (Options.CPUs), 0 for none;
+	// MemoryBytes its memory limit (Options.Memory).
+	CPUs        float64 `json:"cpus,omitempty"`
+	MemoryBytes int64   `json:"memory_bytes,omitempty"`
 }
 
 // Process identifies the member's process.
