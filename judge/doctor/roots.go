@@ -170,14 +170,15 @@ func (j *doctorJudge) expensiveReads() {
 		return
 	}
 	secs := max(j.d.WindowSeconds, 1)
+	ev := []string{fmt.Sprintf("etcd_network_client_grpc_sent_bytes_total over grpc_server_handled_total{grpc_method=\"Range\"}: %s per Range (%s)", ibytes(bytes/ranges), judge.LimitExpensiveRange.Text())}
+	if len(on) > 0 {
+		ev = append(ev, "by member: "+strings.Join(on, "; "))
+	}
 	j.find(result.Finding{Status: result.Fail, Cause: string(CauseRequests), Score: 3 + min(3, bytes/ranges/judge.LimitExpensiveRange.Value()/8),
-		Summary: fmt.Sprintf("clients read %s per Range on average (%.0f ranges, %s/s sent to clients): listings without a limit", ibytes(bytes/ranges), ranges, ibytes(bytes/secs)),
-		Evidence: []string{
-			fmt.Sprintf("etcd_network_client_grpc_sent_bytes_total over grpc_server_handled_total{grpc_method=\"Range\"}: %s per Range (%s)", ibytes(bytes/ranges), judge.LimitExpensiveRange.Text()),
-			"by member: " + strings.Join(on, "; "),
-		},
-		Fix:    "paginate listings (limit and continue), read from a watch cache or an informer instead of listing, and find the client (kube-apiserver audit logs, etcd's 'apply request took too long' lines name the keys)",
-		Source: judge.LimitOf(judge.LimitExpensiveRange).Source, Versions: j.versions()})
+		Summary:  fmt.Sprintf("clients read %s per Range on average (%.0f ranges, %s/s sent to clients): listings without a limit", ibytes(bytes/ranges), ranges, ibytes(bytes/secs)),
+		Evidence: ev,
+		Fix:      "paginate listings (limit and continue), read from a watch cache or an informer instead of listing, and find the client (kube-apiserver audit logs, etcd's 'apply request took too long' lines name the keys)",
+		Source:   judge.LimitOf(judge.LimitExpensiveRange).Source, Versions: j.versions()})
 }
 
 // unresponsive is a member that took the TCP connection (the kernel
