@@ -85,16 +85,7 @@ func (j *doctorJudge) logs() result.DoctorStep {
 	})
 	for _, k := range keys {
 		ms := byCause[k]
-		n := 0
-		var ev []string
-		for _, m := range ms {
-			n += m.Count
-			e := fmt.Sprintf("%q %d times in %s's log", m.Text, m.Count, m.Member)
-			if m.Took != nil {
-				e += fmt.Sprintf(", took %s to %s (median %s)", units.Seconds(m.Took.Min), units.Seconds(m.Took.Max), units.Seconds(m.Took.Median))
-			}
-			ev = append(ev, e)
-		}
+		n, ev := logEvidence(ms)
 		if f := j.findingOf(k.cause, k.member); f != nil {
 			f.Evidence = append(f.Evidence, ev...)
 			f.Score += 0.5
@@ -205,16 +196,7 @@ func (j *doctorJudge) expensiveLogs(ms []result.LogMessage) {
 	if len(ms) == 0 {
 		return
 	}
-	n := 0
-	var ev []string
-	for _, m := range ms {
-		n += m.Count
-		e := fmt.Sprintf("%q %d times in %s's log", m.Text, m.Count, m.Member)
-		if m.Took != nil {
-			e += fmt.Sprintf(", took %s to %s (median %s)", units.Seconds(m.Took.Min), units.Seconds(m.Took.Max), units.Seconds(m.Took.Median))
-		}
-		ev = append(ev, e)
-	}
+	n, ev := logEvidence(ms)
 	if f := j.findingOf(CauseRequests, ""); f != nil && f.Member == "" {
 		f.Evidence = append(f.Evidence, ev...)
 		f.Score += 0.5
@@ -225,4 +207,18 @@ func (j *doctorJudge) expensiveLogs(ms []result.LogMessage) {
 		Evidence: ev,
 		Fix:      "paginate listings (limit and continue), read from a watch cache or an informer instead of listing, and find the client (kube-apiserver audit logs; the log lines name the keys)",
 		Source:   logsSource})
+}
+
+// logEvidence is one evidence line per message ("%q 4 times in m2's log,
+// took ..."), and how many lines they count together.
+func logEvidence(ms []result.LogMessage) (n int, ev []string) {
+	for _, m := range ms {
+		n += m.Count
+		e := fmt.Sprintf("%q %d times in %s's log", m.Text, m.Count, m.Member)
+		if m.Took != nil {
+			e += fmt.Sprintf(", took %s to %s (median %s)", units.Seconds(m.Took.Min), units.Seconds(m.Took.Max), units.Seconds(m.Took.Median))
+		}
+		ev = append(ev, e)
+	}
+	return n, ev
 }

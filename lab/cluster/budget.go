@@ -73,14 +73,22 @@ func (e *BudgetError) Error() string {
 
 func (e *BudgetError) Unwrap() error { return e.Err }
 
-// budgetGroup is member name's CPU budget group in the controller's
-// cgroup (made if create).
+// budgetGroup is member name's budget group in the controller's cgroup
+// (made if create).
 func budgetGroup(owner int, dataDir, name string, create bool) (cgroup.Group, error) {
+	return memberGroup(owner, dataDir, "budget-", name, create)
+}
+
+// memberGroup is a group of member name's, of kind ("budget-",
+// "cpulimit-"), under owner's cgroup and named after it and the cluster's
+// data directory (cgroupPrefix), so that the owner's Stop removes it and
+// a sweep finds it after a kill -9; made if create.
+func memberGroup(owner int, dataDir, kind, name string, create bool) (cgroup.Group, error) {
 	h, err := cgroup.Open(owner)
 	if err != nil {
 		return cgroup.Group{}, err
 	}
-	gname := cgroupPrefix(dataDir) + "budget-" + name
+	gname := cgroupPrefix(dataDir) + kind + name
 	if !create {
 		return h.Group(owner, gname), nil
 	}

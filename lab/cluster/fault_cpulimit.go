@@ -129,16 +129,7 @@ func unlimitCPU(st State, name string) (string, error) {
 // cpuGroup returns member name's CPU limit group in the cgroup of the
 // cluster's controller, made if create.
 func cpuGroup(st State, name string, create bool) (cgroup.Group, error) {
-	owner := st.Controller.PID
-	h, err := cgroup.Open(owner)
-	if err != nil {
-		return cgroup.Group{}, err
-	}
-	gname := cgroupPrefix(st.DataDir) + "cpulimit-" + name
-	if !create {
-		return h.Group(owner, gname), nil
-	}
-	return h.Create(owner, gname)
+	return memberGroup(st.Controller.PID, st.DataDir, "cpulimit-", name, create)
 }
 
 // stateMember returns the member of st called name.

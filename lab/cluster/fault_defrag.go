@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/dustin/go-humanize"
-	"github.com/etcdlab/etcdlab/invalid"
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
 )
 
@@ -39,7 +38,7 @@ func (defrag) Apply(c *Cluster, r Request) error {
 }
 
 func (defrag) Inject(ctx context.Context, st State, r Request) ([]string, error) {
-	m, err := st.member(r.arg(0))
+	m, err := stateMember(st, r.arg(0))
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +63,7 @@ func (defragStop) Apply(c *Cluster, r Request) error {
 }
 
 func (defragStop) Inject(_ context.Context, st State, r Request) ([]string, error) {
-	if _, err := st.member(r.arg(0)); err != nil {
+	if _, err := stateMember(st, r.arg(0)); err != nil {
 		return nil, err
 	}
 	return []string{"nothing to stop: a defrag given from another process runs once"}, nil
@@ -163,17 +162,4 @@ func defragOnce(ctx context.Context, conn etcdclient.Config, name, url string) (
 		line += " -> " + humanize.IBytes(uint64(max(after.DbSize, 0)))
 	}
 	return line, nil
-}
-
-// member is the state of member name, or an invalid-input error naming
-// the members there are.
-func (s State) member(name string) (MemberState, error) {
-	var names []string
-	for _, m := range s.Members {
-		if m.Name == name {
-			return m, nil
-		}
-		names = append(names, m.Name)
-	}
-	return MemberState{}, invalid.Errorf("no member %q (members are %v)", name, names)
 }

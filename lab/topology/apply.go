@@ -2,6 +2,7 @@ package topology
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"slices"
@@ -240,12 +241,10 @@ func (t *Topology) Apply(o *cluster.Options, keepHeartbeat, keepElection bool) e
 	if t.CPUs != 0 {
 		o.CPUs = t.CPUs
 	}
-	for name, v := range t.MemberCPUs {
-		if o.MemberCPUs == nil {
-			o.MemberCPUs = map[string]float64{}
-		}
-		o.MemberCPUs[name] = v
+	if len(t.MemberCPUs) > 0 && o.MemberCPUs == nil {
+		o.MemberCPUs = map[string]float64{}
 	}
+	maps.Copy(o.MemberCPUs, t.MemberCPUs)
 	hb, el := t.Etcd.HeartbeatMs, t.Etcd.ElectionMs
 	if !t.Etcd.Defaults {
 		thb, tel := Tuned(MaxRTT(o.Links))

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -75,12 +76,10 @@ func (s *Spec) clusterOptions(st *Setup, env setupEnv) (cluster.Options, error) 
 	if st.CPUs != 0 {
 		o.CPUs = st.CPUs
 	}
-	for name, v := range st.MemberCPUs {
-		if o.MemberCPUs == nil {
-			o.MemberCPUs = map[string]float64{}
-		}
-		o.MemberCPUs[name] = v
+	if len(st.MemberCPUs) > 0 && o.MemberCPUs == nil {
+		o.MemberCPUs = map[string]float64{}
 	}
+	maps.Copy(o.MemberCPUs, st.MemberCPUs)
 	o.Tuning = mergeTuning(o.Tuning, st.Etcd)
 	if err := o.Tuning.Validate(); err != nil {
 		return o, badField("etcd", "%s", errText(err, yamlTuningName))
