@@ -27,9 +27,8 @@ type expModel struct {
 	Computed bool
 	// Published is the article's figures beside ours.
 	Published []publishedRow
-	// Gains compare the experiment's two setups (or workloads), when it
-	// has exactly two.
-	Gains *gainTable
+	// Gains are the % tables (gainTables).
+	Gains []*gainTable
 	// Problems are cells that failed, were interrupted or did not run.
 	Problems []string
 	Figures  []figData
@@ -81,7 +80,7 @@ func newExpModel(doc *result.Document, st Statements) expModel {
 		m.Computed = m.Computed || m.Overall != nil
 	}
 	m.Published = append(publishedRows(e, m.Cells), publishedRatios(e, m.Cells)...)
-	m.Gains = gains(m.Cells)
+	m.Gains = gainTables(e, m.Cells)
 	m.Figures = append(m.Figures, m.sweepFigures()...)
 	panels, note := m.panelFigures()
 	m.Figures, m.PanelNote = append(m.Figures, panels...), note
@@ -267,8 +266,8 @@ func experimentView(v *docView, m expModel, prefix string) error {
 		v.Tables = append(v.Tables, namedTable{"The article's figures beside ours", t})
 		v.Notes = append(v.Notes, notes...)
 	}
-	if m.Gains != nil {
-		v.Tables = append(v.Tables, namedTable{m.Gains.title(), m.Gains.table()})
+	for _, g := range m.Gains {
+		v.Tables = append(v.Tables, namedTable{g.title(), g.table()})
 	}
 	v.Warnings = append(v.Warnings, m.Problems...)
 	v.Notes = append(v.Notes, m.notes()...)

@@ -61,7 +61,7 @@ func TestExperimentText(t *testing.T) {
 		"The disk limited slowdisk from 1,000 to 10,000 clients.",
 		"| tmpfs/put/clients=10000 | latency p99 | 900.00 ms | 2.420 s (+169%) | [1]          |",
 		"[1] a fixture figure: PMEM on a Xeon Gold 6254",
-		"| clients=1000  | throughput  | 7,296 ± 644.9 | 2,323 ± 32.5  | -68.2%  | worse | yes           |",
+		"| clients=1000  | throughput   | 7,296 ± 644.9 | 2,323 ± 32.5  | -68.2%  | worse | yes           |",
 		"note: The bottleneck statements were computed when this report was made: the result has none.",
 	} {
 		if !strings.Contains(out, w) {
@@ -186,21 +186,67 @@ func TestExperimentFigures(t *testing.T) {
 	}
 }
 
-// TestExperimentGains: two modes of one setup give the % table with spread
-// and significance; one setup and one workload give none.
+// TestExperimentGains: the % tables. Without compare:, two modes of one
+// setup give one table with spread, significance and the article's change
+// for the same pair; four setups give none. With compare:, every other
+// value against the base, per workload, a time to Ready as seconds added,
+// the article's added seconds beside ours.
 func TestExperimentGains(t *testing.T) {
 	t.Parallel()
 	m := modelOf(leaderVsAll(1))
-	g := m.Gains
-	if g == nil || g.Dim != "workload" || g.A != "leader" || g.B != "all" || len(g.Rows) != 3 {
+	if len(m.Gains) != 1 {
+		t.Fatalf("%d tables", len(m.Gains))
+	}
+	g := m.Gains[0]
+	if g.Dim != "workload" || g.Base != "leader" || len(g.Others) != 1 || g.Others[0] != "all" || len(g.Rows) != 4 || !g.Article {
 		t.Fatalf("%+v", g)
 	}
 	r := g.Rows[0]
 	if r.Metric != "throughput" || r.ChangePct < 38 || r.ChangePct > 40 || r.Significant == nil || !*r.Significant || !strings.Contains(r.A, " ± ") {
 		t.Errorf("%+v", r)
 	}
-	if m := modelOf(multicloud()); m.Gains != nil {
+	if !strings.HasPrefix(r.ArticleChange, "+45.7%") {
+		t.Errorf("the article's change %q, want +45.7%% (37,924.91 to 55,262.25 req/s)", r.ArticleChange)
+	}
+	if m := modelOf(multicloud()); len(m.Gains) != 0 {
 		t.Errorf("four setups got a two-way table: %+v", m.Gains)
+	}
+
+	doc := multicloud()
+	e := doc.Experiment
+	e.Compare = []result.Comparison{{Along: "setup", Base: "multicloud-0"}}
+	note := "a real control plane"
+	for i, ttr := range []float64{10, 13.7} {
+		setup := "multicloud-" + strconv.Itoa(i)
+		e.Cells = append(e.Cells, result.Cell{ID: setup + "/kube", Setup: setup, Workload: "kube", Status: result.CellOK, Params: map[string]string{},
+			Runs: []result.Run{{Name: "kube", Stats: result.Stats{Requests: 100, DurationSeconds: ttr}, Kube: &result.KubeRun{TimeToReadySeconds: ttr}}}})
+		e.Published = append(e.Published, result.Published{Match: map[string]string{"setup": setup, "workload": "kube"}, Metric: "time_to_ready_seconds", Value: []float64{66.1, 69.8}[i], Note: note})
+	}
+	m = modelOf(doc)
+	if len(m.Gains) != 1 {
+		t.Fatalf("%d tables", len(m.Gains))
+	}
+	g = m.Gains[0]
+	if g.Dim != "setup" || g.Base != "multicloud-0" || strings.Join(g.Others, ",") != "multicloud-1,multicloud-2,multicloud-3" {
+		t.Fatalf("%+v", g)
+	}
+	var kube, far *gainRow
+	for i, r := range g.Rows {
+		switch {
+		case r.Metric == "time to every pod Ready":
+			kube = &g.Rows[i]
+		case r.Other == "multicloud-3" && r.Metric == "throughput":
+			far = &g.Rows[i]
+		}
+	}
+	if far == nil || far.ChangePct > -92 || far.ChangePct < -94 || far.Point != "benchmark" {
+		t.Errorf("multicloud-3's throughput against multicloud-0: %+v", far)
+	}
+	if kube == nil || kube.Other != "multicloud-1" || kube.Change != "+3.7 s (+37.0%)" || kube.ArticleChange != "+3.7 s (+5.6%) (a real control plane)" {
+		t.Errorf("time to Ready: %+v", kube)
+	}
+	if tb := g.table(); tb.Header[1] != "setup" || tb.Header[len(tb.Header)-1] != "the article's change" {
+		t.Errorf("header %v", tb.Header)
 	}
 }
 

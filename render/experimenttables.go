@@ -8,7 +8,6 @@ import (
 	"github.com/dustin/go-humanize"
 	"github.com/etcdlab/etcdlab/internal/units"
 	"github.com/etcdlab/etcdlab/result"
-	"github.com/etcdlab/etcdlab/result/compare"
 )
 
 // publishedRows sets each of the article's figures beside ours, one row
@@ -304,86 +303,6 @@ func ourMetricValue(metric string, v float64) string {
 	return metricValue(metric, v)
 }
 
-// gainTable compares an experiment's two setups (or, with one setup, its
-// two workloads) pair by pair: cells alike in everything else, each side's
-// mean ± spread across iterations, the change and whether it exceeds the
-// spread (result/compare's rule).
-type gainTable struct {
-	Dim, A, B string
-	Rows      []gainRow
-}
-
-type gainRow struct {
-	compare.Row
-	A, B string // mean ± stddev
-}
-
-func gains(cells []expCell) *gainTable {
-	dims := map[string][]string{}
-	seen := map[string]bool{}
-	for _, c := range cells {
-		if !c.ran() {
-			continue
-		}
-		for dim, v := range map[string]string{"setup": c.Cell.Setup, "workload": c.Cell.Workload} {
-			if !seen[dim+"\x00"+v] {
-				seen[dim+"\x00"+v] = true
-				dims[dim] = append(dims[dim], v)
-			}
-		}
-	}
-	dim := ""
-	switch {
-	case len(dims["setup"]) == 2:
-		dim = "setup"
-	case len(dims["workload"]) == 2:
-		dim = "workload"
-	default:
-		return nil
-	}
-	g := &gainTable{Dim: dim, A: dims[dim][0], B: dims[dim][1]}
-	varying := varyingParams(cells)
-	// The other matrix entry names a pair only when it varies.
-	varying["setup"], varying["workload"] = len(dims["setup"]) > 1, len(dims["workload"]) > 1
-	side := func(c *result.Cell) string {
-		if dim == "setup" {
-			return c.Setup
-		}
-		return c.Workload
-	}
-	for _, a := range cells {
-		if !a.ran() || side(a.Cell) != g.A {
-			continue
-		}
-		for _, b := range cells {
-			if !b.ran() || side(b.Cell) != g.B || pairKey(a.Cell, dim, varying) != pairKey(b.Cell, dim, varying) {
-				continue
-			}
-			point := pairKey(a.Cell, dim, varying)
-			if point == "" {
-				point = "-"
-			}
-			for _, mt := range []struct {
-				name, unit string
-				a, b       result.MeanSD
-				higher     bool
-			}{
-				{"throughput", "req/s", a.M.Throughput, b.M.Throughput, true},
-				{"latency p50", "s", a.M.P50, b.M.P50, false},
-				{"latency p99", "s", a.M.P99, b.M.P99, false},
-			} {
-				r := compare.Change(point, mt.name, mt.unit, mt.a, mt.b, a.M.Iterations, b.M.Iterations, mt.higher)
-				g.Rows = append(g.Rows, gainRow{Row: r, A: spread(mt.unit, mt.a, a.M.Iterations), B: spread(mt.unit, mt.b, b.M.Iterations)})
-			}
-			break
-		}
-	}
-	if len(g.Rows) == 0 {
-		return nil
-	}
-	return g
-}
-
 // varyingParams are the params whose value differs between the cells
 // that ran (a param all share tells the pairs nothing).
 func varyingParams(cells []expCell) map[string]bool {
@@ -443,18 +362,6 @@ func spread(unit string, m result.MeanSD, n int) string {
 		return v(m.Mean) + " ± " + v(m.Stddev)
 	}
 	return v(m.Mean)
-}
-
-func (g *gainTable) table() Table {
-	t := Table{Header: []string{"point", "metric", g.A, g.B, "change", "", "beyond spread"}}
-	for _, r := range g.Rows {
-		t.Rows = append(t.Rows, []string{r.Point, r.Metric, r.A, r.B, fmt.Sprintf("%+.1f%%", r.ChangePct), betterWord(r.Better), sigWord(r.Significant)})
-	}
-	return t
-}
-
-func (g *gainTable) title() string {
-	return fmt.Sprintf("%s against %s (%s), mean ± sample stddev across iterations", g.B, g.A, g.Dim)
 }
 
 // diskTable lists the disk jobs of the experiment's disk cells.

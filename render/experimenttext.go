@@ -76,9 +76,9 @@ func ExperimentText(w io.Writer, doc *result.Document, o TerminalOptions, j Judg
 			o.prose(&b, "", n, "    ")
 		}
 	}
-	if m.Gains != nil {
-		b.WriteString("\n" + m.Gains.title() + ":\n")
-		t := m.Gains.table()
+	for _, g := range m.Gains {
+		b.WriteString("\n" + g.title() + ":\n")
+		t := g.table()
 		o.table(&b, upper(t.Header), t.Rows)
 	}
 	if len(m.Problems) > 0 {

@@ -23,8 +23,18 @@ type Experiment struct {
 	// Published are the figures the source reported, to show beside
 	// ours.
 	Published []Published `json:"published,omitempty"`
+	// Compare says along which dimension the report's % tables compare
+	// cells, and against which value (from the experiment file's
+	// compare:); empty: the report picks the one dimension with two
+	// values, if there is one.
+	Compare []Comparison `json:"compare,omitempty"`
 	// Bottleneck is the statement for the whole sweep.
 	Bottleneck *Bottleneck `json:"bottleneck,omitempty"`
+	// KneeParam is the numeric param along which each line's knee is
+	// found (the file's knee:); Knees say where each line degraded past
+	// it (judge/bottleneck.Knees).
+	KneeParam string `json:"knee_param,omitempty"`
+	Knees     []Knee `json:"knees,omitempty"`
 	// Partial says why not every cell ran ("interrupted"); "" when the
 	// experiment completed (failed cells included).
 	Partial string `json:"partial,omitempty"`
@@ -130,6 +140,43 @@ type Published struct {
 	// Note says what differs between the article's setup and ours
 	// (hardware, distance, emulated or real).
 	Note string `json:"note,omitempty"`
+	// Requests, if set, is the number of requests the article's run
+	// sent: a total time compares only with a cell that sent as many.
+	Requests int64 `json:"requests,omitempty"`
+}
+
+// Comparison is one % table of an experiment's report: every cell whose
+// Along value is not Base against the cell alike in everything else
+// whose value is Base. Along is "setup", "workload" or a param's name.
+type Comparison struct {
+	Along string `json:"along"`
+	Base  string `json:"base"`
+}
+
+// Knee is where one line of a swept experiment (a workload in a setup)
+// degraded past a factor of its first point: throughput halved, or a
+// time (latency, time to Ready) doubled.
+type Knee struct {
+	// Line names the line (result.SweepOf's Line.Name), Param the swept
+	// param and Metric what degraded ("throughput", "time to Ready").
+	Line   string `json:"line"`
+	Param  string `json:"param"`
+	Metric string `json:"metric"`
+	// Base is the first point's x and figure; Factor the degradation
+	// that makes the knee (2: half the throughput, twice the time).
+	BaseX     float64 `json:"base_x"`
+	BaseValue float64 `json:"base_value"`
+	Factor    float64 `json:"factor"`
+	// Found says the line passed the knee: Last is the last point still
+	// within it (x, figure), Past the first point beyond it. Without a
+	// knee, Last is the line's last point.
+	Found     bool    `json:"found"`
+	LastX     float64 `json:"last_x"`
+	LastValue float64 `json:"last_value"`
+	PastX     float64 `json:"past_x,omitempty"`
+	PastValue float64 `json:"past_value,omitempty"`
+	// Statement says it in one sentence.
+	Statement string `json:"statement"`
 }
 
 // Bottleneck names the resource that limited throughput, with the figures

@@ -28,6 +28,9 @@ type Measures struct {
 	Throughput MeanSD `json:"throughput_rps"`
 	P50        MeanSD `json:"p50_seconds"`
 	P99        MeanSD `json:"p99_seconds"`
+	// Mean is the latency mean (every request's latency over their
+	// number), across iterations: what the storage article drew.
+	Mean MeanSD `json:"mean_seconds"`
 	// RunSeconds is the measured runs' duration, summed; Requests and
 	// Errors their successful and failed requests.
 	RunSeconds float64 `json:"run_seconds"`
@@ -60,6 +63,11 @@ type Measures struct {
 	WALFsyncP99        float64 `json:"wal_fsync_p99_seconds,omitempty"`
 	WALFsyncP99Slowest float64 `json:"wal_fsync_p99_slowest_seconds,omitempty"`
 	WALFsyncsPerSecond float64 `json:"wal_fsyncs_per_second,omitempty"`
+	// WALFsyncMean is the mean WAL fsync of the member a commit waits
+	// for, from the histogram's _sum over its _count: exact, below etcd's
+	// lowest bucket (1 ms) too, where the quantiles only say "at most".
+	// 0 when the series has no _sum (results from before it was kept).
+	WALFsyncMean float64 `json:"wal_fsync_mean_seconds,omitempty"`
 	// WALBusy is the share of the run that member spent in WAL fsync: the
 	// fsyncs' time together (the histogram's _sum) / run seconds. Results
 	// from before the sum was recorded estimate it as fsyncs × p50 / run
@@ -109,7 +117,7 @@ func MeasureCell(c *Cell) Measures {
 	if c.Bench != nil {
 		m.Rate = c.Bench.Rate
 	}
-	var tput, p50, p99 []float64
+	var tput, p50, p99, mean []float64
 	var server serverSums
 	for i := range runs {
 		r := &runs[i]
@@ -123,6 +131,7 @@ func MeasureCell(c *Cell) Measures {
 		m.Requests += r.Requests
 		m.Errors += r.Stats.ErrorCount()
 		tput, p50, p99 = append(tput, r.ThroughputRPS), append(p50, r.Latency.P50), append(p99, r.Latency.P99)
+		mean = append(mean, r.Latency.Mean)
 		if r.ClusterUnavailability != nil {
 			m.ClusterUnavailableSeconds += r.ClusterUnavailability.TotalSeconds
 		}
@@ -158,11 +167,11 @@ func MeasureCell(c *Cell) Measures {
 	server.mean(&m)
 	if sum != nil && sum.Iterations > 0 {
 		m.Iterations = sum.Iterations
-		m.Throughput, m.P50, m.P99 = sum.ThroughputRPS, sum.P50, sum.P99
+		m.Throughput, m.P50, m.P99, m.Mean = sum.ThroughputRPS, sum.P50, sum.P99, sum.Mean
 		m.Clients, m.Conns = sum.Clients, sum.Conns
 	} else if m.Runs > 0 {
 		m.Iterations = m.Runs
-		m.Throughput, m.P50, m.P99 = MeanSDOf(tput), MeanSDOf(p50), MeanSDOf(p99)
+		m.Throughput, m.P50, m.P99, m.Mean = MeanSDOf(tput), MeanSDOf(p50), MeanSDOf(p99), MeanSDOf(mean)
 	}
 	return m
 }
@@ -171,13 +180,15 @@ func MeasureCell(c *Cell) Measures {
 type serverSums struct {
 	n                                                                  int
 	cpu, cpuMax, p50, p99, slowest, rate, busy, commit, rtt, disk, net float64
+	fsyncMean                                                          float64
+	fsyncMeanRuns                                                      int
 }
 
 func (s *serverSums) add(m *Measures, srv *Server, secs float64) {
 	s.n++
 	n := len(srv.Members)
 	m.Members = max(m.Members, n)
-	var p50s, p99s, rates, busy, commits, rtts, nolead []float64
+	var p50s, p99s, rates, busy, commits, rtts, nolead, means []float64
 	var cpu, cpuMax, disk, net, leaderChanges float64
 	for _, mb := range srv.Members {
 		x := mb.Summary
@@ -189,6 +200,9 @@ func (s *serverSums) add(m *Measures, srv *Server, secs float64) {
 		m.SlowApplies += x.SlowApplies
 		m.DBSizeBytes = math.Max(m.DBSizeBytes, x.DBSizeBytes)
 		nolead = append(nolead, x.SecondsWithoutLead)
+		if x.WALFsyncs > 0 && x.WALFsyncSeconds > 0 {
+			means = append(means, x.WALFsyncSeconds/x.WALFsyncs)
+		}
 		if x.WALFsyncP99 > 0 {
 			p50s, p99s = append(p50s, x.WALFsyncP50), append(p99s, x.WALFsyncP99)
 			if secs > 0 {
@@ -219,6 +233,10 @@ func (s *serverSums) add(m *Measures, srv *Server, secs float64) {
 	s.busy += quorumValue(busy, n)
 	s.commit += quorumValue(commits, n)
 	s.rtt += quorumValue(rtts, n)
+	if len(means) > 0 {
+		s.fsyncMean += quorumValue(means, n)
+		s.fsyncMeanRuns++
+	}
 	if secs > 0 {
 		s.disk += disk / secs
 		s.net += net / secs
@@ -236,6 +254,9 @@ func (s *serverSums) mean(m *Measures) {
 	m.WALFsyncsPerSecond, m.WALBusy = s.rate/d, s.busy/d
 	m.BackendCommitP99, m.PeerRTTP99 = s.commit/d, s.rtt/d
 	m.DiskWriteBytesPerSecond, m.NetBytesPerSecond = s.disk/d, s.net/d
+	if s.fsyncMeanRuns > 0 {
+		m.WALFsyncMean = s.fsyncMean / float64(s.fsyncMeanRuns)
+	}
 }
 
 // quorumValue is the figure of the member a commit waits for: of n

@@ -2,9 +2,11 @@ package experiment
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/etcdlab/etcdlab/invalid"
@@ -55,6 +57,9 @@ func (s *Spec) check() error {
 	if err := s.checkPublished(); err != nil {
 		return err
 	}
+	if err := s.checkCompare(); err != nil {
+		return err
+	}
 	for _, name := range s.ProfileNames() {
 		if err := s.checkProfile(name); err != nil {
 			return err
@@ -102,6 +107,12 @@ func (s *Spec) checkUnique(section, what string, names []string) error {
 func (s *Spec) checkSetup(i int) error {
 	st := &s.Setups[i]
 	at := func(field string) []any { return []any{"setups", i, field} }
+	for _, k := range slices.Sorted(maps.Keys(st.Params)) {
+		_, swept := s.Sweep.Lookup(k)
+		if !paramName.MatchString(k) || swept || k == "setup" || k == "workload" || k == "cell" || k == "id" {
+			return s.errorf([]any{"setups", i, "params", k}, "%q: a param is lower case letters, digits and _, and not setup, workload or a swept parameter", k)
+		}
+	}
 	if st.Live() {
 		for _, f := range []struct {
 			name string
@@ -333,19 +344,72 @@ func (s *Spec) checkPublished() error {
 					values = append(values, w.Name)
 				}
 			default:
-				vs, ok := s.Sweep.Lookup(k)
+				vs, ok := s.paramValues(k)
 				if !ok {
-					return s.errorf([]any{"published", i, "match", k}, "match on %q: cells have setup, workload and the sweep's parameters", k)
+					return s.errorf([]any{"published", i, "match", k}, "match on %q: cells have setup, workload, the sweep's parameters and the setups' params", k)
 				}
 				values = vs
-				for _, name := range s.ProfileNames() {
-					if pv, ok := s.Profiles[name].Sweep.Lookup(k); ok {
-						values = append(values, pv...)
-					}
-				}
 			}
 			if !slices.Contains(values, v) {
 				return s.errorf([]any{"published", i, "match", k}, "no cell has %s %q (%s)", k, v, strings.Join(values, ", "))
+			}
+		}
+	}
+	return nil
+}
+
+// paramValues are the values a param takes in some profile's cells: a
+// swept one's (the file's and its profiles'), or the setups' params.
+func (s *Spec) paramValues(k string) ([]string, bool) {
+	vs, ok := s.Sweep.Lookup(k)
+	values := slices.Clone(vs)
+	for _, name := range s.ProfileNames() {
+		if pv, ok := s.Profiles[name].Sweep.Lookup(k); ok {
+			values = append(values, pv...)
+		}
+	}
+	for _, st := range s.Setups {
+		if v, in := st.Params[k]; in {
+			ok = true
+			values = append(values, v)
+		}
+	}
+	return values, ok
+}
+
+// checkCompare checks compare: (a dimension cells have, a base value
+// some cell has) and knee: (a numeric param).
+func (s *Spec) checkCompare() error {
+	for i, c := range s.Compare {
+		var values []string
+		switch c.Along {
+		case "setup":
+			for _, st := range s.Setups {
+				values = append(values, st.Name)
+			}
+		case "workload":
+			for _, w := range s.Workloads {
+				values = append(values, w.Name)
+			}
+		default:
+			vs, ok := s.paramValues(c.Along)
+			if !ok {
+				return s.errorf([]any{"compare", i, "along"}, "%q: compare along setup, workload, a swept parameter or a setup's param", c.Along)
+			}
+			values = vs
+		}
+		if !slices.Contains(values, c.Base) {
+			return s.errorf([]any{"compare", i, "base"}, "no cell has %s %q (%s)", c.Along, c.Base, strings.Join(values, ", "))
+		}
+	}
+	if s.Knee != "" {
+		vs, ok := s.paramValues(s.Knee)
+		if !ok {
+			return s.errorf([]any{"knee"}, "%q is neither swept nor a setup's param", s.Knee)
+		}
+		for _, v := range vs {
+			if _, err := strconv.ParseFloat(v, 64); err != nil {
+				return s.errorf([]any{"knee"}, "%s takes the value %q: a knee needs numbers", s.Knee, v)
 			}
 		}
 	}

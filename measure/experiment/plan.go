@@ -86,6 +86,7 @@ func (s *Spec) Plan(profile string) (*Plan, error) {
 			}
 			for _, combo := range combinations(sweep, placeholders(w.Bench)) {
 				c := Cell{Setup: st, Workload: w, Params: map[string]string{"setup": st.Name, "workload": w.Name}}
+				maps.Copy(c.Params, st.Params)
 				id := []string{st.Name, w.Name}
 				for _, kv := range combo {
 					c.Params[kv[0]] = kv[1]
@@ -138,7 +139,7 @@ func (s *Spec) Plan(profile string) (*Plan, error) {
 		}
 	}
 	for _, pub := range s.Published {
-		p.Published = append(p.Published, result.Published{Match: maps.Clone(pub.Match), Metric: pub.Metric, Value: pub.Value, Note: pub.Note})
+		p.Published = append(p.Published, result.Published{Match: maps.Clone(pub.Match), Metric: pub.Metric, Value: pub.Value, Note: pub.Note, Requests: pub.Requests})
 	}
 	return p, nil
 }

@@ -123,7 +123,10 @@ func Run(ctx context.Context, o Options) (*result.Document, error) {
 func NewDocument(p *Plan) *result.Document {
 	exp := &result.Experiment{
 		Name: p.Spec.Name, Title: p.Spec.Title, Source: p.Spec.Source, Profile: p.Profile,
-		Spec: string(p.Spec.Text()), Published: p.Published,
+		Spec: string(p.Spec.Text()), Published: p.Published, KneeParam: p.Spec.Knee,
+	}
+	for _, c := range p.Spec.Compare {
+		exp.Compare = append(exp.Compare, result.Comparison{Along: c.Along, Base: c.Base})
 	}
 	for _, c := range p.Cells {
 		exp.Cells = append(exp.Cells, result.Cell{ID: c.ID, Setup: c.Setup.Name, Workload: c.Workload.Name, Params: c.Params, Status: result.CellPending})

@@ -36,6 +36,15 @@ type Spec struct {
 	// run on local setups.
 	Faults    []Fault     `yaml:"faults"`
 	Published []Published `yaml:"published"`
+	// Compare lists the report's % tables: each compares the cells along
+	// one dimension (setup, workload, or a param) against its base value.
+	// Without it the report compares along the one dimension that has two
+	// values, if one has.
+	Compare []Comparison `yaml:"compare"`
+	// Knee names a numeric param (swept, or given by the setups' params)
+	// along which the report finds each line's knee: where its throughput
+	// halves or its time to Ready doubles against the first point.
+	Knee string `yaml:"knee"`
 	// Profiles override the above by name (quick: sized for a small
 	// machine); without a profile the file runs as written ("full").
 	Profiles map[string]Profile `yaml:"profiles"`
@@ -79,6 +88,10 @@ type Setup struct {
 	// topology's.
 	CPUs       float64            `yaml:"cpus"`
 	MemberCPUs map[string]float64 `yaml:"member_cpus"`
+	// Params are coordinates the setup gives its cells, beside the
+	// sweep's ({rtt_ms: 20}): numeric ones make a curve along setups, and
+	// published figures, compare: and knee: can name them.
+	Params map[string]string `yaml:"params"`
 	// TopologySpec is a topology written in the file itself (the fields
 	// of a topology file), instead of Topology.
 	TopologySpec map[string]any `yaml:"topology_spec"`
@@ -188,6 +201,18 @@ type Published struct {
 	Metric string            `yaml:"metric"`
 	Value  float64           `yaml:"value"`
 	Note   string            `yaml:"note"`
+	// Requests is how many requests the article's run sent, when its
+	// figure depends on it (a total time): a cell that sent a different
+	// number shows "not comparable" instead of a % difference.
+	Requests int64 `yaml:"requests"`
+}
+
+// Comparison is one % table: cells along Along ("setup", "workload" or
+// a param) against the cell alike in everything else whose value is
+// Base.
+type Comparison struct {
+	Along string `yaml:"along"`
+	Base  string `yaml:"base"`
 }
 
 // Profile overrides a file's sizes by name.
