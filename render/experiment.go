@@ -79,7 +79,7 @@ func newExpModel(doc *result.Document, st Statements) expModel {
 		m.Overall = st.Sweep
 		m.Computed = m.Computed || m.Overall != nil
 	}
-	m.Published = append(publishedRows(e, m.Cells), publishedRatios(e, m.Cells)...)
+	m.Published = append(publishedRows(e, m.Cells), publishedGrowth(e, m.Cells)...)
 	m.Gains = gainTables(e, m.Cells)
 	m.Figures = append(m.Figures, m.sweepFigures()...)
 	panels, note := m.panelFigures()
@@ -238,6 +238,13 @@ func (m expModel) notes() []string {
 	n = append(n, "WAL fsync and peer round trip are the member a commit waits for (with 3 members, the second fastest); member CPU is the members' mean summed.")
 	if m.PanelNote != "" {
 		n = append(n, m.PanelNote)
+	}
+	if m.Sweep.Param != "" {
+		for _, c := range m.Cells {
+			if why := fewPerClient(c); why != "" && c.ran() {
+				n = append(n, why)
+			}
+		}
 	}
 	return n
 }

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"fmt"
 	"math"
 	"strings"
 
@@ -63,6 +64,7 @@ func clientMetrics() []metricSpec {
 		{"throughput", "Throughput", "requests per second", "throughput_rps", false, func(c expCell) (float64, bool) { return c.M.Throughput.Mean, true }},
 		{"p50", "Latency p50", "latency p50 (ms)", "p50_seconds", false, func(c expCell) (float64, bool) { return c.M.P50.Mean * 1000, true }},
 		{"p99", "Latency p99", "latency p99 (ms)", "p99_seconds", false, func(c expCell) (float64, bool) { return c.M.P99.Mean * 1000, true }},
+		{"mean", "Latency mean", "latency mean (ms)", "avg_seconds", false, func(c expCell) (float64, bool) { return c.M.Mean.Mean * 1000, c.M.Mean.Mean > 0 }},
 	}
 }
 
@@ -76,6 +78,12 @@ func serverMetrics() []metricSpec {
 		{"fsync", "WAL fsync p99 (the member a commit waits for)", "WAL fsync p99 (ms, log)", "", true, func(c expCell) (float64, bool) {
 			return c.M.WALFsyncP99 * 1000, c.M.ServerRuns > 0 && c.M.WALFsyncP99 > 0
 		}},
+		// The mean separates storages below etcd's lowest bucket (1 ms),
+		// where the p99 only says "at most 1 ms".
+		{"fsync-mean", "WAL fsync mean (_sum/_count, the member a commit waits for)", "WAL fsync mean (ms, log)", "", true, func(c expCell) (float64, bool) {
+			return c.M.WALFsyncMean * 1000, c.M.ServerRuns > 0 && c.M.WALFsyncMean > 0
+		}},
+		{"fsyncs", "WAL fsyncs per second (the member a commit waits for)", "fsyncs per second", "", false, srv(func(c expCell) float64 { return c.M.WALFsyncsPerSecond })},
 	}
 }
 
@@ -89,13 +97,33 @@ func (m expModel) sweepFigures() []figData {
 	return m.bars()
 }
 
-// lineCells are a line's cells that ran, with their x.
+// MinRequestsPerClient is the fewest requests each client must send in a
+// run for a point of a curve to mean what its label says: with fewer, a
+// latency is the first request or two of each client (its connection's
+// queue at the start), not the cluster's latency under that many clients.
+const MinRequestsPerClient = 10
+
+// fewPerClient says why a cell's point is left out of the curves (too few
+// requests per client), or "".
+func fewPerClient(c expCell) string {
+	if c.M.Clients <= 0 || c.M.Runs == 0 {
+		return ""
+	}
+	per := float64(c.M.Requests+c.M.Errors) / float64(c.M.Runs) / float64(c.M.Clients)
+	if per >= MinRequestsPerClient {
+		return ""
+	}
+	return fmt.Sprintf("%s: %.1f requests per client per run (fewer than %d), left out of the curves: its latency is each client's first requests, not the cluster's under that load", c.Cell.ID, per, MinRequestsPerClient)
+}
+
+// lineCells are a line's cells that ran, with their x; a cell with too
+// few requests per client is left out (fewPerClient).
 func (m expModel) lineCells(l int) ([]expCell, []float64) {
 	var cs []expCell
 	var xs []float64
 	line := m.Sweep.Lines[l]
 	for k, i := range line.Cells {
-		if c := m.Cells[i]; c.ran() {
+		if c := m.Cells[i]; c.ran() && fewPerClient(c) == "" {
 			cs, xs = append(cs, c), append(xs, line.X[k])
 		}
 	}

@@ -25,7 +25,10 @@ func publishedRows(e *result.Experiment, cells []expCell) []publishedRow {
 			ours := "not measured by etcdlab"
 			if v, ok := ourValue(c, p.Metric); ok {
 				ours = ourMetricValue(p.Metric, roundRate(p.Metric, v))
-				if p.Value != 0 {
+				switch sent := requestsPerRun(c); {
+				case p.Requests > 0 && sent != p.Requests:
+					ours += fmt.Sprintf(" (not comparable: %s requests per run, the article's %s)", humanize.Comma(sent), humanize.Comma(p.Requests))
+				case p.Value != 0:
 					ours += " (" + pctChange((v-p.Value)/p.Value*100) + ")"
 				}
 			} else if !c.ran() {
@@ -40,11 +43,23 @@ func publishedRows(e *result.Experiment, cells []expCell) []publishedRow {
 	return rows
 }
 
-// publishedRatios compares the article's growth with ours: for a metric
+// requestsPerRun is how many requests each of a cell's measured runs
+// sent, successful or not (their mean).
+func requestsPerRun(c expCell) int64 {
+	if c.M.Runs == 0 {
+		return 0
+	}
+	return (c.M.Requests + c.M.Errors) / int64(c.M.Runs)
+}
+
+// publishedGrowth compares the article's growth with ours: for a metric
 // the article gives for one workload in several setups (the multi-cloud
-// article's time to Ready per scenario), the last setup's value over the
-// first's, the article's and ours side by side.
-func publishedRatios(e *result.Experiment, cells []expCell) []publishedRow {
+// article's time to Ready per scenario), each later setup against the
+// first, the article's and ours side by side: seconds added for a time
+// (a ratio would fold in the parts the emulation leaves out, such as the
+// image pulls and container starts in the article's times), a ratio for
+// anything else.
+func publishedGrowth(e *result.Experiment, cells []expCell) []publishedRow {
 	type point struct {
 		setup   string
 		article float64
@@ -74,17 +89,27 @@ func publishedRatios(e *result.Experiment, cells []expCell) []publishedRow {
 	var rows []publishedRow
 	for _, key := range order {
 		pts := byKey[key]
-		if len(pts) < 2 {
-			continue
-		}
-		first, last := pts[0], pts[len(pts)-1]
 		metric, _, _ := strings.Cut(key, "\x00")
-		ours := "not measured by etcdlab"
-		if first.ok && last.ok && first.ours > 0 {
-			ours = fmt.Sprintf("%.2f", last.ours/first.ours)
+		added := strings.HasSuffix(metric, "_seconds")
+		first := pts[0]
+		for _, pt := range pts[1:] {
+			ours := "not measured by etcdlab"
+			var row publishedRow
+			if added {
+				if first.ok && pt.ok {
+					ours = fmt.Sprintf("%+.1f s", pt.ours-first.ours)
+				}
+				row = publishedRow{Cell: pt.setup + " − " + first.setup, Metric: metricName(metric) + " (seconds added)",
+					Published: fmt.Sprintf("%+.1f s", pt.article-first.article), Ours: ours, Note: pt.note}
+			} else {
+				if first.ok && pt.ok && first.ours > 0 {
+					ours = fmt.Sprintf("%.2f", pt.ours/first.ours)
+				}
+				row = publishedRow{Cell: pt.setup + " / " + first.setup, Metric: metricName(metric) + " (ratio)",
+					Published: fmt.Sprintf("%.2f", pt.article/first.article), Ours: ours, Note: pt.note}
+			}
+			rows = append(rows, row)
 		}
-		rows = append(rows, publishedRow{Cell: last.setup + " / " + first.setup, Metric: metricName(metric) + " (ratio)",
-			Published: fmt.Sprintf("%.2f", last.article/first.article), Ours: ours, Note: last.note})
 	}
 	return rows
 }
