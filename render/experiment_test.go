@@ -132,7 +132,8 @@ func TestExperimentFigures(t *testing.T) {
 	}
 	fsync := figByID(t, figs, "exp-fsync")
 	tm, slow := seriesByName(t, fsync, "tmpfs"), seriesByName(t, fsync, "slowdisk")
-	if len(tm.Y) != 3 || len(slow.Y) != 3 || slow.Y[0] < 5*tm.Y[0] || fsync.Limit == nil || fsync.Limit.V != 10 {
+	// slowdisk's 10,000 clients sent 2.4 requests each: left out.
+	if len(tm.Y) != 3 || len(slow.Y) != 2 || slow.Y[0] < 5*tm.Y[0] || fsync.Limit == nil || fsync.Limit.V != 10 {
 		t.Errorf("fsync curves: tmpfs %v, slowdisk %v, limit %+v", tm.Y, slow.Y, fsync.Limit)
 	}
 	// tmpfs's fsyncs all fall in etcd's lowest bucket: the chart marks it.
