@@ -25,6 +25,8 @@ type expModel struct {
 	// the report because the result has none.
 	Overall  *result.Bottleneck
 	Computed bool
+	// Knees are where each line passed its knee (result.Knee).
+	Knees []result.Knee
 	// Published is the article's figures beside ours.
 	Published []publishedRow
 	// Gains are the % tables (gainTables).
@@ -74,7 +76,7 @@ func newExpModel(doc *result.Document, st Statements) expModel {
 			m.Problems = append(m.Problems, c.ID+" did not run (pending)")
 		}
 	}
-	m.Overall = e.Bottleneck
+	m.Overall, m.Knees = e.Bottleneck, e.Knees
 	if m.Overall == nil {
 		m.Overall = st.Sweep
 		m.Computed = m.Computed || m.Overall != nil
@@ -256,6 +258,9 @@ func experimentView(v *docView, m expModel, prefix string) error {
 	t := m.statementsTable()
 	for _, r := range t.Rows {
 		v.Bottlenecks = append(v.Bottlenecks, statement{Title: r[0], Resource: r[1], Text: r[2]})
+	}
+	for _, k := range m.Knees {
+		v.Bottlenecks = append(v.Bottlenecks, statement{Title: "knee along " + k.Param + ": " + k.Line, Resource: "knee", Text: k.Statement})
 	}
 	if t, score, ok := m.incidentsTable(); ok {
 		v.Tables = append(v.Tables, namedTable{"Incidents: the doctor's confusion table", t})

@@ -63,6 +63,9 @@ func ExperimentText(w io.Writer, doc *result.Document, o TerminalOptions, j Judg
 		b.WriteString("\n")
 		o.prose(&b, "whole sweep: ", m.Overall.Statement, "  ")
 	}
+	for _, k := range m.Knees {
+		o.prose(&b, "knee: ", k.Statement, "  ")
+	}
 	for _, c := range m.Cells {
 		if c.Bottleneck != nil && c.ran() {
 			o.prose(&b, c.Cell.ID+": ", c.Bottleneck.Statement, "  ")

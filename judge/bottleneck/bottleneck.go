@@ -65,6 +65,9 @@ func Fill(doc *result.Document, o Options) {
 	if exp.Bottleneck == nil {
 		exp.Bottleneck = Sweep(doc, o)
 	}
+	if exp.Knees == nil {
+		exp.Knees = Knees(exp)
+	}
 }
 
 // Cell says which resource limited the throughput of cell i of

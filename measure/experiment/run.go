@@ -210,7 +210,7 @@ func (r *runner) run(ctx context.Context) error {
 		cells[i] = cell
 		// The cell's statement now; the sweep's once every cell ran.
 		bottleneck.Fill(r.doc, bottleneck.Options{})
-		r.doc.Experiment.Bottleneck = nil
+		r.doc.Experiment.Bottleneck, r.doc.Experiment.Knees = nil, nil
 		if cell.Status == result.CellFailed {
 			fmt.Fprintf(r.o.Log, "cell %s failed: %s\n", cell.ID, cell.Error)
 		}
