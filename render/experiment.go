@@ -81,7 +81,10 @@ func newExpModel(doc *result.Document, st Statements) expModel {
 		m.Overall = st.Sweep
 		m.Computed = m.Computed || m.Overall != nil
 	}
-	m.Published = append(publishedRows(e, m.Cells), publishedGrowth(e, m.Cells)...)
+	m.Published = publishedRows(e, m.Cells)
+	if len(e.Compare) == 0 { // the % tables show the article's changes
+		m.Published = append(m.Published, publishedGrowth(e, m.Cells)...)
+	}
 	m.Gains = gainTables(e, m.Cells)
 	m.Figures = append(m.Figures, m.sweepFigures()...)
 	panels, note := m.panelFigures()

@@ -136,6 +136,11 @@ func gainsAlong(e *result.Experiment, cells []expCell, cmp result.Comparison) *g
 		}
 	}
 	varying["setup"], varying["workload"] = len(setups) > 1, len(workloads) > 1
+	// A param each setup gives one value (its member_cores) is the setup:
+	// it names no pair, and along setup it differs with the setup.
+	for k := range setupParams(cells) {
+		varying[k] = false
+	}
 	key := func(c *result.Cell) string { return pairKeyAlong(c, dim, varying) }
 	for _, b := range cells {
 		other := along(b.Cell, dim)
@@ -181,6 +186,39 @@ func gainsAlong(e *result.Experiment, cells []expCell, cmp result.Comparison) *g
 	return g
 }
 
+// setupParams are the params that take one value in each setup's cells
+// (a setup's params: its member_cores, its rtt_ms).
+func setupParams(cells []expCell) map[string]bool {
+	perSetup := map[string]map[string]string{}
+	out := map[string]bool{}
+	for _, c := range cells {
+		for k := range c.Cell.Params {
+			if k != "setup" && k != "workload" {
+				out[k] = true
+			}
+		}
+	}
+	for _, c := range cells {
+		seen := perSetup[c.Cell.Setup]
+		if seen == nil {
+			seen = map[string]string{}
+			perSetup[c.Cell.Setup] = seen
+		}
+		for k := range out {
+			v, ok := c.Cell.Params[k]
+			if !ok {
+				delete(out, k)
+				continue
+			}
+			if prev, had := seen[k]; had && prev != v {
+				delete(out, k)
+			}
+			seen[k] = v
+		}
+	}
+	return out
+}
+
 // readyIterations counts a kube cell's runs that reached Ready.
 func readyIterations(c *result.Cell) int {
 	n := 0
@@ -216,8 +254,8 @@ func pairKeyAlong(c *result.Cell, dim string, varying map[string]bool) string {
 }
 
 // articleChange is the article's change between the published figures
-// that match a and b for the same metric and the same note (one machine
-// type, one scenario set): "+45.6% (AWS m5.xlarge)", one per pair.
+// that match a and b for the same metric and the same series (one
+// machine family, one scenario set: Published.Series, else its note): "+45.6% (AWS m5.xlarge)", one per pair.
 func articleChange(pubs []result.Published, a, b *result.Cell, mt gainMetric) string {
 	var parts []string
 	for _, pa := range pubs {
@@ -225,7 +263,7 @@ func articleChange(pubs []result.Published, a, b *result.Cell, mt gainMetric) st
 			continue
 		}
 		for _, pb := range pubs {
-			if pb.Metric != pa.Metric || pb.Note != pa.Note || !matches(pb.Match, b) {
+			if pb.Metric != pa.Metric || pubSeries(pb) != pubSeries(pa) || !matches(pb.Match, b) {
 				continue
 			}
 			pct := (pb.Value - pa.Value) / pa.Value * 100
@@ -233,13 +271,24 @@ func articleChange(pubs []result.Published, a, b *result.Cell, mt gainMetric) st
 			if mt.added {
 				ch = fmt.Sprintf("%+.1f s (%+.1f%%)", pb.Value-pa.Value, pct)
 			}
-			if n := shortNote(pa.Note); n != "" {
+			if n := pa.Series; n != "" {
+				ch += " (" + n + ")"
+			} else if n := shortNote(pa.Note); n != "" {
 				ch += " (" + n + ")"
 			}
 			parts = append(parts, ch)
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// pubSeries is the article's line a published figure belongs to: its
+// Series, else its Note.
+func pubSeries(p result.Published) string {
+	if p.Series != "" {
+		return p.Series
+	}
+	return p.Note
 }
 
 // shortNote is a published figure's note up to its first parenthesis or

@@ -143,6 +143,10 @@ type Published struct {
 	// Requests, if set, is the number of requests the article's run
 	// sent: a total time compares only with a cell that sent as many.
 	Requests int64 `json:"requests,omitempty"`
+	// Series names the article's line a figure belongs to (one instance
+	// family, one scenario set): the % tables pair the article's figures
+	// of one series (default: of one Note) to show its change.
+	Series string `json:"series,omitempty"`
 }
 
 // Comparison is one % table of an experiment's report: every cell whose

@@ -19,7 +19,9 @@ type Sweep struct {
 // Line is one setup's (and workload's) cells along the sweep.
 type Line struct {
 	// Name is the setup, with the workload when the experiment has
-	// several, and any other varying param as k=v.
+	// several, and any other varying param as k=v; when Param is one the
+	// setups give (each setup one value: the distance of a distance
+	// sweep), a line is a workload across the setups, named by it.
 	Name string
 	// Cells index Experiment.Cells; X is Param's value in each (0 when
 	// Param is "").
@@ -84,6 +86,21 @@ func SweepOf(exp *Experiment) Sweep {
 			workloads[c.Workload] = true
 		}
 	}
+	// A param the setups give (each setup one value: a distance) lines
+	// the setups up: a line is a workload across them.
+	bySetup := map[string]string{}
+	alongSetups := s.Param != ""
+	for _, c := range exp.Cells {
+		v, ok := c.Params[s.Param]
+		if !ok {
+			continue
+		}
+		if prev, seen := bySetup[c.Setup]; seen && prev != v {
+			alongSetups = false
+		}
+		bySetup[c.Setup] = v
+	}
+	alongSetups = alongSetups && len(bySetup) > 1
 	byName := map[string]int{}
 	for i, c := range exp.Cells {
 		x := 0.0
@@ -95,7 +112,10 @@ func SweepOf(exp *Experiment) Sweep {
 			x, _ = strconv.ParseFloat(v, 64)
 		}
 		name := c.Setup
-		if len(workloads) > 1 {
+		switch {
+		case alongSetups:
+			name = c.Workload
+		case len(workloads) > 1:
 			name = strings.TrimSpace(name + " " + c.Workload)
 		}
 		for _, k := range varying {

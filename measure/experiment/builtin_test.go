@@ -11,11 +11,12 @@ import (
 // (estimated: storage-sweep under 10 minutes, leader-vs-all under 5).
 func TestBuiltins(t *testing.T) {
 	t.Parallel()
-	want := []string{"disk-qualification", "hdd-diagnosis", "incidents", "leader-vs-all", "multicloud", "storage-sweep"}
+	want := []string{"disk-qualification", "distance-sweep", "hdd-diagnosis", "incidents", "leader-vs-all", "multicloud", "storage-sweep"}
 	if got := Builtins(); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("built-ins %v, want %v", got, want)
 	}
-	quickUnder := map[string]time.Duration{"storage-sweep": 10 * time.Minute, "leader-vs-all": 5 * time.Minute, "multicloud": 5 * time.Minute, "incidents": 10 * time.Minute}
+	quickUnder := map[string]time.Duration{"storage-sweep": 10 * time.Minute, "leader-vs-all": 5 * time.Minute, "multicloud": 5 * time.Minute,
+		"incidents": 10 * time.Minute, "distance-sweep": 10 * time.Minute}
 	for _, name := range want {
 		s, err := Load(name)
 		if err != nil {
@@ -67,7 +68,7 @@ func TestBuiltinParameters(t *testing.T) {
 	}
 	for i, c := range mc.Cells {
 		cfg := c.Bench.Config
-		if c.Setup.Topology != "multicloud-"+string(rune('0'+i/2)) || !c.Setup.TLS {
+		if c.Setup.Topology != "multicloud-"+string(rune('0'+i/2)) || !c.Setup.TLS || c.Setup.Leader != "m2" {
 			t.Errorf("multicloud cell %s: setup %+v", c.ID, c.Setup)
 		}
 		if i%2 == 1 {
@@ -97,30 +98,61 @@ func TestBuiltinParameters(t *testing.T) {
 	if pub["throughput_rps"] != 196.5 || pub["p50_seconds"] != 0.0049 || pub["p99_seconds"] != 0.0089 {
 		t.Errorf("multicloud published: %v", pub)
 	}
-	// 002: 100,000 keys, 100 conns, 1,000 clients, 20 + 20 iterations.
+	for _, p := range mc.Published {
+		if p.Metric == "total_seconds" && p.Requests != 10000 {
+			t.Errorf("the article's total time is for 10,000 puts, not %d", p.Requests)
+		}
+	}
+	if c := mc.Spec.Compare; len(c) != 1 || c[0] != (Comparison{Along: "setup", Base: "multicloud-0"}) {
+		t.Errorf("multicloud compares %v, want each scenario against scenario 0", c)
+	}
+	// 002: 100,000 keys, 100 conns, 1,000 clients, 20 + 20 iterations,
+	// each mode on members with budgets of their own, 1:2 as 4 and 8 vCPU.
 	la := plan("leader-vs-all", "full")
-	if len(la.Cells) != 2 {
+	if len(la.Cells) != 4 {
 		t.Fatalf("leader-vs-all: %d cells", len(la.Cells))
 	}
+	budgets := map[string]float64{}
 	for _, c := range la.Cells {
 		cfg := c.Bench.Config
 		if cfg.Total != 100000 || cfg.KeySpaceSize != 100000 || cfg.Conns[0] != 100 || cfg.Clients[0] != 1000 || cfg.Iterations != 20 ||
 			cfg.Warmup != "2000000" || cfg.TargetLeader != (c.Workload.Name == "leader") {
 			t.Errorf("leader-vs-all cell %s: %+v", c.ID, cfg)
 		}
+		budgets[c.Setup.Name] = c.Setup.CPUs
 	}
-	// 004: 100 to 50,000 clients at 50 connections on three storages.
+	if budgets["4-vcpu"] <= 0 || budgets["8-vcpu"] != 2*budgets["4-vcpu"] {
+		t.Errorf("leader-vs-all budgets %v, want 1:2", budgets)
+	}
+	if c := la.Spec.Compare; len(c) != 2 || c[0].Along != "workload" || c[0].Base != "leader" || c[1].Along != "setup" {
+		t.Errorf("leader-vs-all compares %v", c)
+	}
+	// 004: 100 to 50,000 clients at 50 connections on four storages, one
+	// member on a budget of its own.
 	ss := plan("storage-sweep", "full")
 	clients := map[int]bool{}
 	storages := map[string]bool{}
 	for _, c := range ss.Cells {
 		clients[c.Bench.Config.Clients[0]] = true
-		storages[c.Setup.Storage] = true
-		if c.Bench.Config.Conns[0] != 50 {
-			t.Errorf("storage-sweep cell %s: %d conns", c.ID, c.Bench.Config.Conns[0])
+		storages[c.Setup.Name] = true
+		if c.Bench.Config.Conns[0] != 50 || c.Setup.Members != 1 || c.Setup.CPUs <= 0 {
+			t.Errorf("storage-sweep cell %s: %d conns, %d members, %g cores", c.ID, c.Bench.Config.Conns[0], c.Setup.Members, c.Setup.CPUs)
 		}
 	}
-	if !clients[100] || !clients[50000] || len(storages) != 3 {
+	if !clients[100] || !clients[50000] || len(storages) != 4 {
 		t.Errorf("storage-sweep: clients %v, storages %v", clients, storages)
+	}
+	// The distance sweep: 0 to 100 ms between members, put and kube at
+	// each, its knee along rtt_ms.
+	ds := plan("distance-sweep", "full")
+	rtts := map[string]bool{}
+	for _, c := range ds.Cells {
+		rtts[c.Params["rtt_ms"]] = true
+		if c.Setup.Leader != "m1" {
+			t.Errorf("distance-sweep cell %s: leader %q", c.ID, c.Setup.Leader)
+		}
+	}
+	if len(ds.Cells) != 14 || !rtts["0"] || !rtts["100"] || ds.Spec.Knee != "rtt_ms" {
+		t.Errorf("distance-sweep: %d cells, rtts %v, knee %q", len(ds.Cells), rtts, ds.Spec.Knee)
 	}
 }

@@ -139,7 +139,7 @@ func (s *Spec) Plan(profile string) (*Plan, error) {
 		}
 	}
 	for _, pub := range s.Published {
-		p.Published = append(p.Published, result.Published{Match: maps.Clone(pub.Match), Metric: pub.Metric, Value: pub.Value, Note: pub.Note, Requests: pub.Requests})
+		p.Published = append(p.Published, result.Published{Match: maps.Clone(pub.Match), Metric: pub.Metric, Value: pub.Value, Note: pub.Note, Requests: pub.Requests, Series: pub.Series})
 	}
 	return p, nil
 }
@@ -268,6 +268,19 @@ func (s *Spec) Describe(st *Setup) string {
 	}
 	if st.TLS {
 		parts = append(parts, "TLS")
+	}
+	if o.CPUs > 0 {
+		parts = append(parts, fmt.Sprintf("%g cores per member (a cgroup quota)", o.CPUs))
+	}
+	if len(o.MemberCPUs) > 0 {
+		var b []string
+		for _, m := range slices.Sorted(maps.Keys(o.MemberCPUs)) {
+			b = append(b, fmt.Sprintf("%s %g", m, o.MemberCPUs[m]))
+		}
+		parts = append(parts, "cores "+strings.Join(b, ", "))
+	}
+	if o.Leader != "" {
+		parts = append(parts, o.Leader+" leads every run")
 	}
 	if st.Reuse {
 		parts = append(parts, "one cluster for all its cells")

@@ -205,6 +205,10 @@ type Published struct {
 	// figure depends on it (a total time): a cell that sent a different
 	// number shows "not comparable" instead of a % difference.
 	Requests int64 `yaml:"requests"`
+	// Series names the article's line the figure belongs to ("Xeon
+	// (m5)"): the % tables pair figures of one series to show the
+	// article's change (default: figures with the same note).
+	Series string `yaml:"series"`
 }
 
 // Comparison is one % table: cells along Along ("setup", "workload" or
