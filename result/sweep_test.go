@@ -65,4 +65,3 @@ func TestSweepOf(t *testing.T) {
 		})
 	}
 }
-
