@@ -102,6 +102,9 @@ func (s *Spec) checkUnique(section, what string, names []string) error {
 func (s *Spec) checkSetup(i int) error {
 	st := &s.Setups[i]
 	at := func(field string) []any { return []any{"setups", i, field} }
+	if err := s.checkLoadCPUs(i); err != nil {
+		return err
+	}
 	if st.Live() {
 		for _, f := range []struct {
 			name string

@@ -79,6 +79,10 @@ type Setup struct {
 	// topology's.
 	CPUs       float64            `yaml:"cpus"`
 	MemberCPUs map[string]float64 `yaml:"member_cpus"`
+	// LoadCPUs is the load generator's CPU budget in cores: the setup's
+	// bench cells send their load from a process of their own in a cgroup
+	// with that CPU quota (root; loadbudget.go).
+	LoadCPUs float64 `yaml:"load_cpus"`
 	// TopologySpec is a topology written in the file itself (the fields
 	// of a topology file), instead of Topology.
 	TopologySpec map[string]any `yaml:"topology_spec"`
