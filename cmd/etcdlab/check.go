@@ -48,7 +48,7 @@ the check could not run.`,
   etcdlab check --endpoints https://10.0.0.1:2379 --cacert ca.crt --cert c.crt --key c.key --max-load m`,
 		Args: noArgs,
 		// check.Options.StartLoad is --load; the disk probe's Dir is --data-dir.
-		Annotations: map[string]string{"param:StartLoad": "--load", "param:Dir": "--data-dir"},
+		Annotations: map[string]string{"param:StartLoad": "--load", "param:Dir": "--data-dir", "param:LoadCPUs": "--load-cpus"},
 		RunE: func(c *cobra.Command, _ []string) error {
 			format, err := outputFormat(result.KindCheck, output)
 			if err != nil {

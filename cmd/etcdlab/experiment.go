@@ -78,7 +78,7 @@ time, and runs nothing.`,
   etcdlab experiment run my-experiment.yaml --out results/
   etcdlab experiment run --resume etcdlab-experiment-storage-sweep-20260101-120000`,
 		Args:        cobra.MaximumNArgs(1),
-		Annotations: map[string]string{},
+		Annotations: map[string]string{"param:LoadCPUs": "--load-cpus"},
 		RunE: func(c *cobra.Command, args []string) error {
 			return a.runExperiment(c, args, o)
 		},

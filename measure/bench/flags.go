@@ -41,6 +41,7 @@ func FlagNames() map[string]string {
 		"Canary":       "--canary-interval",
 		"MetricsURLs":  "--metrics-urls",
 		"Agent":        "--agents", // its Count; {Agents} and {AgentWait} name its flags
+		"LoadCPUs":     "--load-cpus",
 		// bench kube's client limits
 		"ControllerManagerQPS": "--controller-manager-qps", "ControllerManagerBurst": "--controller-manager-burst",
 		"SchedulerQPS": "--scheduler-qps", "SchedulerBurst": "--scheduler-burst",
