@@ -138,3 +138,55 @@ func procTicks(t *testing.T, pid int) int64 {
 	s, _ := strconv.ParseInt(f[12], 10, 64)
 	return u + s
 }
+
+// TestExperimentLoadBudget: a local setup's load_cpus runs its bench cell
+// through one load process under the budget, against the cell's cluster
+// with its leader placed; the cell records load_cpus, the load's CPU and
+// who led, and no group is left (issue 24).
+func TestExperimentLoadBudget(t *testing.T) {
+	t.Parallel()
+	h, err := cgroup.Open(0)
+	if err != nil {
+		t.Skip(err)
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "tiny.yaml")
+	spec := `name: tiny-load
+setups:
+  - {name: one, members: 3, storage: tmpfs, load_cpus: 0.2, leader: m2}
+workloads:
+  - name: put
+    bench: --conns=4 --clients=40 put --total=2000 --key-size=8 --val-size=16
+`
+	if err := os.WriteFile(file, []byte(spec), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(binary, "experiment", "run", file, "--out", filepath.Join(dir, "out"), "--quiet")
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "out", "result.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc result.Document
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	c := doc.Experiment.Cells[0]
+	if c.Status != result.CellOK || c.Environment.LoadCPUs != 0.2 || !c.Environment.LocalCluster || len(c.Runs) != 1 {
+		t.Fatalf("cell %s %s, load_cpus %g, local %v, %d runs", c.Status, c.Error, c.Environment.LoadCPUs, c.Environment.LocalCluster, len(c.Runs))
+	}
+	r := c.Runs[0]
+	if r.Requests != 2000 || r.LoadCPUCores <= 0 || r.LoadCPUCores > 0.25 || r.Leader != "m2" {
+		t.Errorf("run: %d requests, load %.3f cores, leader %q (%s)", r.Requests, r.LoadCPUCores, r.Leader, r.LeaderMoved)
+	}
+	if !strings.Contains(strings.Join(c.Notes, "\n"), "the load ran in a process of its own under a CPU budget of 0.2 cores") {
+		t.Errorf("notes %q", c.Notes)
+	}
+	if g, _ := filepath.Glob(filepath.Join(h.Dir(), cgroup.GroupName(cmd.Process.Pid, "*"))); len(g) > 0 {
+		t.Errorf("cgroups left: %v", g)
+	}
+}
