@@ -15,6 +15,7 @@ import (
 
 	"github.com/etcdlab/etcdlab/internal/proc"
 	"github.com/etcdlab/etcdlab/lab/cgroup"
+	"github.com/etcdlab/etcdlab/lab/cluster"
 	"github.com/etcdlab/etcdlab/lab/clustertest"
 	"github.com/etcdlab/etcdlab/measure/bench"
 	"github.com/etcdlab/etcdlab/result"
@@ -188,5 +189,59 @@ workloads:
 	}
 	if g, _ := filepath.Glob(filepath.Join(h.Dir(), cgroup.GroupName(cmd.Process.Pid, "*"))); len(g) > 0 {
 		t.Errorf("cgroups left: %v", g)
+	}
+}
+
+// TestLiveLoadBudget: against --endpoints, `bench --load-cpus 0.1` puts
+// its own process in etcdlab-PID-load, starts nothing, uses at most 0.15
+// cores under a saturating load (its own measure) and takes the group
+// away when it ends (issue 24).
+func TestLiveLoadBudget(t *testing.T) {
+	t.Parallel()
+	h, err := cgroup.Open(0)
+	if err != nil {
+		t.Skip(err)
+	}
+	dir := t.TempDir()
+	up := startUp(t, dir, "--members", "1")
+	st := waitState(t, filepath.Join(dir, cluster.DefaultStateFile), up.exitedStderr)
+	t.Cleanup(func() {
+		_, _ = cli(t, dir, "cluster", "down")
+		_ = up.wait(t)
+	})
+	cmd := exec.Command(binary, "bench", "--endpoints", strings.Join(st.Client().Endpoints, ","), "--load-cpus", "0.1",
+		"--conns", "10", "--clients", "300", "--duration", "3s", "--quiet", "put", "--val-size", "16", "-o", "json")
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	g := h.Group(cmd.Process.Pid, bench.LoadGroup)
+	in := false
+	clustertest.WaitFor(t, 20*time.Second, "bench in "+g.Name(), func() bool {
+		pids, _ := g.PIDs()
+		in = len(pids) == 1 && pids[0] == cmd.Process.Pid
+		return in || len(done) > 0
+	})
+	if err := <-done; err != nil {
+		t.Fatalf("%v\n%s", err, errOut.String())
+	}
+	if !in {
+		t.Errorf("bench was not seen alone in %s", g.Name())
+	}
+	var doc result.Document
+	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+		t.Fatalf("%v: %s", err, out.String())
+	}
+	if doc.Environment.LoadCPUs != 0.1 || doc.Environment.LocalCluster || len(doc.Runs) != 1 {
+		t.Fatalf("load_cpus %g, local %v, %d runs", doc.Environment.LoadCPUs, doc.Environment.LocalCluster, len(doc.Runs))
+	}
+	if c := doc.Runs[0].LoadCPUCores; c <= 0 || c > 0.15 {
+		t.Errorf("load_cpu_cores %.3f under a 0.1-core budget", c)
+	}
+	if g.Exists() {
+		t.Errorf("%s left", g.Dir())
 	}
 }
