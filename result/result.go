@@ -85,6 +85,10 @@ type Environment struct {
 	// etcdlab started with budgets (cluster.Options.CPUs): each ran in a
 	// cgroup with that CPU quota. Empty without budgets.
 	MemberCPUs map[string]float64 `json:"member_cpus,omitempty"`
+	// LoadCPUs is the CPU budget (cores) of the load generator (bench
+	// --load-cpus): the processes that sent the load ran in a cgroup with
+	// that CPU quota. 0 without.
+	LoadCPUs float64 `json:"load_cpus,omitempty"`
 }
 
 // BenchConfig is the full configuration of a bench run, with credentials

@@ -85,13 +85,27 @@ func (a *app) runAgent(c *cobra.Command, o *agentOptions, argv []string) error {
 		return err
 	}
 	cfg := cl.Config
-	if cfg.Agent.Count < 2 {
-		return exitcode.Usagef("the bench command line has no --agents N (N of at least 2): an agent is one of several")
+	// --agents=1 is one process that sends the whole load: what bench
+	// --load-cpus runs under its budget.
+	if cfg.Agent.Count < 1 || (cfg.Agent.Count == 1 && cfg.LoadCPUs == 0) {
+		return exitcode.Usagef("the bench command line has no --agents N (N of at least 2, or 1 with --load-cpus): an agent is one of several")
 	}
 	cfg.Agent.Index = index
 	cfg.Log = a.stderr
 	if err := cfg.Validate(); err != nil {
 		return err
+	}
+	if cfg.LoadCPUs > 0 && os.Getenv(agents.BudgetedEnv) == "" {
+		// Not put into a budget by a parent (bench --agents here): a pod
+		// or a process started by hand limits itself.
+		b, err := selfBudget(cfg.LoadCPUs, a.stderr)
+		if err != nil {
+			return err
+		}
+		defer b.Close()
+	}
+	if cfg.Agent.Count == 1 && cl.Output.CPUs > 0 && a.maxProcs != nil {
+		defer a.maxProcs(a.maxProcs(cl.Output.CPUs)) // the one process: --cpus is its
 	}
 	if cl.Output.ListenMetrics != "" {
 		live := load.NewLive(bench.LiveOptions(cfg))

@@ -21,13 +21,14 @@ import (
 // agent processes started as the Indexed Job starts its pods, their
 // results merged into one (agents.Local); here, its flags and output.
 func (a *app) runAgents(c *cobra.Command, o bench.Output, cfg bench.Config) (err error) {
-	if o.CPUs != 0 || o.CPUProfile != "" {
+	single := cfg.Agent.Count < 2 // --load-cpus: one process sends the whole load; it takes --cpus
+	if (o.CPUs != 0 && !single) || o.CPUProfile != "" {
 		return exitcode.Usagef("--cpus and --cpuprofile apply to one process, not to agents")
 	}
 	ctx := c.Context()
 	local, err := agents.PrepareLocal(ctx, cfg, a.benchArgs(), a.stderr)
 	if err != nil {
-		return err
+		return budgetExit(err)
 	}
 	defer local.Close()
 	exe, err := os.Executable()
@@ -83,7 +84,7 @@ func (a *app) showMerged(c *cobra.Command, doc *result.Document, o bench.Output)
 	if err := a.showBench(doc, o); err != nil {
 		return err
 	}
-	if len(doc.Agents.Missing) > 0 {
+	if doc.Agents != nil && len(doc.Agents.Missing) > 0 {
 		return exitcode.Failuref("%s", agents.MissingNote(doc.Agents))
 	}
 	if c.Context().Err() != nil {

@@ -101,6 +101,7 @@ func TestBenchDefaults(t *testing.T) {
 		"cpuprofile":      "",
 		"report-perfdash": "false", // etcd benchmark v3.7's flag (#20151), absent from v3.6: docs/bench.md
 		"cpus":            "0",     // etcdlab's GOMAXPROCS; kube's default 1 is applied in CommandLine
+		"load-cpus":       "0",     // the load generator's CPU budget, none by default (issue 24)
 		"engine":          bench.EngineWire,
 		"canary-interval": "100ms", // docs/bench.md: cluster unavailability apart from the clients
 		"pin-endpoints":   "false", // docs/bench.md: failover is etcd client v3.7's model

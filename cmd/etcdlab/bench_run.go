@@ -20,11 +20,24 @@ func (a *app) runBench(c *cobra.Command, o bench.Output, cfg bench.Config) error
 		return err
 	}
 	cfg.Log = a.stderr
-	if cfg.Agent.Count > 1 {
+	if err := bench.ValidateLoadCPUs(cfg.LoadCPUs); err != nil {
+		return err
+	}
+	// A load budget on a local cluster: the load in a process of its own,
+	// as one agent, so that the budget does not hold the cluster's
+	// emulation that runs in this process.
+	if cfg.Agent.Count > 1 || (cfg.LoadCPUs > 0 && len(cfg.Conn.Endpoints) == 0) {
 		return a.runAgents(c, o, cfg)
 	}
 	if o.CPUs < 0 {
 		return exitcode.Usagef("--cpus must be 0 (every core) or more, not %d", o.CPUs)
+	}
+	if cfg.LoadCPUs > 0 { // a live cluster: this process sends the load and runs nothing else
+		b, err := selfBudget(cfg.LoadCPUs, a.stderr)
+		if err != nil {
+			return err
+		}
+		defer b.Close()
 	}
 	if o.CPUs > 0 && a.maxProcs != nil {
 		defer a.maxProcs(a.maxProcs(o.CPUs))

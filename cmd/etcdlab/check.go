@@ -9,6 +9,7 @@ import (
 
 	"github.com/etcdlab/etcdlab/internal/atomicfile"
 	"github.com/etcdlab/etcdlab/internal/exitcode"
+	"github.com/etcdlab/etcdlab/measure/bench"
 	"github.com/etcdlab/etcdlab/measure/check"
 	"github.com/etcdlab/etcdlab/render"
 	"github.com/etcdlab/etcdlab/result"
@@ -47,7 +48,7 @@ the check could not run.`,
   etcdlab check --endpoints https://10.0.0.1:2379 --cacert ca.crt --cert c.crt --key c.key --max-load m`,
 		Args: noArgs,
 		// check.Options.StartLoad is --load; the disk probe's Dir is --data-dir.
-		Annotations: map[string]string{"param:StartLoad": "--load", "param:Dir": "--data-dir"},
+		Annotations: map[string]string{"param:StartLoad": "--load", "param:Dir": "--data-dir", "param:LoadCPUs": "--load-cpus"},
 		RunE: func(c *cobra.Command, _ []string) error {
 			format, err := outputFormat(result.KindCheck, output)
 			if err != nil {
@@ -57,6 +58,19 @@ the check could not run.`,
 				out = "etcdlab-check-" + time.Now().Format("20060102-150405")
 			}
 			o.Log = a.stderr
+			if o.LoadCPUs != 0 {
+				if err := bench.ValidateLoadCPUs(o.LoadCPUs); err != nil {
+					return err
+				}
+				if len(o.Conn.Endpoints) == 0 {
+					return exitcode.Usagef("--load-cpus applies to a live cluster (--endpoints): the members check starts here would be born in the load's budget")
+				}
+				b, err := selfBudget(o.LoadCPUs, a.stderr) // this process sends the load and runs nothing else
+				if err != nil {
+					return err
+				}
+				defer b.Close()
+			}
 			doc, err := check.Run(c.Context(), o)
 			if doc == nil {
 				return err
@@ -82,6 +96,7 @@ the check could not run.`,
 	fl.StringVar(&o.MaxLoad, "max-load", "", "highest load level (default: xl on this machine, s on a live cluster)")
 	fl.DurationVar(&o.LevelDuration, "level-duration", 6*time.Second, "how long each load level runs (etcdctl check perf: 60s)")
 	fl.DurationVar(&o.DiskRuntime, "disk-runtime", 8*time.Second, "cap on the disk probe")
+	fl.Float64Var(&o.LoadCPUs, "load-cpus", 0, "with --endpoints: this process's CPU budget in cores (0.5, 2), a cgroup CPU quota on the load generator (root; 0: none)")
 	fl.StringVar(&out, "out", "", "directory for result.json and report.html (default ./etcdlab-check-<time>)")
 	fl.StringVarP(&output, "output", "o", "text", "stdout: text (verdicts) or json (the result)")
 	fl.BoolVar(&term.Wide, "wide", false, "text at full width: sources in the verdict table, nothing wrapped (default: within 120 columns)")

@@ -52,6 +52,14 @@ func TestUsageAndErrors(t *testing.T) {
 		{[]string{"disk", "--sync", "msync"}, 2, `--sync must be fdatasync, fsync or odsync, not "msync"`},
 		{[]string{"disk", "--profile", "hdd"}, 2, `--profile must be etcd or openshift, not "hdd"`},
 		{[]string{"disk", "--bs", "100000000"}, 2, "--bs 100000000 is larger than 64 MiB"},
+		// The load generator's CPU budget (issue 24).
+		{[]string{"bench", "--load-cpus", "-1", "put"}, 2, "--load-cpus must be a number of CPUs from 0.01 (0.5, 2), not -1"},
+		{[]string{"bench", "--load-cpus", "NaN", "put"}, 2, "--load-cpus must be a number of CPUs from 0.01 (0.5, 2), not NaN"},
+		{[]string{"bench", "--load-cpus", "0.001", "--endpoints", "http://127.0.0.1:1", "put"}, 2, "--load-cpus must be a number of CPUs from 0.01"},
+		{[]string{"bench", "--load-cpus", "x", "put"}, 2, "invalid argument"},
+		{[]string{"check", "--load-cpus", "0.5"}, 2, "--load-cpus applies to a live cluster (--endpoints)"},
+		{[]string{"check", "--load-cpus", "-1", "--endpoints", "http://127.0.0.1:1"}, 2, "--load-cpus must be a number of CPUs from 0.01"},
+		{[]string{"experiment", "run", "leader-vs-all", "--load-cpus", "-1"}, 2, "--load-cpus must be a number of CPUs from 0.01"},
 	} {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			t.Parallel()

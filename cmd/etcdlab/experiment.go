@@ -12,7 +12,10 @@ import (
 
 	"github.com/etcdlab/etcdlab/internal/atomicfile"
 	"github.com/etcdlab/etcdlab/internal/exitcode"
+	"github.com/etcdlab/etcdlab/lab/cgroup"
+	"github.com/etcdlab/etcdlab/lab/cluster"
 	"github.com/etcdlab/etcdlab/load"
+	"github.com/etcdlab/etcdlab/measure/bench"
 	"github.com/etcdlab/etcdlab/measure/experiment"
 	"github.com/etcdlab/etcdlab/render"
 	"github.com/etcdlab/etcdlab/result"
@@ -49,6 +52,7 @@ type experimentRunOptions struct {
 	output      string
 	quiet       bool
 	listen      string
+	loadCPUs    float64
 }
 
 func (a *app) experimentRunCmd() *cobra.Command {
@@ -74,7 +78,7 @@ time, and runs nothing.`,
   etcdlab experiment run my-experiment.yaml --out results/
   etcdlab experiment run --resume etcdlab-experiment-storage-sweep-20260101-120000`,
 		Args:        cobra.MaximumNArgs(1),
-		Annotations: map[string]string{},
+		Annotations: map[string]string{"param:LoadCPUs": "--load-cpus"},
 		RunE: func(c *cobra.Command, args []string) error {
 			return a.runExperiment(c, args, o)
 		},
@@ -91,6 +95,8 @@ time, and runs nothing.`,
 	fl.StringVarP(&o.output, "output", "o", "text", "stdout at the end: text (a summary of the cells) or json (the result)")
 	fl.BoolVar(&o.quiet, "quiet", false, "no progress line")
 	fl.StringVar(&o.listen, "listen-metrics", "", listenMetricsUsage)
+	fl.Float64Var(&o.loadCPUs, "load-cpus", 0,
+		"the load generator's CPU budget in cores (0.5, 2) for every local setup's bench cells, overriding their load_cpus: each runs its load in a process of its own in a cgroup with that quota (root; 0: the setups')")
 	return c
 }
 
@@ -130,8 +136,18 @@ func (a *app) runExperiment(c *cobra.Command, args []string, o experimentRunOpti
 	if err != nil {
 		return err
 	}
+	if o.loadCPUs != 0 {
+		if err := bench.ValidateLoadCPUs(o.loadCPUs); err != nil {
+			return err
+		}
+	}
 	if o.dryRun {
 		return experiment.WritePlan(a.stdout, plan)
+	}
+	if o.loadCPUs > 0 || plan.LoadBudgeted() {
+		if _, err := cgroup.Open(0); err != nil { // before any cell: this machine cannot do what was asked
+			return budgetExit(&cluster.BudgetError{Err: err})
+		}
 	}
 	var live *load.Live
 	if o.listen != "" {
@@ -149,7 +165,7 @@ func (a *app) runExperiment(c *cobra.Command, args []string, o experimentRunOpti
 		return exitcode.Failuref("--out %s: %v", o.out, err)
 	}
 	ro := experiment.Options{
-		Plan: plan, DataDir: o.dataDir, Resume: old, RetryFailed: o.retryFailed, Log: a.stderr, Live: live,
+		Plan: plan, DataDir: o.dataDir, Resume: old, RetryFailed: o.retryFailed, Log: a.stderr, Live: live, LoadCPUs: o.loadCPUs,
 		Save: func(doc *result.Document) error { return saveExperiment(o.out, doc) },
 	}
 	if !o.quiet && isTerminal(a.stderr) {

@@ -56,7 +56,7 @@ func rules() []rule {
 		// experiment runner's (which runs bench command lines) and the
 		// agents' (a bench run with their coordination as an Observer,
 		// merged), nobody else's building block; it imports none of them.
-		{pkgs: []string{"measure/experiment"}, allow: append([]string{"lab/*", "emulate/*", "load", "load/*", "observe/*", "measure/bench", "measure/check", "measure/disk", "measure/doctor", "judge", "judge/*", "result", "invalid"}, leaves...)},
+		{pkgs: []string{"measure/experiment"}, allow: append([]string{"lab/*", "emulate/*", "load", "load/*", "observe/*", "measure/bench", "measure/agents", "measure/check", "measure/disk", "measure/doctor", "judge", "judge/*", "result", "invalid"}, leaves...)},
 		// measure/doctor is read-only: it reaches members (lab/etcdclient),
 		// reads metrics, logs and Prometheus, and runs the disk job.
 		{pkgs: []string{"measure/doctor"}, allow: append([]string{"lab/etcdclient", "measure/disk", "observe/*", "judge", "judge/*", "result", "invalid"}, leaves...)},
@@ -192,6 +192,7 @@ func TestRulesCatch(t *testing.T) {
 		{"measure/check", "measure/bench", false},
 		{"measure/experiment", "measure/bench", true},
 		{"measure/agents", "measure/bench", true},
+		{"measure/experiment", "measure/agents", true},
 		{"measure/bench", "measure/agents", false},
 		{"measure/doctor", "measure/bench", false},
 		{"measure/experiment", "render", false},

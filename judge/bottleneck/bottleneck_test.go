@@ -207,3 +207,40 @@ func TestMemberBudget(t *testing.T) {
 		t.Errorf("without a budget, 0.49 cores of 16 limited it: %s", b.Statement)
 	}
 }
+
+// TestLoadBudget: the load generator at or near its CPU budget, the
+// members not at theirs (or without one), was limited by that budget; a
+// load generator well below it, or members at their own budget, are not.
+func TestLoadBudget(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name       string
+		load       float64 // the load generator's cores
+		budget     float64 // its budget
+		memberCPUs float64 // each member's budget (0: none)
+		want       bool    // the load budget is the statement
+	}{
+		{name: "at the budget", load: 0.29, budget: 0.3, want: true},
+		{name: "at the budget, members budgeted but below", load: 0.29, budget: 0.3, memberCPUs: 2, want: true},
+		{name: "well below the budget", load: 0.1, budget: 0.3},
+		{name: "members at theirs too", load: 0.29, budget: 0.3, memberCPUs: 0.5},
+		{name: "no budget", load: 0.29},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c := spec{clients: 100, rps: 2000, p50: 0.05, cpu: []float64{0.49, 0.3, 0.3}, load: tc.load}.cell()
+			c.Environment.LocalCluster, c.Environment.CPUs, c.Environment.LoadCPUs = true, 16, tc.budget
+			if tc.memberCPUs > 0 {
+				c.Environment.MemberCPUs = map[string]float64{"m1": tc.memberCPUs, "m2": tc.memberCPUs, "m3": tc.memberCPUs}
+			}
+			b := Cell(experiment(c), 0, Options{})
+			got := strings.Contains(b.Statement, "The load generator's CPU budget limited throughput")
+			if got != tc.want {
+				t.Fatalf("load budget statement %v, want %v: %s: %s", got, tc.want, b.Resource, b.Statement)
+			}
+			if got && (b.Resource != ResourceClientCPU || !strings.Contains(b.Statement, "used 0.29 cores of its 0.3-core budget")) {
+				t.Errorf("%s: %s", b.Resource, b.Statement)
+			}
+		})
+	}
+}

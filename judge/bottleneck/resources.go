@@ -25,6 +25,9 @@ type cpuCtx struct {
 	// budget is the smallest CPU budget of a member of a local cluster
 	// run with budgets (0: none): a member cannot use more.
 	budget float64
+	// loadBudget is the load generator's CPU budget (0: none): it cannot
+	// use more.
+	loadBudget float64
 }
 
 func cpuContext(doc *result.Document, c *result.Cell, o Options) cpuCtx {
@@ -42,7 +45,11 @@ func cpuContext(doc *result.Document, c *result.Cell, o Options) cpuCtx {
 			budget = b
 		}
 	}
-	return cpuCtx{shared: env.LocalCluster, machine: float64(env.CPUs), perMember: per, budget: budget}
+	load := c.Environment.LoadCPUs
+	if load == 0 {
+		load = doc.Environment.LoadCPUs
+	}
+	return cpuCtx{shared: env.LocalCluster, machine: float64(env.CPUs), perMember: per, budget: budget, loadBudget: load}
 }
 
 // cpuCandidates are the CPU limits that can be judged from what was
@@ -76,6 +83,13 @@ func (j *judgement) cpuCandidates() []candidate {
 			out = append(out, candidate{ResourceMemberCPU, m.MemberCPUMax / c.perMember / judge.LimitCPUSaturated.Value(), j.sayMemberCPU})
 		}
 	}
+	membersAtBudget := c.budget > 0 && m.ServerRuns > 0 && m.MemberCPUMax/c.budget >= judge.LimitCPUSaturated.Value()
+	if m.LoadCPURuns > 0 && c.loadBudget > 0 && !membersAtBudget {
+		// The load generator's own limit, its cgroup's quota, while the
+		// members were not at theirs.
+		j.f["load_cpu_budget"] = c.loadBudget
+		out = append(out, candidate{ResourceClientCPU, m.LoadCPUCores / c.loadBudget / judge.LimitCPUSaturated.Value(), j.sayLoadBudget})
+	}
 	if m.LoadCPURuns > 0 && c.machine > 0 {
 		j.f["cores"] = c.machine
 		avail := c.machine
@@ -96,6 +110,19 @@ func (j *judgement) sayMemberBudget() string {
 	return fmt.Sprintf("The members' CPU budget limited throughput, not this machine: %s the busiest member used %.2f cores of its %s-core budget (a cgroup quota); %s.",
 		j.at, j.m.MemberCPUMax, cores(j.cpu.budget), j.walClause())
 }
+
+func (j *judgement) sayLoadBudget() string {
+	m := j.m
+	s := fmt.Sprintf("The load generator's CPU budget limited throughput, not the cluster: %s it used %s of its %s-core budget (a cgroup quota)",
+		j.at, cores2(m.LoadCPUCores), cores(j.cpu.loadBudget))
+	if m.ServerRuns > 0 {
+		s += fmt.Sprintf(", while %s used %s; %s", members(m.Members), cores(m.MemberCPUCores), j.walClause())
+	}
+	return s + "."
+}
+
+// cores2 renders cores with two decimals, to set against a budget.
+func cores2(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) + " cores" }
 
 func (j *judgement) sayMachine(res string) string {
 	who := "the members"

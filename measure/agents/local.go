@@ -16,6 +16,11 @@ import (
 	"github.com/etcdlab/etcdlab/result"
 )
 
+// BudgetedEnv is set (to 1) in the environment of agents RunLocal puts
+// into a load budget's group (LocalOptions.Place): an agent with a load
+// budget and without it makes a budget of its own.
+const BudgetedEnv = "ETCDLAB_LOAD_BUDGETED"
+
 // IndexEnv is the variable a Kubernetes Indexed Job sets in each pod to
 // its completion index: the agent's index.
 const IndexEnv = "JOB_COMPLETION_INDEX"
@@ -39,6 +44,10 @@ type LocalOptions struct {
 	// Grace is how long agents get to stop on their own (Ctrl-C: they
 	// delete their keys) before they are killed; default 30 s.
 	Grace time.Duration
+	// Place, if set, is called with each agent's pid right after it
+	// starts: a load budget's group (bench.LoadBudget.Add). An agent it
+	// fails for is killed, and RunLocal returns the error.
+	Place func(pid int) error
 }
 
 // LocalResult is what the agents left: the results they wrote, and why
@@ -84,6 +93,9 @@ func RunLocal(ctx context.Context, o LocalOptions) (LocalResult, error) {
 		}
 		cmd := exec.Command(o.Exe, args...)
 		cmd.Env = append(os.Environ(), IndexEnv+"="+strconv.Itoa(i))
+		if o.Place != nil {
+			cmd.Env = append(cmd.Env, BudgetedEnv+"=1")
+		}
 		// Their own process group: a terminal's Ctrl-C reaches only this
 		// process, which passes one interrupt on (a second would make
 		// them exit without deleting their keys).
@@ -94,6 +106,19 @@ func RunLocal(ctx context.Context, o LocalOptions) (LocalResult, error) {
 			cancel() // the others would wait for this one
 			wg.Wait()
 			return LocalResult{}, fmt.Errorf("start agent %d: %w", i, err)
+		}
+		if o.Place != nil {
+			// After the start, not before: the agent's first moments (the
+			// runtime's start, parsing its command line) run outside the
+			// budget, its load never does. Cgroup v2 could start it inside
+			// (SysProcAttr.UseCgroupFD), v1 cannot, and one way serves both.
+			if err := o.Place(cmd.Process.Pid); err != nil {
+				_ = cmd.Process.Kill()
+				_ = cmd.Wait()
+				cancel()
+				wg.Wait()
+				return LocalResult{}, fmt.Errorf("agent %d: %w", i, err)
+			}
 		}
 		wg.Add(1)
 		go func() {

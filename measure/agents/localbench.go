@@ -11,6 +11,7 @@ import (
 
 	"github.com/etcdlab/etcdlab/lab/cluster"
 	"github.com/etcdlab/etcdlab/measure/bench"
+	"github.com/etcdlab/etcdlab/observe/envinfo"
 	"github.com/etcdlab/etcdlab/result"
 )
 
@@ -27,6 +28,11 @@ type Local struct {
 	started *cluster.Cluster
 	stop    bool
 	members int // the started cluster's
+	// count is how many agent processes run: cfg.Agent.Count, or 1 for
+	// a load under a CPU budget that is not split (one process sends the
+	// whole load); budget is that budget's group (nil: none).
+	count  int
+	budget *bench.LoadBudget
 }
 
 // PrepareLocal readies a bench load split over cfg.Agent.Count agent
@@ -37,11 +43,25 @@ type Local struct {
 // cfg.Cluster is given to them the same way, and left running); without
 // a prefix it picks one for all of them. Then it validates cfg as
 // bench.Config.Validate does: its errors are invalid-input errors.
+//
+// With a load budget (cfg.LoadCPUs) it makes the budget's group
+// (bench.NewLoadBudget: a *cluster.BudgetError without permission), into
+// which Run puts every agent; a load that is not split (cfg.Agent.Count
+// below 2) then runs as one agent that sends the whole load
+// (`--agents=1` is added to its command line), so that the budget holds
+// the load and nothing else, not this process's emulated links and disks.
 func PrepareLocal(ctx context.Context, cfg bench.Config, args []string, log io.Writer) (*Local, error) {
 	if log == nil {
 		log = io.Discard
 	}
-	l := &Local{args: slices.Clone(args)}
+	l := &Local{args: slices.Clone(args), count: cfg.Agent.Count}
+	if cfg.LoadCPUs > 0 && l.count < 2 {
+		l.count, cfg.Agent.Count = 1, 1
+		l.args = append(l.args, "--agents=1")
+	}
+	if err := bench.ValidateLoadCPUs(cfg.LoadCPUs); err != nil {
+		return nil, err
+	}
 	if cfg.Cluster != nil || len(cfg.Conn.Endpoints) == 0 {
 		cl, members := cfg.Cluster, cfg.LocalMembers
 		if cl != nil {
@@ -53,7 +73,11 @@ func PrepareLocal(ctx context.Context, cfg bench.Config, args []string, log io.W
 				return nil, fmt.Errorf("start a local cluster: %w", err)
 			}
 			l.stop = true
-			fmt.Fprintf(log, "no --endpoints: started a local %d-member cluster in %s for the agents (removed when they end)\n", cfg.LocalMembers, cl.DataDir())
+			who := "the agents (removed when they end)"
+			if l.count == 1 {
+				who = "the load process (removed when it ends)"
+			}
+			fmt.Fprintf(log, "no --endpoints: started a local %d-member cluster in %s for %s\n", cfg.LocalMembers, cl.DataDir(), who)
 		}
 		l.started, l.members, cfg.Cluster = cl, members, nil
 		cc := cl.Client()
@@ -71,12 +95,25 @@ func PrepareLocal(ctx context.Context, cfg bench.Config, args []string, log io.W
 		l.Close()
 		return nil, err
 	}
+	if cfg.LoadCPUs > 0 {
+		b, err := bench.NewLoadBudget(cfg.LoadCPUs, log)
+		if err != nil {
+			l.Close()
+			return nil, err
+		}
+		l.budget = b
+	}
 	l.cfg = cfg
 	return l, nil
 }
 
-// Close stops the cluster started for the agents, if one was.
+// Close removes the load budget's group and stops the cluster started
+// for the agents, if one was.
 func (l *Local) Close() {
+	if l.budget != nil {
+		_ = l.budget.Close()
+		l.budget = nil
+	}
 	if l.stop {
 		_ = l.started.Stop()
 		l.stop = false
@@ -114,6 +151,21 @@ type LocalBench struct {
 	CleanErr error
 }
 
+// memberBudgets are the CPU budgets of a local cluster's members, nil
+// without.
+func memberBudgets(st cluster.State) map[string]float64 {
+	var out map[string]float64
+	for _, m := range st.Members {
+		if m.CPUs > 0 {
+			if out == nil {
+				out = map[string]float64{}
+			}
+			out[m.Name] = m.CPUs
+		}
+	}
+	return out
+}
+
 // ErrMerge marks Run's error when the agents' results did not merge.
 var ErrMerge = errors.New("merge")
 
@@ -122,7 +174,11 @@ var ErrMerge = errors.New("merge")
 // that ended without deleting them. Cancelling ctx interrupts the agents
 // (they stop and delete their keys); what they measured is merged.
 func (l *Local) Run(ctx context.Context, o LocalRun) (LocalBench, error) {
-	res, err := RunLocal(ctx, LocalOptions{Exe: o.Exe, Count: l.cfg.Agent.Count, Args: l.args, AgentArgs: o.AgentArgs, Stderr: o.Stderr, Grace: o.Grace})
+	lo := LocalOptions{Exe: o.Exe, Count: l.count, Args: l.args, AgentArgs: o.AgentArgs, Stderr: o.Stderr, Grace: o.Grace}
+	if l.budget != nil {
+		lo.Place = l.budget.Add
+	}
+	res, err := RunLocal(ctx, lo)
 	if err != nil {
 		return LocalBench{}, err
 	}
@@ -133,17 +189,33 @@ func (l *Local) Run(ctx context.Context, o LocalRun) (LocalBench, error) {
 	if len(res.Failed) > 0 && !out.Measured {
 		return out, nil
 	}
-	doc, err := Merge(res.Docs, res.Missing)
-	if err != nil {
+	var doc *result.Document
+	if l.count == 1 { // the whole load in one process: its result is the result
+		doc = res.Docs[0]
+	} else if doc, err = Merge(res.Docs, res.Missing); err != nil {
 		return out, fmt.Errorf("%w: %w", ErrMerge, err)
 	}
+	if l.budget != nil {
+		doc.Environment.LoadCPUs = l.budget.Cores()
+		what := "the load ran in a process of its own"
+		if l.count > 1 {
+			what = fmt.Sprintf("the %d agents ran", l.count)
+		}
+		doc.Notes = append(doc.Notes, fmt.Sprintf("%s under a CPU budget of %g cores (cgroup %s)", what, l.budget.Cores(), l.budget.Group().Name()))
+	}
 	if l.started != nil { // says in the result that etcdlab started the cluster
-		doc.Environment.LocalCluster, doc.Environment.DataDir = true, l.started.DataDir()
+		env := &doc.Environment
+		env.LocalCluster, env.DataDir, env.Filesystem = true, l.started.DataDir(), envinfo.Filesystem(l.started.DataDir())
+		env.MemberCPUs = memberBudgets(l.started.State())
 		doc.Notes = append(doc.Notes, fmt.Sprintf("ran against a local %d-member cluster etcdlab started in %s", l.members, l.started.DataDir()))
 	}
 	out.Doc = doc
 	var gone []int
-	for _, m := range doc.Agents.Missing {
+	var missing []result.MissingAgent
+	if doc.Agents != nil {
+		missing = doc.Agents.Missing
+	}
+	for _, m := range missing {
 		gone = append(gone, m.Index)
 	}
 	if len(gone) > 0 {

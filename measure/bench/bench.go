@@ -34,6 +34,11 @@ func Run(ctx context.Context, cfg Config) (*result.Document, error) {
 	}
 	doc := &result.Document{SchemaVersion: result.SchemaVersion, Kind: result.KindBench, CreatedAt: time.Now().UTC(), Environment: envinfo.Collect()}
 	note := func(s string) { doc.Notes = append(doc.Notes, s) }
+	if doc.Environment.LoadCPUs = cfg.LoadCPUs; cfg.LoadCPUs > 0 {
+		if n := LoadBudgetNote(cfg.LoadCPUs, doc.Environment.CPUs); n != "" {
+			note(n)
+		}
+	}
 	t, err := connect(ctx, &cfg, &doc.Environment)
 	if err != nil {
 		return nil, err

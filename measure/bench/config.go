@@ -103,6 +103,13 @@ type Config struct {
 	// PinEndpoints keeps each connection on its endpoint while its member
 	// is down, as etcd benchmark v3.6 (load.Options.Pin).
 	PinEndpoints bool
+	// LoadCPUs is the load generator's CPU budget in cores (0: none),
+	// recorded in the result (Environment.LoadCPUs). Run does not enforce
+	// it: its caller runs the load under a LoadBudget, this process (a
+	// cluster etcdlab did not start) or a child process (package
+	// measure/agents), so that whatever else this process runs (a local
+	// cluster's emulated links and disks) stays outside the budget.
+	LoadCPUs float64
 	// LocalBaseDir is where that cluster's data goes ("" = ./.etcdlab).
 	LocalBaseDir string
 	// Cluster, if set, is a local cluster the caller started and stops:
@@ -161,6 +168,9 @@ func (c Config) Validate() error { return c.validate() }
 // invalid-input errors (package invalid) that name the fields of Config.
 func (c *Config) validate() error {
 	if err := c.validateAgent(); err != nil {
+		return err
+	}
+	if err := ValidateLoadCPUs(c.LoadCPUs); err != nil {
 		return err
 	}
 	switch c.Command {

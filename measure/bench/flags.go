@@ -41,6 +41,7 @@ func FlagNames() map[string]string {
 		"Canary":       "--canary-interval",
 		"MetricsURLs":  "--metrics-urls",
 		"Agent":        "--agents", // its Count; {Agents} and {AgentWait} name its flags
+		"LoadCPUs":     "--load-cpus",
 		// bench kube's client limits
 		"ControllerManagerQPS": "--controller-manager-qps", "ControllerManagerBurst": "--controller-manager-burst",
 		"SchedulerQPS": "--scheduler-qps", "SchedulerBurst": "--scheduler-burst",
@@ -140,7 +141,7 @@ func (f *Flags) CommandLine(name string, args []string, changed func(flag string
 		Duration: o.duration, RequestTimeout: o.requestTimeout, Warmup: o.warmup, Iterations: o.iterations,
 		Prefix: o.prefix, Keep: o.keep, Compact: o.compact, LocalMembers: o.members, Engine: o.engine,
 		Canary: o.canaryInterval, PinEndpoints: o.pinEndpoints,
-		MetricsURLs: o.metricsURLs, ScrapeInterval: o.scrapeInterval,
+		MetricsURLs: o.metricsURLs, ScrapeInterval: o.scrapeInterval, LoadCPUs: o.loadCPUs,
 		Agent:       Agent{Count: o.agents, StartAt: time.Time(o.agentStartAt), Wait: o.agentWait},
 		Consistency: "l", // bench checks it for every command; only range and txn-mixed have the flag
 	}
@@ -187,6 +188,7 @@ type globalOptions struct {
 	quiet            bool
 	cpuProfile       string
 	cpus             int
+	loadCPUs         float64
 	perfdash         bool
 	engine           string
 	canaryInterval   time.Duration
@@ -227,6 +229,8 @@ func (o *globalOptions) register(pf *pflag.FlagSet) {
 	pf.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of etcdlab itself to this file")
 	_ = pf.MarkHidden("cpuprofile")
 	pf.IntVar(&o.cpus, "cpus", 0, "cores etcdlab's own Go runtime may use while it runs (GOMAXPROCS; 0: every core; kube's default is 1)")
+	pf.Float64Var(&o.loadCPUs, "load-cpus", 0,
+		"the load generator's CPU budget in cores (0.5, 2): a cgroup CPU quota on the process(es) sending the load; without --endpoints the load runs in a child process (root; 0: none)")
 	pf.StringVar(&o.engine, "engine", EngineWire, "load engine: wire (etcdlab's asynchronous transport) or grpc (gRPC-go, a goroutine per client)")
 	_ = pf.MarkHidden("engine")
 	pf.DurationVar(&o.canaryInterval, "canary-interval", 100*time.Millisecond,

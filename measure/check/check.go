@@ -35,6 +35,12 @@ type Options struct {
 	LevelDuration time.Duration
 	// DiskRuntime caps the disk probe.
 	DiskRuntime time.Duration
+	// LoadCPUs is the load generator's CPU budget in cores on a live
+	// cluster (0: none), recorded in the result (Environment.LoadCPUs);
+	// the caller runs this process under it (bench.LoadBudget). On this
+	// machine it is refused: the members started here would be born in
+	// the budget's group.
+	LoadCPUs float64
 	// Log receives one progress line per phase.
 	Log io.Writer
 }
@@ -92,7 +98,11 @@ func Run(ctx context.Context, o Options) (*result.Document, error) {
 	if o.DataDir == "" {
 		o.DataDir = "."
 	}
+	if o.LoadCPUs != 0 && !live {
+		return nil, invalid.Errorf("{LoadCPUs} applies to a live cluster ({Endpoints}): the members check starts here would be born in the load's budget")
+	}
 	doc := &result.Document{SchemaVersion: result.SchemaVersion, Kind: result.KindCheck, CreatedAt: time.Now().UTC(), Environment: envinfo.Collect()}
+	doc.Environment.LoadCPUs = o.LoadCPUs
 	c := &result.Check{Mode: map[bool]string{true: "live", false: "local"}[live]}
 	doc.Check = c
 	began := time.Now()

@@ -202,6 +202,9 @@ func (r *runner) cluster(ctx context.Context, st *Setup) (*setupCluster, float64
 // runBench runs the cell's bench line against its cluster, with the
 // fault timeline during the measured run.
 func (r *runner) runBench(ctx context.Context, pc *Cell, sc *setupCluster, conn etcdclient.Config, cell *result.Cell) (*result.Document, error) {
+	if cores := r.loadCPUs(pc.Setup); cores > 0 && sc != nil {
+		return r.runBudgetedBench(ctx, pc, sc, cores)
+	}
 	cfg := pc.Bench.Config
 	cfg.Log = io.Discard
 	obs := []bench.Observer{cleanupTimer{&cell.Overhead}}

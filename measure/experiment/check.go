@@ -113,6 +113,9 @@ func (s *Spec) checkSetup(i int) error {
 			return s.errorf([]any{"setups", i, "params", k}, "%q: a param is lower case letters, digits and _, and not setup, workload or a swept parameter", k)
 		}
 	}
+	if err := s.checkLoadCPUs(i); err != nil {
+		return err
+	}
 	if st.Live() {
 		for _, f := range []struct {
 			name string

@@ -45,6 +45,9 @@ type Options struct {
 	// executable, which must be etcdlab or a test binary whose TestMain
 	// calls member.RunIfChild (and then no slow-storage disk job).
 	Executable string
+	// LoadCPUs, if positive, is the load generator's CPU budget of every
+	// local setup (overriding their load_cpus): loadbudget.go.
+	LoadCPUs float64
 }
 
 // Progress is where an experiment is.
@@ -103,6 +106,9 @@ func Run(ctx context.Context, o Options) (*result.Document, error) {
 			return nil, fmt.Errorf("find own executable: %w", err)
 		}
 		o.Executable = exe
+	}
+	if err := checkLoadOverride(o.Plan, o.LoadCPUs); err != nil {
+		return nil, err
 	}
 	doc := NewDocument(o.Plan)
 	if o.Resume != nil {

@@ -92,6 +92,10 @@ type Setup struct {
 	// sweep's ({rtt_ms: 20}): numeric ones make a curve along setups, and
 	// published figures, compare: and knee: can name them.
 	Params map[string]string `yaml:"params"`
+	// LoadCPUs is the load generator's CPU budget in cores: the setup's
+	// bench cells send their load from a process of their own in a cgroup
+	// with that CPU quota (root; loadbudget.go).
+	LoadCPUs float64 `yaml:"load_cpus"`
 	// TopologySpec is a topology written in the file itself (the fields
 	// of a topology file), instead of Topology.
 	TopologySpec map[string]any `yaml:"topology_spec"`
