@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -47,13 +49,13 @@ func fitFromFile(spec, path string) ([]knot, error) {
 	if path == "" {
 		return nil, fmt.Errorf("%q: fit:file= needs a path (fio's output, text or --output-format=json)", spec)
 	}
-	b, err := os.ReadFile(path)
+	b, err := readToolOutput(path)
 	if err != nil {
-		return nil, fmt.Errorf("%q: %w", spec, err)
+		return nil, fmt.Errorf("%q: %q: %w", spec, path, err)
 	}
 	ps, err := toolPercentiles(b)
 	if err != nil {
-		return nil, fmt.Errorf("%q: %s: %w", spec, path, err)
+		return nil, fmt.Errorf("%q: %q: %w", spec, path, err)
 	}
 	var ks []knot
 	for _, p := range ps {
@@ -67,9 +69,38 @@ func fitFromFile(spec, path string) ([]knot, error) {
 		ks = append(ks, knot{p: p.p, z: zScore(p.p / 100), ln: ln})
 	}
 	if len(ks) < 2 {
-		return nil, fmt.Errorf("%q: %s: %d distinct sync percentile(s) from p%d up; a fit needs at least two", spec, path, len(ks), minFilePercentile)
+		return nil, fmt.Errorf("%q: %q: %d distinct sync percentile(s) from p%d up; a fit needs at least two", spec, path, len(ks), minFilePercentile)
 	}
 	return ks, nil
+}
+
+// maxToolOutput bounds what a fit reads: fio's output is a few kilobytes,
+// even as JSON.
+const maxToolOutput = 16 << 20
+
+// readToolOutput reads a regular file of at most maxToolOutput bytes (not
+// a device or a pipe, which could be endless). Its errors do not repeat
+// the path.
+func readToolOutput(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+		return nil, err
+	case !fi.Mode().IsRegular():
+		return nil, errors.New("not a regular file")
+	case fi.Size() > maxToolOutput:
+		return nil, fmt.Errorf("larger than %d MiB: not a tool's output", maxToolOutput>>20)
+	}
+	return io.ReadAll(io.LimitReader(f, maxToolOutput))
 }
 
 // toolPercentiles finds the sync (fsync/fdatasync) latency percentiles in

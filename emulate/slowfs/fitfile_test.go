@@ -79,6 +79,8 @@ func TestFitFileErrors(t *testing.T) {
 		{write("low.txt", "    sync percentiles (usec):\n     |  1.00th=[ 100],  5.00th=[ 200], 50.00th=[ 300]\n"), "1 distinct sync percentile(s) from p50 up"},
 		{write("flat.txt", "    sync percentiles (msec):\n     | 50.00th=[ 1], 99.00th=[ 1], 99.90th=[ 1]\n"), "a fit needs at least two"},
 		{"", "needs a path"},
+		{"/dev/zero", "not a regular file"},
+		{"testdata", "not a regular file"},
 	} {
 		spec := "fit:file=" + tc.path
 		_, err := ParseDelay(spec)
