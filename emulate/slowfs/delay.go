@@ -2,8 +2,8 @@
 // file system (go-fuse v2's loopback) that adds a delay, fixed or drawn from
 // a distribution, to every fsync and fdatasync and, if asked, to every
 // read that reaches the disk and every O_DIRECT write, and leaves
-// everything else untouched. A local cluster mounts it over a member's data directory to
-// ask "what would this disk do to etcd?".
+// everything else untouched. A local cluster mounts it over a member's
+// data directory to ask "what would this disk do to etcd?".
 package slowfs
 
 import (
