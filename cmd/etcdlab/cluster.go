@@ -156,7 +156,7 @@ func (a *app) clusterUp(c *cobra.Command, f *upFlags) error {
 			return err
 		}
 	}
-	for _, d := range append([]*slowfs.Delay{f.opts.FsyncDelay}, slices.Collect(maps.Values(f.opts.MemberFsyncDelay))...) {
+	for _, d := range append([]*slowfs.Delay{f.opts.FsyncDelay, f.opts.ReadDelay, f.opts.WriteDelay}, slices.Collect(maps.Values(f.opts.MemberFsyncDelay))...) {
 		if d != nil {
 			if r := d.FitReport(); r != "" {
 				fmt.Fprintf(a.stderr, "%s: %s\n", d, r)

@@ -1,8 +1,9 @@
 // Package slowfs emulates a slow disk for one directory: a FUSE passthrough
 // file system (go-fuse v2's loopback) that adds a delay, fixed or drawn from
-// a distribution, to every fsync and fdatasync, and leaves everything else
-// untouched. A local cluster mounts it over a member's data directory to
-// ask "what would this disk do to etcd?".
+// a distribution, to every fsync and fdatasync and, if asked, to every
+// read that reaches the disk and every O_DIRECT write, and leaves
+// everything else untouched. A local cluster mounts it over a member's
+// data directory to ask "what would this disk do to etcd?".
 package slowfs
 
 import (
@@ -14,7 +15,8 @@ import (
 	"time"
 )
 
-// Delay is the latency added to each sync. Safe for concurrent use.
+// Delay is the latency added to each sync (and, where Options ask, each
+// read or direct write). Safe for concurrent use.
 type Delay struct {
 	spec string
 	// fixed, or lognormal with mu and sigma of ln(seconds)
@@ -31,12 +33,25 @@ type Delay struct {
 // log-normal distribution through those two percentiles: the HDD article's
 // disk) or "fit:p99=6.4ms,p99.5=9.1ms,p99.9=13.7ms" (a distribution
 // through every percentile given: log-normal between each two, so each is
-// met; see Fit). An error quotes the text and says what is wrong with it;
-// the caller says where the text came from.
-func ParseDelay(s string) (*Delay, error) {
+// met; see Fit), or "fit:file=PATH" (the same, through the sync
+// percentiles from p50 up that fio printed to PATH, as text or JSON: see
+// fitfile.go). An error quotes the text and says what is wrong with it;
+// the caller says where the text came from. A relative PATH is taken from
+// the current directory; ParseDelayIn takes it from another.
+func ParseDelay(s string) (*Delay, error) { return ParseDelayIn(s, "") }
+
+// ParseDelayIn is ParseDelay with a relative fit:file= path taken from dir
+// (the directory of the file the text was in); "" is the current one.
+func ParseDelayIn(s, dir string) (*Delay, error) {
 	d := &Delay{spec: s, rnd: newRand()}
 	if rest, ok := strings.CutPrefix(s, fitPrefix); ok {
-		ks, err := parseFit(s, rest)
+		var ks []knot
+		var err error
+		if strings.HasPrefix(rest, fitFileKey) {
+			ks, err = fitFromFile(s, strings.TrimPrefix(resolveFitFile(s, dir), fitPrefix+fitFileKey))
+		} else {
+			ks, err = parseFit(s, rest)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -47,7 +62,7 @@ func ParseDelay(s string) (*Delay, error) {
 	if !ok {
 		v, err := time.ParseDuration(s)
 		if err != nil || v < 0 {
-			return nil, fmt.Errorf("%q: want a duration (10ms), lognormal:p50=20ms,p99=270ms or fit:p50=2ms,p99=6.4ms,p99.9=13.7ms", s)
+			return nil, fmt.Errorf("%q: want a duration (10ms), lognormal:p50=20ms,p99=270ms, fit:p50=2ms,p99=6.4ms,p99.9=13.7ms or fit:file=FIO-OUTPUT", s)
 		}
 		d.fixed = v
 		return d, nil
@@ -94,6 +109,18 @@ func (d *Delay) Sample() time.Duration {
 
 // newRand is a delay's own generator, seeded from the clock.
 func newRand() *mrand.Rand { return mrand.New(mrand.NewPCG(1, uint64(time.Now().UnixNano()))) }
+
+// Median is the delay's 50th percentile (a fitted delay's is interpolated
+// or extrapolated from its knots).
+func (d *Delay) Median() time.Duration {
+	switch {
+	case len(d.knots) > 0:
+		return fitted(d.knots, 0)
+	case d.lognormal:
+		return time.Duration(math.Exp(d.mu) * float64(time.Second))
+	}
+	return d.fixed
+}
 
 // String returns the specification it was parsed from.
 func (d *Delay) String() string { return d.spec }

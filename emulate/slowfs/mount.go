@@ -27,10 +27,20 @@ type Options struct {
 	// there the mount covers the directory, while the server, working in
 	// this process's own namespace, sees the real files beneath it.
 	Backing, Mountpoint string
-	Delay               *Delay
-	// Only, if set, limits the delay to files whose path (relative to the
+	// Delay, if set, is added to every fsync and fdatasync.
+	Delay *Delay
+	// Only, if set, limits Delay to files whose path (relative to the
 	// mount) it accepts, such as etcd's WAL.
 	Only func(path string) bool
+	// ReadDelay, if set, is added to every read that reaches the file
+	// system: a page-cache miss, an O_DIRECT read, a fault of a mapped
+	// page (bbolt's); reads the kernel's page cache answers cost nothing,
+	// as on a disk. WriteDelay, if set, is added to every write of a file
+	// opened with O_DIRECT; buffered writes land in the page cache, as on
+	// a disk, and pay at fsync (Delay). Either turns off FUSE passthrough
+	// for the mount's files, so the kernel sends their reads and writes
+	// here instead of to the backing files.
+	ReadDelay, WriteDelay *Delay
 	// Run, if set, runs f on the OS thread whose mount namespace is to
 	// hold the mount, and returns f's error: the mount and unmount system
 	// calls run through it. Nil runs them on the caller's thread.
@@ -202,7 +212,8 @@ func (m *Mount) Unmount() error {
 	})
 }
 
-// slowNode is a loopback node whose fsync and fdatasync first wait. go-fuse
+// slowNode is a loopback node whose fsync and fdatasync first wait, and
+// whose open files (slowFile) delay reads and writes when asked. go-fuse
 // calls it from its own goroutines; it holds no state of its own besides
 // the mount's read-only options.
 type slowNode struct {
@@ -213,6 +224,8 @@ type slowNode struct {
 var (
 	_ = (fs.NodeFsyncer)((*slowNode)(nil))
 	_ = (fs.NodeWrapChilder)((*slowNode)(nil))
+	_ = (fs.NodeOpener)((*slowNode)(nil))
+	_ = (fs.NodeCreater)((*slowNode)(nil))
 )
 
 // WrapChild makes every node the loopback creates below this one a slowNode.
@@ -221,6 +234,75 @@ func (n *slowNode) WrapChild(_ context.Context, ops fs.InodeEmbedder) fs.InodeEm
 		return &slowNode{LoopbackNode: lb, m: n.m}
 	}
 	return ops
+}
+
+// Open opens the backing file, wrapped (slowFile) when reads or writes
+// are delayed.
+func (n *slowNode) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
+	fh, fuseFlags, errno := n.LoopbackNode.Open(ctx, flags)
+	return n.m.wrapFile(fh, flags), fuseFlags, errno
+}
+
+// Create creates the backing file, wrapped as Open wraps it.
+func (n *slowNode) Create(ctx context.Context, name string, flags, mode uint32, out *fuse.EntryOut) (*fs.Inode, fs.FileHandle, uint32, syscall.Errno) {
+	ch, fh, fuseFlags, errno := n.LoopbackNode.Create(ctx, name, flags, mode, out)
+	return ch, n.m.wrapFile(fh, flags), fuseFlags, errno
+}
+
+// wrapFile makes fh, opened with flags, a slowFile when reads or writes
+// are delayed; otherwise it is left alone (and the kernel may pass its
+// reads and writes straight to the backing file).
+func (m *Mount) wrapFile(fh fs.FileHandle, flags uint32) fs.FileHandle {
+	lf, ok := fh.(*fs.LoopbackFile)
+	if !ok || (m.opts.ReadDelay == nil && m.opts.WriteDelay == nil) {
+		return fh
+	}
+	return &slowFile{LoopbackFile: lf, m: m, direct: flags&syscall.O_DIRECT != 0}
+}
+
+// slowFile is an open file whose reads, and writes when it was opened with
+// O_DIRECT, first wait (Options.ReadDelay, WriteDelay). go-fuse calls it
+// from its own goroutines; its fields are set once, before it is shared.
+type slowFile struct {
+	*fs.LoopbackFile
+	m      *Mount
+	direct bool
+}
+
+var (
+	_ = (fs.FileReader)((*slowFile)(nil))
+	_ = (fs.FileWriter)((*slowFile)(nil))
+)
+
+// PassthroughFd refuses FUSE passthrough: with it the kernel would read
+// and write the backing file itself, and nothing could be delayed.
+func (f *slowFile) PassthroughFd() (int, bool) { return 0, false }
+
+// Read waits ReadDelay, ignoring interrupts as Fsync does, then reads.
+func (f *slowFile) Read(ctx context.Context, buf []byte, off int64) (fuse.ReadResult, syscall.Errno) {
+	if d := f.m.opts.ReadDelay; d != nil {
+		time.Sleep(d.Sample())
+	}
+	return f.LoopbackFile.Read(ctx, buf, off)
+}
+
+// Write waits WriteDelay if the file was opened with O_DIRECT, then writes.
+func (f *slowFile) Write(ctx context.Context, data []byte, off int64) (uint32, syscall.Errno) {
+	if d := f.m.opts.WriteDelay; d != nil && f.direct {
+		time.Sleep(d.Sample())
+	}
+	return f.LoopbackFile.Write(ctx, data, off)
+}
+
+// backingFd is an open file's descriptor of its backing file.
+func backingFd(f fs.FileHandle) (int, bool) {
+	switch f := f.(type) {
+	case *slowFile:
+		return f.LoopbackFile.PassthroughFd()
+	case fs.FilePassthroughFder:
+		return f.PassthroughFd()
+	}
+	return 0, false
 }
 
 // Fsync delays, then syncs the backing file, keeping fdatasync's semantics
@@ -232,13 +314,11 @@ func (n *slowNode) Fsync(ctx context.Context, f fs.FileHandle, flags uint32) sys
 	if n.m.opts.Delay != nil && (n.m.opts.Only == nil || n.m.opts.Only(n.Path(n.Root()))) {
 		time.Sleep(n.m.opts.Delay.Sample())
 	}
-	if pf, ok := f.(fs.FilePassthroughFder); ok {
-		if fd, ok := pf.PassthroughFd(); ok {
-			if flags&1 != 0 {
-				return fs.ToErrno(syscall.Fdatasync(fd))
-			}
-			return fs.ToErrno(syscall.Fsync(fd))
+	if fd, ok := backingFd(f); ok {
+		if flags&1 != 0 {
+			return fs.ToErrno(syscall.Fdatasync(fd))
 		}
+		return fs.ToErrno(syscall.Fsync(fd))
 	}
 	if fsy, ok := f.(fs.FileFsyncer); ok {
 		return fsy.Fsync(ctx, flags)

@@ -308,11 +308,10 @@ func (c *Cluster) stopAll(grace time.Duration) {
 // every operation on to the real dir beneath it. Anyone outside sees the
 // member's real files in dir, and no mount.
 func (c *Cluster) mountSlow(name, dir string) error {
-	delay := c.opts.fsyncDelay(name)
-	if delay == nil {
+	if len(c.opts.SlowedOps(name)) == 0 {
 		return nil
 	}
-	o := slowfs.Options{Backing: dir, Mountpoint: dir, Delay: delay, Run: c.sp.do}
+	o := slowfs.Options{Backing: dir, Mountpoint: dir, Delay: c.opts.fsyncDelay(name), ReadDelay: c.opts.ReadDelay, WriteDelay: c.opts.WriteDelay, Run: c.sp.do}
 	if c.opts.FsyncWALOnly {
 		o.Only = slowfs.WALOnly
 	}

@@ -63,6 +63,10 @@ type Options struct {
 	FsyncWALOnly bool
 	// MemberFsyncDelay overrides FsyncDelay for the members it names.
 	MemberFsyncDelay map[string]*slowfs.Delay
+	// ReadDelay and WriteDelay, if set, slow every member's disk further
+	// (the same mount): each read that misses the page cache waits
+	// ReadDelay, each O_DIRECT write WriteDelay (slowfs.Options).
+	ReadDelay, WriteDelay *slowfs.Delay
 	// CPUs, if positive, is each member's CPU budget in cores (0.5, 4): its
 	// process runs in a cgroup whose CPU quota is that many cores per
 	// 100 ms period (cgroup v2 cpu.max, v1 cpu.cfs_quota_us), so one
@@ -108,9 +112,25 @@ func (o *Options) fsyncDelay(name string) *slowfs.Delay {
 	return o.FsyncDelay
 }
 
+// SlowedOps lists what member name's slow disk delays, of "fsync",
+// "read" and "write" (O_DIRECT writes), in that order; nil when its data
+// dir is no slow file system.
+func (o *Options) SlowedOps(name string) []string {
+	var ops []string
+	for _, op := range []struct {
+		name string
+		d    *slowfs.Delay
+	}{{"fsync", o.fsyncDelay(name)}, {"read", o.ReadDelay}, {"write", o.WriteDelay}} {
+		if op.d != nil {
+			ops = append(ops, op.name)
+		}
+	}
+	return ops
+}
+
 // slowDisk reports whether any member gets a slow disk.
 func (o *Options) slowDisk() bool {
-	if o.FsyncDelay != nil {
+	if o.FsyncDelay != nil || o.ReadDelay != nil || o.WriteDelay != nil {
 		return true
 	}
 	for _, d := range o.MemberFsyncDelay {

@@ -128,3 +128,49 @@ func TestSlowDiskKeepData(t *testing.T) {
 		t.Fatalf("mounts left: %v", m)
 	}
 }
+
+// TestReadSlowDiskCluster: a read delay alone mounts the slow file system
+// (reads and O_DIRECT writes of every file served by it, not passed
+// through), and the member serves puts and gets from it.
+func TestReadSlowDiskCluster(t *testing.T) {
+	t.Parallel()
+	if err := slowfs.Available(); err != nil {
+		t.Skip(err)
+	}
+	base := t.TempDir()
+	rd, _ := slowfs.ParseDelay("2ms")
+	c := start(t, Options{Members: 1, BaseDir: base, ReadDelay: rd})
+	cli := client(t, c.Client())
+	if err := putRetry(cli, "k", "v"); err != nil {
+		t.Fatal(err)
+	}
+	assertPrivateMount(t, c.State().Members[0], base)
+	if err := c.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if m := slowfs.MountsUnder(base); len(m) != 0 {
+		t.Fatalf("mounts left: %v", m)
+	}
+}
+
+// TestSlowedOps: what a member's slow disk delays.
+func TestSlowedOps(t *testing.T) {
+	t.Parallel()
+	d, _ := slowfs.ParseDelay("1ms")
+	for _, tc := range []struct {
+		name string
+		o    Options
+		want []string
+	}{
+		{"none", Options{}, nil},
+		{"fsync", Options{FsyncDelay: d}, []string{"fsync"}},
+		{"other member's fsync", Options{MemberFsyncDelay: map[string]*slowfs.Delay{"m2": d}}, nil},
+		{"own fsync", Options{MemberFsyncDelay: map[string]*slowfs.Delay{"m1": d}}, []string{"fsync"}},
+		{"all", Options{FsyncDelay: d, ReadDelay: d, WriteDelay: d}, []string{"fsync", "read", "write"}},
+		{"read", Options{ReadDelay: d}, []string{"read"}},
+	} {
+		if got := tc.o.SlowedOps("m1"); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

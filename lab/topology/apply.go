@@ -211,19 +211,25 @@ func (t *Topology) Apply(o *cluster.Options, keepHeartbeat, keepElection bool) e
 		o.Links = links
 	}
 	s := t.Storage
-	if s.FsyncDelay != "" {
-		d, err := slowfs.ParseDelay(s.FsyncDelay)
-		if err != nil {
-			return invalid.Errorf("storage.fsync_delay: %v", err)
+	for _, f := range []struct {
+		field, spec string
+		to          **slowfs.Delay
+	}{{"fsync_delay", s.FsyncDelay, &o.FsyncDelay}, {"read_delay", s.ReadDelay, &o.ReadDelay}, {"write_delay", s.WriteDelay, &o.WriteDelay}} {
+		if f.spec == "" {
+			continue
 		}
-		o.FsyncDelay = d
+		d, err := slowfs.ParseDelayIn(f.spec, t.Dir)
+		if err != nil {
+			return invalid.Errorf("storage.%s: %v", f.field, err)
+		}
+		*f.to = d
 	}
 	o.FsyncWALOnly = o.FsyncWALOnly || s.WALOnly
 	for name, m := range s.Members {
 		if m.FsyncDelay == "" {
 			continue
 		}
-		d, err := slowfs.ParseDelay(m.FsyncDelay)
+		d, err := slowfs.ParseDelayIn(m.FsyncDelay, t.Dir)
 		if err != nil {
 			return invalid.Errorf("storage.members.%s.fsync_delay: %v", name, err)
 		}

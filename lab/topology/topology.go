@@ -7,6 +7,7 @@ package topology
 import (
 	"math"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -34,6 +35,9 @@ type Topology struct {
 	// MemberCPUs the budget of the members it names.
 	CPUs       float64            `json:"cpus,omitempty"`
 	MemberCPUs map[string]float64 `json:"member_cpus,omitempty"`
+	// Dir is where relative paths in the topology (fit:file=PATH) are
+	// found: Load sets it to a file's directory; "" is the current one.
+	Dir string `json:"-"`
 }
 
 // Link sets the links between two ends (members m1..mN, or "client"):
@@ -56,8 +60,14 @@ type Link struct {
 // Storage places the members' data.
 type Storage struct {
 	// FsyncDelay is added to every fsync/fdatasync (slowfs, root and FUSE):
-	// "10ms" or "lognormal:p50=20ms,p99=270ms".
+	// "10ms", "lognormal:p50=20ms,p99=270ms", "fit:p50=2ms,p99=6.4ms" or
+	// "fit:file=FIO-OUTPUT" (slowfs.ParseDelay).
 	FsyncDelay string `json:"fsync_delay,omitempty"`
+	// ReadDelay is added to every read that reaches the disk (a page-cache
+	// miss, an O_DIRECT read), WriteDelay to every O_DIRECT write, on
+	// every member's disk; same forms as FsyncDelay.
+	ReadDelay  string `json:"read_delay,omitempty"`
+	WriteDelay string `json:"write_delay,omitempty"`
 	// WALOnly limits FsyncDelay to the WAL.
 	WALOnly bool `json:"wal_only,omitempty"`
 	// Tmpfs puts the data in memory (/dev/shm): syncs cost nothing, the
@@ -108,6 +118,7 @@ func Load(nameOrPath string) (*Topology, error) {
 	if err != nil {
 		return nil, invalid.Errorf("topology %s: %v", nameOrPath, err)
 	}
+	t.Dir = filepath.Dir(nameOrPath)
 	return t, nil
 }
 

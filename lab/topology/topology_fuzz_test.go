@@ -23,6 +23,8 @@ func FuzzParse(f *testing.F) {
 		"members: 3\nrtt: 50ms\nclient_rtt: 2ms\n",
 		"links:\n  - {between: [m1, m2], rtt: 100ms, jitter: 5ms, loss: 0.01, bandwidth: 100Mbit}\n  - {from: client, to: m3, delay: 10ms}\n",
 		"storage:\n  fsync_delay: lognormal:p50=20ms,p99=270ms\n  wal_only: true\n  members: {m2: {fsync_delay: 10ms}}\n",
+		"storage: {read_delay: 13ms, write_delay: 'fit:p50=1ms,p99=9ms'}\n",
+		"storage: {fsync_delay: 'fit:file=/dev/zero'}\n",
 		"storage: {tmpfs: true}\netcd: {heartbeat_interval_ms: 50, election_timeout_ms: 500}\n",
 		"etcd: {defaults: true}\nrtt: 0\n",
 		"links: [{between: [m1], rtt: 1s}]\n",

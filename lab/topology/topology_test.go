@@ -13,7 +13,7 @@ import (
 )
 
 func TestPresetsApply(t *testing.T) {
-	want := []string{"ebs-001", "hdd", "multicloud-0", "multicloud-1", "multicloud-2", "multicloud-3", "pmem", "single-az"}
+	want := []string{"ebs-001", "hdd", "multicloud-0", "multicloud-1", "multicloud-2", "multicloud-3", "pmem", "single-az", "ssd-004"}
 	if got := strings.Join(Presets(), ","); got != strings.Join(want, ",") {
 		t.Fatalf("presets %s", got)
 	}
@@ -144,6 +144,8 @@ func TestErrors(t *testing.T) {
 		{"links: [{between: [m1, m2], loss: 1.5}]\n", "links[0]: loss 1.5 is not a probability below 1"},
 		{"members: 9\n", "members: 9 is not between 1 and 7"},
 		{"storage: {fsync_delay: slow}\n", "storage.fsync_delay:"},
+		{"storage: {read_delay: slow}\n", "storage.read_delay:"},
+		{"storage: {write_delay: 'fit:file=missing.txt'}\n", "storage.write_delay:"},
 	} {
 		if err := os.WriteFile(bad, []byte(tc.yaml), 0o644); err != nil {
 			t.Fatal(err)

@@ -247,8 +247,10 @@ func (r *runner) runDisk(ctx context.Context, pc *Cell, sc *setupCluster) (*resu
 	if err != nil {
 		return nil, err
 	}
-	if sc.opts.FsyncDelay != nil || sc.opts.MemberFsyncDelay[first.Name] != nil {
-		return runDiskChild(ctx, r.o.Executable, o)
+	if ops := sc.opts.SlowedOps(first.Name); len(ops) > 0 {
+		doc, err := runDiskChild(ctx, r.o.Executable, o)
+		disk.NoteSlowedOps(doc, ops)
+		return doc, err
 	}
 	return disk.Run(ctx, o)
 }

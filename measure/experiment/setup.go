@@ -98,7 +98,7 @@ func (s *Spec) clusterOptions(st *Setup, env setupEnv) (cluster.Options, error) 
 		}
 		o.BaseDir = dir
 	case strings.HasPrefix(st.Storage, storageSlow):
-		d, err := slowfs.ParseDelay(strings.TrimPrefix(st.Storage, storageSlow))
+		d, err := slowfs.ParseDelayIn(strings.TrimPrefix(st.Storage, storageSlow), s.relPath("."))
 		if err != nil {
 			return o, badField("storage", "slow: %v", err)
 		}
@@ -144,6 +144,7 @@ func (s *Spec) topologyOf(st *Setup) (*topology.Topology, error) {
 	if err != nil {
 		return nil, badField("topology_spec", "%s", err.Error())
 	}
+	t.Dir = s.relPath(".")
 	return t, nil
 }
 
