@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/etcdlab/etcdlab/emulate/wan"
@@ -48,7 +47,7 @@ func (s *Spec) estimate(c *Cell) time.Duration {
 		if o, err := s.clusterOptions(c.Setup, setupEnv{}); err == nil {
 			lat += emulatedLatency(o)
 			if o.FsyncDelay != nil {
-				fsync = delayP50(o.FsyncDelay.String())
+				fsync = o.FsyncDelay.Median()
 				lat += 2 * fsync
 			}
 		}
@@ -158,21 +157,6 @@ func emulatedLatency(o cluster.Options) time.Duration {
 		sum += rtt(cluster.ClientNode, leader)
 	}
 	return sum / time.Duration(o.Members)
-}
-
-// delayP50 is the median of a slow-disk delay specification ("10ms" or
-// "lognormal:p50=23ms,p99=268ms").
-func delayP50(spec string) time.Duration {
-	if d, err := time.ParseDuration(spec); err == nil {
-		return d
-	}
-	for _, kv := range strings.Split(strings.TrimPrefix(spec, "lognormal:"), ",") {
-		if v, ok := strings.CutPrefix(kv, "p50="); ok {
-			d, _ := time.ParseDuration(v)
-			return d
-		}
-	}
-	return 0
 }
 
 // levelSpan is how many check levels run from first to last ("" = s).

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/etcdlab/etcdlab/emulate/slowfs"
 	"github.com/etcdlab/etcdlab/lab/topology"
 	"github.com/etcdlab/etcdlab/measure/bench"
 	"github.com/etcdlab/etcdlab/result"
@@ -256,8 +257,17 @@ func (s *Spec) Describe(st *Setup) string {
 		}
 	}
 	switch {
-	case o.FsyncDelay != nil:
-		parts = append(parts, "storage slowed (fsync +"+o.FsyncDelay.String()+")")
+	case o.FsyncDelay != nil || o.ReadDelay != nil || o.WriteDelay != nil:
+		var slowed []string
+		for _, d := range []struct {
+			op string
+			d  *slowfs.Delay
+		}{{"fsync", o.FsyncDelay}, {"reads", o.ReadDelay}, {"O_DIRECT writes", o.WriteDelay}} {
+			if d.d != nil {
+				slowed = append(slowed, d.op+" +"+d.d.String())
+			}
+		}
+		parts = append(parts, "storage slowed ("+strings.Join(slowed, ", ")+")")
 	case o.BaseDir == topology.TmpfsDir:
 		parts = append(parts, "storage tmpfs")
 	default:
@@ -270,7 +280,7 @@ func (s *Spec) Describe(st *Setup) string {
 		parts = append(parts, "TLS")
 	}
 	if o.CPUs > 0 {
-		parts = append(parts, fmt.Sprintf("%g cores per member (a cgroup quota)", o.CPUs))
+		parts = append(parts, fmt.Sprintf("%s per member (a cgroup quota)", coresWord(o.CPUs)))
 	}
 	if len(o.MemberCPUs) > 0 {
 		var b []string
@@ -282,8 +292,19 @@ func (s *Spec) Describe(st *Setup) string {
 	if o.Leader != "" {
 		parts = append(parts, o.Leader+" leads every run")
 	}
+	if st.LoadCPUs > 0 {
+		parts = append(parts, "the load generator "+coresWord(st.LoadCPUs)+" in a process of its own")
+	}
 	if st.Reuse {
 		parts = append(parts, "one cluster for all its cells")
 	}
 	return strings.Join(parts, ", ")
+}
+
+// coresWord renders a budget: "1 core", "0.2 cores".
+func coresWord(c float64) string {
+	if c == 1 {
+		return "1 core"
+	}
+	return fmt.Sprintf("%g cores", c)
 }
