@@ -13,7 +13,9 @@
 # Nothing else should run on the machine: the members' budgets hold their
 # share only while the machine has it to give.
 #
-#   perf/budget-experiments.sh [NAMES="leader-vs-all storage-sweep multicloud distance-sweep"]
+#   [OUT=DIR] perf/budget-experiments.sh [NAMES="leader-vs-all storage-sweep multicloud distance-sweep"]
+#
+# With OUT, each experiment's result and reports are kept in DIR/NAME.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 names=${1:-"leader-vs-all storage-sweep multicloud distance-sweep"}
@@ -22,7 +24,7 @@ bin=$(mktemp -d)/etcdlab
 trap 'rm -rf "$(dirname "$bin")" "$work"' EXIT
 go build -o "$bin" ./cmd/etcdlab
 for name in $names; do
-	out="$work/$name"
+	out="${OUT:-$work}/$name"
 	start=$(date +%s)
 	rc=0
 	"$bin" experiment run "$name" --quick --quiet --out "$out" --data-dir "$work" >"$work/$name.log" 2>&1 || rc=$?
