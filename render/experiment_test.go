@@ -249,6 +249,19 @@ func TestExperimentGains(t *testing.T) {
 	if tb := g.table(); tb.Header[1] != "setup" || tb.Header[len(tb.Header)-1] != "the article's change" {
 		t.Errorf("header %v", tb.Header)
 	}
+
+	// Along a param the setups give (a distance sweep's rtt_ms), each
+	// setup against the one whose value is the base.
+	doc = multicloud()
+	e = doc.Experiment
+	for i := range e.Cells {
+		e.Cells[i].Params["rtt_ms"] = strconv.Itoa(i * 10)
+	}
+	e.Compare = []result.Comparison{{Along: "rtt_ms", Base: "0"}}
+	m = modelOf(doc)
+	if len(m.Gains) != 1 || strings.Join(m.Gains[0].Others, ",") != "10,20,30" || m.Gains[0].Rows[0].Point != "-" {
+		t.Fatalf("along rtt_ms: %+v", m.Gains)
+	}
 }
 
 // TestCompareExperimentsText: two machines running the same experiment,

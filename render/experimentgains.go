@@ -137,11 +137,17 @@ func gainsAlong(e *result.Experiment, cells []expCell, cmp result.Comparison) *g
 	}
 	varying["setup"], varying["workload"] = len(setups) > 1, len(workloads) > 1
 	// A param each setup gives one value (its member_cores) is the setup:
-	// it names no pair, and along setup it differs with the setup.
-	for k := range setupParams(cells) {
+	// it names no pair, and along setup it differs with the setup; along
+	// such a param, the setups differ with it.
+	sp := setupParams(cells)
+	for k := range sp {
 		varying[k] = false
 	}
-	key := func(c *result.Cell) string { return pairKeyAlong(c, dim, varying) }
+	keyDim := dim
+	if sp[dim] {
+		keyDim = "setup"
+	}
+	key := func(c *result.Cell) string { return pairKeyAlong(c, keyDim, varying) }
 	for _, b := range cells {
 		other := along(b.Cell, dim)
 		if !b.ran() || other == cmp.Base {
