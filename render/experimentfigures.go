@@ -116,14 +116,15 @@ func fewPerClient(c expCell) string {
 	return fmt.Sprintf("%s: %.1f requests per client per run (fewer than %d), left out of the curves: its latency is each client's first requests, not the cluster's under that load", c.Cell.ID, per, MinRequestsPerClient)
 }
 
-// lineCells are a line's cells that ran, with their x; a cell with too
-// few requests per client is left out (fewPerClient).
+// lineCells are a line's cells that ran, with their x; on a curve along
+// the swept param, a cell with too few requests per client is left out
+// (fewPerClient).
 func (m expModel) lineCells(l int) ([]expCell, []float64) {
 	var cs []expCell
 	var xs []float64
 	line := m.Sweep.Lines[l]
 	for k, i := range line.Cells {
-		if c := m.Cells[i]; c.ran() && fewPerClient(c) == "" {
+		if c := m.Cells[i]; c.ran() && (m.Sweep.Param == "" || fewPerClient(c) == "") {
 			cs, xs = append(cs, c), append(xs, line.X[k])
 		}
 	}

@@ -123,6 +123,6 @@ func TestExperimentReportAndCompareCLI(t *testing.T) {
 	page, err := os.ReadFile(html)
 	if err != nil || !strings.Contains(string(page), "<h3>Bottlenecks</h3>") || !strings.Contains(string(page), `id="d0-exp-throughput"`) ||
 		!strings.Contains(string(page), "The bottleneck statements were computed when this report was made: the result has none.") {
-		t.Fatalf("experiment report (statements computed for a result without them): %v", err)
+		t.Fatalf("experiment report (statements computed for a result without them): %v\n%s", err, page)
 	}
 }
