@@ -580,7 +580,9 @@ func (j *doctorJudge) electionsRuledOut() []string {
 	if walOn != "" {
 		out = append(out, fmt.Sprintf("the disks: the slowest WAL fsync p99 is %s (%s; etcd asks for under %s)", units.Quantile(walWorst, result.LowestDiskBucket), walOn, judge.LimitWALFsyncP99.Text()))
 	}
-	if serialOn != "" && len(j.stalled) == 0 {
+	// A median past a stall rules nothing out, even where the starvation
+	// rule did not fire (too few reads, or the others slow as well).
+	if serialOn != "" && len(j.stalled) == 0 && serialWorst < judge.LimitStall.Value() {
 		out = append(out, fmt.Sprintf("the CPU: no member stalls, the slowest local reads' p50 is %s (%s)", units.Seconds(serialWorst), serialOn))
 	}
 	if gap, who := j.quorumRound(); who != "" {

@@ -35,10 +35,12 @@ func TestIncidents(t *testing.T) {
 					t.Skip(err)
 				}
 			}
-			// The machine is shared and noisy (a CI run tests every package
-			// at once, under the race detector): an incident graded wrong
-			// runs once more, on a fresh cluster, and fails only when it is
-			// wrong again; the first diagnosis is logged.
+			// The machine is shared and noisy: an incident graded wrong runs
+			// once more, on a fresh cluster, and fails only when it is wrong
+			// again; the first diagnosis is logged. CI runs this test alone
+			// and without the race detector (README): other packages' tests
+			// beside it, or members built with the race detector, are load
+			// no incident injected.
 			for attempt := 1; ; attempt++ {
 				why, skip := runIncident(t, p, c)
 				if skip != "" {
