@@ -71,6 +71,7 @@ A --data-dir that holds a cluster kept earlier is restarted with its data.`,
   etcdlab cluster up --fsync-delay lognormal:p50=23ms,p99=268ms   # the HDD article's disk (root, FUSE)
   etcdlab cluster up --rtt 40ms --fsync-delay 20ms   # members 40 ms apart (root: a network namespace)
   etcdlab cluster up --member-cpus 0.5               # each member on half a core of its own (root: cgroups)
+  etcdlab cluster up --etcd /usr/bin/etcd --tls      # members from another etcd binary (Debian's 3.4.23), not the embedded one
   etcdlab cluster up --topology multicloud-3         # presets: ` + strings.Join(topology.Presets(), ", ") + `
   etcdlab cluster up --topology lab.yaml              # members, links, storage, tuning (docs/topologies.md)`,
 		Args: noArgs,
@@ -86,6 +87,7 @@ A --data-dir that holds a cluster kept earlier is restarted with its data.`,
 	fl.StringVar(&f.opts.DataDir, "data-dir", "", "cluster directory (default: a new directory under ./.etcdlab)")
 	fl.BoolVar(&f.opts.KeepData, "keep-data", false, "keep the data directory at exit")
 	fl.StringVar(&f.stateFile, "state-file", cluster.DefaultStateFile, "where to record the running cluster")
+	fl.StringVar(&f.opts.Etcd, "etcd", "", "run every member from this etcd binary (3.4 or newer, e.g. Debian's /usr/bin/etcd) instead of the etcd embedded in etcdlab")
 	fl.BoolVar(&f.opts.TLS, "tls", false, "serve clients and peers over TLS with a throw-away CA; client certificates required")
 	fl.IntVar(&f.opts.PortBase, "port-base", 0, "use ports from here (3 per member: client, peer, metrics) instead of free ones")
 	fl.StringVar(&f.opts.Host, "host", "127.0.0.1", "loopback address to listen on")

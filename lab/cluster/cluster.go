@@ -35,6 +35,10 @@ type Cluster struct {
 	token string
 	ctl   proc.ID
 
+	// etcdVersion is the members' etcd: the embedded one's, or what
+	// Options.Etcd's --version printed.
+	etcdVersion string
+
 	clientTLS *ClientTLS
 	cfgs      []member.Config
 	mounts    []*slowfs.Mount
@@ -86,11 +90,20 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 			return nil, &BudgetError{Err: err}
 		}
 	}
+	etcdVersion := version.Etcd()
+	if opts.Etcd != "" {
+		v, err := binaryVersion(opts.Etcd)
+		if err != nil {
+			return nil, err
+		}
+		etcdVersion = v
+		fmt.Fprintf(opts.Log, "members run %s\n", describeEtcd(&opts, etcdVersion))
+	}
 	d, err := prepareDataDir(&opts)
 	if err != nil {
 		return nil, err
 	}
-	c := &Cluster{opts: opts, dir: d}
+	c := &Cluster{opts: opts, dir: d, etcdVersion: etcdVersion}
 	c.ctl, _ = proc.Self()
 	if err := c.plan(); err != nil {
 		c.abort()
@@ -260,7 +273,7 @@ func (c *Cluster) launch(ctx context.Context) error {
 // spawn starts member i's process from its written configuration.
 func (c *Cluster) spawn(i int) error {
 	cfg := c.cfgs[i]
-	p, err := startProcess(c.sp, c.opts.Executable, cfg.Name, filepath.Join(filepath.Dir(cfg.LogFile), "member.yaml"), cfg.LogFile, c.exited)
+	p, err := startProcess(c.sp, c.opts.Executable, c.opts.Etcd, cfg.Name, filepath.Join(filepath.Dir(cfg.LogFile), "member.yaml"), cfg.LogFile, c.exited)
 	if err != nil {
 		return err
 	}
@@ -418,7 +431,7 @@ func (c *Cluster) State() State {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s := State{
-		SchemaVersion: StateSchemaVersion, Controller: c.ctl, StartedAt: c.started, EtcdVersion: version.Etcd(),
+		SchemaVersion: StateSchemaVersion, Controller: c.ctl, StartedAt: c.started, EtcdVersion: c.etcdVersion, EtcdBinary: c.opts.Etcd,
 		DataDir: c.dir.root, TLS: c.clientTLS, Emulated: c.net != nil,
 	}
 	for i, cfg := range c.cfgs {

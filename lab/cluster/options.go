@@ -96,6 +96,11 @@ type Options struct {
 	// "member --config FILE". Empty means the running executable, which must
 	// be etcdlab or a test binary whose TestMain calls member.RunIfChild.
 	Executable string
+	// Etcd, if set, is the path of an etcd binary every member runs
+	// (`ETCD --config-file FILE`: 3.4 and newer) instead of the etcd
+	// embedded in Executable; its version is read with --version and
+	// recorded in the state (State.EtcdVersion, EtcdBinary).
+	Etcd string
 	// Log receives progress and warnings for a person; nil discards them.
 	Log io.Writer
 	// OnExit, if set, is called when a member process exits while the

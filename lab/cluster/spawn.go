@@ -102,10 +102,11 @@ type process struct {
 	paused  bool
 }
 
-// startProcess launches a member process for the configuration at configPath.
+// startProcess launches a member process for the configuration at
+// configPath: exe's embedded etcd, or the etcd binary etcd when set.
 // Its stdout and stderr are appended to logPath. onExit runs after the process
 // is reaped, from the reaping goroutine.
-func startProcess(sp *spawner, exe, name, configPath, logPath string, onExit func(*process)) (*process, error) {
+func startProcess(sp *spawner, exe, etcd, name, configPath, logPath string, onExit func(*process)) (*process, error) {
 	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("member %s: open log: %w", name, unwrapPath(err))
@@ -116,7 +117,7 @@ func startProcess(sp *spawner, exe, name, configPath, logPath string, onExit fun
 		return nil, err
 	}
 	defer pr.Close()
-	cmd := exec.Command(exe, "member", "--config", configPath)
+	cmd := memberCommand(exe, etcd, configPath)
 	cmd.Env = append(os.Environ(), member.EnvConfig+"="+configPath, member.EnvParentFD+"=3")
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.ExtraFiles = []*os.File{pr}

@@ -25,9 +25,12 @@ type State struct {
 	SchemaVersion int `json:"schema_version"`
 	// Controller is the etcdlab process that started the members and that
 	// stops them.
-	Controller  proc.ID    `json:"controller"`
-	StartedAt   time.Time  `json:"started_at"`
+	Controller proc.ID   `json:"controller"`
+	StartedAt  time.Time `json:"started_at"`
+	// EtcdVersion is the etcd every member runs; EtcdBinary the binary
+	// it came from ("": the one embedded in etcdlab).
 	EtcdVersion string     `json:"etcd_version"`
+	EtcdBinary  string     `json:"etcd_binary,omitempty"`
 	DataDir     string     `json:"data_dir"`
 	Endpoints   []string   `json:"endpoints"`
 	MetricsURLs []string   `json:"metrics_urls"`
