@@ -313,7 +313,10 @@ func TestHistoryAgreesWithScrapes(t *testing.T) {
 			}
 		}
 		if slow && m.Name != slowMember {
-			if s := byTarget[targets[slices.IndexFunc(st.Members, func(m cluster.MemberState) bool { return m.Name == slowMember })]]; s.WALFsyncP99Max < 4*in.WALFsyncP99Max {
+			// 3x: the windowed p99 max catches a loaded CI machine's
+			// scheduler stalls on the members in memory too (13.5 ms on
+			// tmpfs seen beside the slowed member's 52 ms).
+			if s := byTarget[targets[slices.IndexFunc(st.Members, func(m cluster.MemberState) bool { return m.Name == slowMember })]]; s.WALFsyncP99Max < 3*in.WALFsyncP99Max {
 				t.Errorf("%s's WAL fsync p99 %.4f s does not stand apart from %s's %.4f s", slowMember, s.WALFsyncP99Max, m.Name, in.WALFsyncP99Max)
 			}
 		}
