@@ -115,3 +115,18 @@ func ReadStateFile(path string) (State, error) {
 	}
 	return s, nil
 }
+
+// MemberCPUs are the members' CPU budgets by name (Options.CPUs and
+// MemberCPUs as applied), nil when no member has one.
+func (s State) MemberCPUs() map[string]float64 {
+	var out map[string]float64
+	for _, m := range s.Members {
+		if m.CPUs > 0 {
+			if out == nil {
+				out = map[string]float64{}
+			}
+			out[m.Name] = m.CPUs
+		}
+	}
+	return out
+}

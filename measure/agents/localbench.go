@@ -151,21 +151,6 @@ type LocalBench struct {
 	CleanErr error
 }
 
-// memberBudgets are the CPU budgets of a local cluster's members, nil
-// without.
-func memberBudgets(st cluster.State) map[string]float64 {
-	var out map[string]float64
-	for _, m := range st.Members {
-		if m.CPUs > 0 {
-			if out == nil {
-				out = map[string]float64{}
-			}
-			out[m.Name] = m.CPUs
-		}
-	}
-	return out
-}
-
 // ErrMerge marks Run's error when the agents' results did not merge.
 var ErrMerge = errors.New("merge")
 
@@ -206,7 +191,7 @@ func (l *Local) Run(ctx context.Context, o LocalRun) (LocalBench, error) {
 	if l.started != nil { // says in the result that etcdlab started the cluster
 		env := &doc.Environment
 		env.LocalCluster, env.DataDir, env.Filesystem = true, l.started.DataDir(), envinfo.Filesystem(l.started.DataDir())
-		env.MemberCPUs = memberBudgets(l.started.State())
+		env.MemberCPUs = l.started.State().MemberCPUs()
 		doc.Notes = append(doc.Notes, fmt.Sprintf("ran against a local %d-member cluster etcdlab started in %s", l.members, l.started.DataDir()))
 	}
 	out.Doc = doc

@@ -45,7 +45,7 @@ func connect(ctx context.Context, cfg *Config, env *result.Environment) (*target
 		t.conn.DialTimeout = cfg.Conn.DialTimeout
 		cfg.Conn = t.conn // the result names its endpoints and TLS
 		env.LocalCluster, env.DataDir, env.Filesystem = true, c.DataDir(), envinfo.Filesystem(c.DataDir())
-		env.MemberCPUs = budgets(c.State())
+		env.MemberCPUs = c.State().MemberCPUs()
 	case len(cfg.Conn.Endpoints) == 0:
 		c, err := cluster.Start(ctx, cluster.Options{Members: cfg.LocalMembers, BaseDir: cfg.LocalBaseDir, Log: cfg.Log})
 		if err != nil {
@@ -125,18 +125,4 @@ func dialTimeout(c etcdclient.Config) time.Duration {
 		return c.DialTimeout
 	}
 	return etcdclient.DefaultDialTimeout
-}
-
-// budgets are the members' CPU budgets of a local cluster, nil without.
-func budgets(st cluster.State) map[string]float64 {
-	var out map[string]float64
-	for _, m := range st.Members {
-		if m.CPUs > 0 {
-			if out == nil {
-				out = map[string]float64{}
-			}
-			out[m.Name] = m.CPUs
-		}
-	}
-	return out
 }

@@ -336,22 +336,9 @@ func (s *Spec) checkPublished() error {
 		sort.Strings(keys)
 		for _, k := range keys {
 			v := p.Match[k]
-			var values []string
-			switch k {
-			case "setup":
-				for _, st := range s.Setups {
-					values = append(values, st.Name)
-				}
-			case "workload":
-				for _, w := range s.Workloads {
-					values = append(values, w.Name)
-				}
-			default:
-				vs, ok := s.paramValues(k)
-				if !ok {
-					return s.errorf([]any{"published", i, "match", k}, "match on %q: cells have setup, workload, the sweep's parameters and the setups' params", k)
-				}
-				values = vs
+			values, ok := s.dimValues(k)
+			if !ok {
+				return s.errorf([]any{"published", i, "match", k}, "match on %q: cells have setup, workload, the sweep's parameters and the setups' params", k)
 			}
 			if !slices.Contains(values, v) {
 				return s.errorf([]any{"published", i, "match", k}, "no cell has %s %q (%s)", k, v, strings.Join(values, ", "))
@@ -359,6 +346,26 @@ func (s *Spec) checkPublished() error {
 		}
 	}
 	return nil
+}
+
+// dimValues are the values cells take along dim: the setups' names, the
+// workloads' names, or a param's values (paramValues); false for a name
+// no cell has.
+func (s *Spec) dimValues(dim string) ([]string, bool) {
+	var values []string
+	switch dim {
+	case "setup":
+		for _, st := range s.Setups {
+			values = append(values, st.Name)
+		}
+	case "workload":
+		for _, w := range s.Workloads {
+			values = append(values, w.Name)
+		}
+	default:
+		return s.paramValues(dim)
+	}
+	return values, true
 }
 
 // paramValues are the values a param takes in some profile's cells: a
@@ -384,22 +391,9 @@ func (s *Spec) paramValues(k string) ([]string, bool) {
 // some cell has) and knee: (a numeric param).
 func (s *Spec) checkCompare() error {
 	for i, c := range s.Compare {
-		var values []string
-		switch c.Along {
-		case "setup":
-			for _, st := range s.Setups {
-				values = append(values, st.Name)
-			}
-		case "workload":
-			for _, w := range s.Workloads {
-				values = append(values, w.Name)
-			}
-		default:
-			vs, ok := s.paramValues(c.Along)
-			if !ok {
-				return s.errorf([]any{"compare", i, "along"}, "%q: compare along setup, workload, a swept parameter or a setup's param", c.Along)
-			}
-			values = vs
+		values, ok := s.dimValues(c.Along)
+		if !ok {
+			return s.errorf([]any{"compare", i, "along"}, "%q: compare along setup, workload, a swept parameter or a setup's param", c.Along)
 		}
 		if !slices.Contains(values, c.Base) {
 			return s.errorf([]any{"compare", i, "base"}, "no cell has %s %q (%s)", c.Along, c.Base, strings.Join(values, ", "))
