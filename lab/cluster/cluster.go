@@ -17,7 +17,6 @@ import (
 	"github.com/etcdlab/etcdlab/emulate/slowfs"
 	"github.com/etcdlab/etcdlab/emulate/wan"
 	"github.com/etcdlab/etcdlab/internal/proc"
-	"github.com/etcdlab/etcdlab/internal/version"
 	"github.com/etcdlab/etcdlab/invalid"
 	"github.com/etcdlab/etcdlab/lab/cgroup"
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
@@ -35,9 +34,9 @@ type Cluster struct {
 	token string
 	ctl   proc.ID
 
-	// etcdVersion is the members' etcd: the embedded one's, or what
-	// Options.Etcd's --version printed.
-	etcdVersion string
+	// etcd is each member's etcd (by index of names); it changes only
+	// in Upgrade, under mu.
+	etcd []memberEtcd
 
 	clientTLS *ClientTLS
 	cfgs      []member.Config
@@ -46,13 +45,14 @@ type Cluster struct {
 
 	defrags defragLoops
 
-	mu       sync.Mutex
-	tally    tally
-	procs    []*process
-	ids      []string
-	started  time.Time
-	stopping atomic.Bool
-	kept     string
+	mu        sync.Mutex
+	tally     tally
+	inUpgrade map[string]bool // members Upgrade is replacing: their exit is planned
+	procs     []*process
+	ids       []string
+	started   time.Time
+	stopping  atomic.Bool
+	kept      string
 }
 
 // maxAttempts bounds retries when a free port was taken before a member
@@ -90,22 +90,17 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 			return nil, &BudgetError{Err: err}
 		}
 	}
-	etcdVersion := version.Etcd()
-	if opts.Etcd != "" {
-		v, err := binaryVersion(opts.Etcd)
-		if err != nil {
-			return nil, err
-		}
-		etcdVersion = v
-		fmt.Fprintf(opts.Log, "members run %s\n", describeEtcd(&opts, etcdVersion))
-	}
 	d, err := prepareDataDir(&opts)
 	if err != nil {
 		return nil, err
 	}
-	c := &Cluster{opts: opts, dir: d, etcdVersion: etcdVersion}
+	c := &Cluster{opts: opts, dir: d}
 	c.ctl, _ = proc.Self()
 	if err := c.plan(); err != nil {
+		c.abort()
+		return nil, err
+	}
+	if err := c.resolveEtcd(ctx); err != nil {
 		c.abort()
 		return nil, err
 	}
@@ -242,7 +237,7 @@ func (c *Cluster) launch(ctx context.Context) error {
 			Name: n, DataDir: dir,
 			ClientURL: url(scheme, c.ports[i].Client), PeerURL: peerURLs[i], MetricsURL: url("http", c.ports[i].Metrics),
 			InitialCluster: initial, ClusterToken: c.token, TLS: memberTLS[n], Tuning: o.Tuning,
-			LogFile: filepath.Join(dir, "etcd.log"),
+			LogFile: filepath.Join(dir, "etcd.log"), Version: c.etcd[i].version,
 		}
 		if c.net != nil {
 			cfg := &c.cfgs[i]
@@ -272,8 +267,10 @@ func (c *Cluster) launch(ctx context.Context) error {
 
 // spawn starts member i's process from its written configuration.
 func (c *Cluster) spawn(i int) error {
-	cfg := c.cfgs[i]
-	p, err := startProcess(c.sp, c.opts.Executable, c.opts.Etcd, cfg.Name, filepath.Join(filepath.Dir(cfg.LogFile), "member.yaml"), cfg.LogFile, c.exited)
+	c.mu.Lock()
+	cfg, bin := c.cfgs[i], c.etcd[i].bin
+	c.mu.Unlock()
+	p, err := startProcess(c.sp, c.opts.Executable, bin, cfg.Name, filepath.Join(filepath.Dir(cfg.LogFile), "member.yaml"), cfg.LogFile, c.exited)
 	if err != nil {
 		return err
 	}
@@ -291,8 +288,9 @@ func (c *Cluster) exited(p *process) {
 	}
 	c.mu.Lock()
 	c.tally.exits[p.name]++
+	planned := c.inUpgrade[p.name]
 	c.mu.Unlock()
-	if c.opts.OnExit == nil {
+	if c.opts.OnExit == nil || planned {
 		return
 	}
 	_, err := p.exited()
@@ -431,11 +429,12 @@ func (c *Cluster) State() State {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s := State{
-		SchemaVersion: StateSchemaVersion, Controller: c.ctl, StartedAt: c.started, EtcdVersion: c.etcdVersion, EtcdBinary: c.opts.Etcd,
+		SchemaVersion: StateSchemaVersion, Controller: c.ctl, StartedAt: c.started, EtcdVersion: versionSummary(c.names, c.etcd), EtcdBinary: c.opts.Etcd,
 		DataDir: c.dir.root, TLS: c.clientTLS, Emulated: c.net != nil,
 	}
 	for i, cfg := range c.cfgs {
-		m := MemberState{Name: cfg.Name, ClientURL: cfg.ClientURL, PeerURL: cfg.PeerURL, MetricsURL: cfg.MetricsURL, DataDir: cfg.DataDir, LogFile: cfg.LogFile, CPUs: c.opts.cpus(cfg.Name), MemoryBytes: c.opts.Memory}
+		m := MemberState{Name: cfg.Name, ClientURL: cfg.ClientURL, PeerURL: cfg.PeerURL, MetricsURL: cfg.MetricsURL, DataDir: cfg.DataDir, LogFile: cfg.LogFile, CPUs: c.opts.cpus(cfg.Name), MemoryBytes: c.opts.Memory,
+			EtcdVersion: c.etcd[i].version, EtcdBinary: c.etcd[i].bin}
 		if i < len(c.ids) {
 			m.ID = c.ids[i]
 		}

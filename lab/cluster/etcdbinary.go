@@ -3,49 +3,93 @@ package cluster
 import (
 	"context"
 	"fmt"
-	"os"
 	"os/exec"
-	"regexp"
-	"time"
+	"sort"
+	"strings"
 
+	"github.com/etcdlab/etcdlab/internal/version"
 	"github.com/etcdlab/etcdlab/invalid"
+	"github.com/etcdlab/etcdlab/lab/etcdbuild"
 )
 
-// Members from an etcd binary (Options.Etcd): each member runs
-// `ETCD --config-file FILE` with the same configuration file the embedded
-// etcd reads (etcd reads its YAML with --config-file from 3.4 on, with
-// the keys this lab writes: zap logger, log outputs, metrics URLs, TLS).
-// The process is started exactly as an embedded member's (its own process
-// group, SIGKILLed by the kernel if etcdlab dies); the teardown signal,
-// which etcd does not handle, ends it at once as a hard stop does.
+// Members from an etcd binary (Options.Etcd, MemberEtcd): each such member
+// runs `ETCD --config-file FILE` with the configuration file the embedded
+// etcd reads, written for its version (member.Config.Version). A version
+// is first built from etcd's modules into the shared cache (package
+// etcdbuild). The process is started exactly as an embedded member's (its
+// own process group, SIGKILLed by the kernel if etcdlab dies); the
+// teardown signal, which etcd does not handle, ends it at once as a hard
+// stop does, and SIGTERM stops it gracefully as it does the embedded one.
 
-// etcdVersionRE finds the version in `etcd --version`'s first line
-// ("etcd Version: 3.4.23").
-var etcdVersionRE = regexp.MustCompile(`etcd Version:\s*(\S+)`)
-
-// binaryVersion runs `path --version` (5 s at most) and returns the
-// version it prints, or an invalid-input error naming the binary when it
-// is no etcd.
-func binaryVersion(path string) (string, error) {
-	fi, err := os.Stat(path)
-	if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
-		return "", invalid.Errorf("{Etcd} %q: not an executable file (give the path of an etcd binary, such as Debian's /usr/bin/etcd)", path)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, path, "--version").Output()
-	m := etcdVersionRE.FindSubmatch(out)
-	if err != nil || m == nil {
-		return "", invalid.Errorf("{Etcd} %q: `%s --version` printed no etcd version (%v)", path, path, errOr(err, "no \"etcd Version:\" line"))
-	}
-	return string(m[1]), nil
+// memberEtcd is the etcd one member runs: bin "" is the embedded one.
+type memberEtcd struct {
+	bin, version string
 }
 
-func errOr(err error, s string) string {
-	if err != nil {
-		return err.Error()
+// resolveEtcd finds (building if need be) the etcd of every member.
+func (c *Cluster) resolveEtcd(ctx context.Context) error {
+	b := etcdbuild.Builder{Log: c.opts.Log}
+	seen := map[string]memberEtcd{}
+	c.etcd = make([]memberEtcd, len(c.names))
+	for i, n := range c.names {
+		spec := c.opts.etcdSpec(n)
+		e, ok := seen[spec]
+		if !ok {
+			bin, v, err := b.Resolve(ctx, spec)
+			if err != nil {
+				return err
+			}
+			if bin == "" {
+				v = version.Etcd()
+			}
+			e = memberEtcd{bin: bin, version: v}
+			seen[spec] = e
+		}
+		c.etcd[i] = e
 	}
-	return s
+	if c.opts.Links != nil {
+		for i, e := range c.etcd {
+			if !etcdbuild.AtLeast(e.version, 3, 6) {
+				return invalid.Errorf("member %s runs etcd %s: an emulated network needs etcd 3.6 or newer on every member (its peer connections must leave from the member's own address, SetMemberLocalAddr); run it without links, or give it 3.6+", c.names[i], e.version)
+			}
+		}
+	}
+	for _, d := range describeEtcd(c.names, c.etcd) {
+		fmt.Fprintln(c.opts.Log, d)
+	}
+	return nil
+}
+
+// etcdSpec is what the options name as member name's etcd.
+func (o *Options) etcdSpec(name string) string {
+	if s, ok := o.MemberEtcd[name]; ok && s != "" {
+		return s
+	}
+	return o.Etcd
+}
+
+// versionSummary is the members' etcd as one string: their version when
+// they agree, else "mixed: 3.5.35 (m1), 3.6.16 (m2, m3)".
+func versionSummary(names []string, etcd []memberEtcd) string {
+	by := map[string][]string{}
+	for i, e := range etcd {
+		by[e.version] = append(by[e.version], names[i])
+	}
+	if len(by) == 1 {
+		for v := range by {
+			return v
+		}
+	}
+	vs := make([]string, 0, len(by))
+	for v := range by {
+		vs = append(vs, v)
+	}
+	sort.Strings(vs)
+	parts := make([]string, len(vs))
+	for i, v := range vs {
+		parts[i] = fmt.Sprintf("%s (%s)", v, strings.Join(by[v], ", "))
+	}
+	return "mixed: " + strings.Join(parts, ", ")
 }
 
 // memberCommand is the command that runs a member for the configuration
@@ -58,10 +102,14 @@ func memberCommand(exe, etcd, configPath string) *exec.Cmd {
 	return exec.Command(exe, "member", "--config", configPath)
 }
 
-// describeEtcd says which etcd the members run, for logs.
-func describeEtcd(o *Options, version string) string {
-	if o.Etcd == "" {
-		return "the embedded etcd " + version
+// describeEtcd says which etcd the members run, for logs: nothing when
+// every member runs the embedded one.
+func describeEtcd(names []string, etcd []memberEtcd) []string {
+	var lines []string
+	for i, e := range etcd {
+		if e.bin != "" {
+			lines = append(lines, fmt.Sprintf("member %s runs etcd %s from %s", names[i], e.version, e.bin))
+		}
 	}
-	return fmt.Sprintf("etcd %s from %s", version, o.Etcd)
+	return lines
 }

@@ -96,11 +96,14 @@ type Options struct {
 	// "member --config FILE". Empty means the running executable, which must
 	// be etcdlab or a test binary whose TestMain calls member.RunIfChild.
 	Executable string
-	// Etcd, if set, is the path of an etcd binary every member runs
-	// (`ETCD --config-file FILE`: 3.4 and newer) instead of the etcd
-	// embedded in Executable; its version is read with --version and
-	// recorded in the state (State.EtcdVersion, EtcdBinary).
-	Etcd string
+	// Etcd, if set, is the etcd every member runs instead of the one
+	// embedded in Executable: the path of an etcd binary (`ETCD
+	// --config-file FILE`: 3.4 and newer), or a version (3.5.35, 3.7)
+	// built once from etcd's modules (package etcdbuild). Its version is
+	// read with --version and recorded in the state. MemberEtcd overrides
+	// it for the members it names (a mixed cluster).
+	Etcd       string
+	MemberEtcd map[string]string
 	// Log receives progress and warnings for a person; nil discards them.
 	Log io.Writer
 	// OnExit, if set, is called when a member process exits while the
@@ -189,6 +192,11 @@ func (o Options) Validate() error {
 	}
 	if o.Memory != 0 && o.Memory < MinMemory {
 		return invalid.Errorf("{Memory} must be at least %d MiB (etcd needs room for its database's pages), not %d bytes", MinMemory>>20, o.Memory)
+	}
+	for n := range o.MemberEtcd {
+		if !isMemberName(n, o.Members) {
+			return invalid.Errorf("{MemberEtcd}: no member %q in a %d-member cluster", n, o.Members)
+		}
 	}
 	if o.Leader != "" && !isMemberName(o.Leader, o.Members) {
 		return invalid.Errorf("{Leader} must be a member, m1 to m%d, not %q", o.Members, o.Leader)

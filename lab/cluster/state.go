@@ -27,8 +27,10 @@ type State struct {
 	// stops them.
 	Controller proc.ID   `json:"controller"`
 	StartedAt  time.Time `json:"started_at"`
-	// EtcdVersion is the etcd every member runs; EtcdBinary the binary
-	// it came from ("": the one embedded in etcdlab).
+	// EtcdVersion is the etcd every member runs, or "mixed: 3.5.35 (m1),
+	// 3.6.16 (m2, m3)" when they differ (each member's is in Members);
+	// EtcdBinary is Options.Etcd's binary ("": the one embedded in etcdlab,
+	// or a version per member).
 	EtcdVersion string     `json:"etcd_version"`
 	EtcdBinary  string     `json:"etcd_binary,omitempty"`
 	DataDir     string     `json:"data_dir"`
@@ -65,6 +67,10 @@ type MemberState struct {
 	// MemoryBytes its memory limit (Options.Memory).
 	CPUs        float64 `json:"cpus,omitempty"`
 	MemoryBytes int64   `json:"memory_bytes,omitempty"`
+	// EtcdVersion is the etcd the member runs, EtcdBinary its binary
+	// ("": the one embedded in etcdlab).
+	EtcdVersion string `json:"etcd_version,omitempty"`
+	EtcdBinary  string `json:"etcd_binary,omitempty"`
 }
 
 // Process identifies the member's process.

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/etcdlab/etcdlab/invalid"
+	"github.com/etcdlab/etcdlab/lab/etcdbuild"
 	"sigs.k8s.io/yaml"
 )
 
@@ -36,6 +37,10 @@ type Config struct {
 	TLS     *TLSFiles
 	Tuning  Tuning
 	LogFile string
+	// Version is the etcd version the file is written for, as etcd
+	// prints it ("3.4.23"); empty means the embedded etcd. Keys a version
+	// lacks are left out (feature-gates before 3.6).
+	Version string
 }
 
 // TLSFiles are a member's certificate, key and the CA it trusts.
@@ -115,7 +120,7 @@ func (c Config) EtcdYAML() ([]byte, error) {
 		"log-level":                   or(c.Tuning.LogLevel, "info"),
 		"metrics":                     or(c.Tuning.Metrics, "basic"),
 	}
-	if c.FeatureGates != "" {
+	if c.FeatureGates != "" && (c.Version == "" || etcdbuild.AtLeast(c.Version, 3, 6)) {
 		m["feature-gates"] = c.FeatureGates
 	}
 	t := c.Tuning

@@ -91,3 +91,20 @@ func TestTuningValidate(t *testing.T) {
 		}
 	}
 }
+
+// TestEtcdYAMLPerVersion: keys a version lacks are left out of its file.
+func TestEtcdYAMLPerVersion(t *testing.T) {
+	for _, tc := range []struct {
+		version string
+		gates   bool
+	}{{"", true}, {"3.7.3", true}, {"3.6.16", true}, {"3.5.35", false}, {"3.4.23", false}} {
+		c := Config{Name: "m1", FeatureGates: "SetMemberLocalAddr=true", Version: tc.version}
+		b, err := c.EtcdYAML()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(string(b), "feature-gates"); got != tc.gates {
+			t.Errorf("%q: feature-gates written %v, want %v", tc.version, got, tc.gates)
+		}
+	}
+}
