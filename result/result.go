@@ -63,8 +63,12 @@ type Environment struct {
 	CPUs          int    `json:"cpus"`
 	MemoryBytes   uint64 `json:"memory_bytes,omitempty"`
 	Kernel        string `json:"kernel,omitempty"`
-	ServerVersion string `json:"server_version,omitempty"`
-	Members       int    `json:"members,omitempty"`
+	// ServerVersion is the members' etcd version, or "mixed: 3.5.35 (m1),
+	// 3.6.16 (m2, m3)" when they differ; MemberVersions each member's, as
+	// it answered (a member that did not answer is missing).
+	ServerVersion  string            `json:"server_version,omitempty"`
+	MemberVersions map[string]string `json:"member_versions,omitempty"`
+	Members        int               `json:"members,omitempty"`
 	// LocalCluster is true when etcdlab started the cluster for this run.
 	LocalCluster bool   `json:"local_cluster"`
 	DataDir      string `json:"data_dir,omitempty"`

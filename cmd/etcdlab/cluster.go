@@ -32,7 +32,7 @@ func (a *app) clusterCmd() *cobra.Command {
 		// cluster.Options.Links comes from these flags of 'cluster up'.
 		Annotations: map[string]string{"param:Links": "--rtt or --topology"},
 	}
-	c.AddCommand(a.clusterUpCmd(), a.clusterDownCmd(), a.clusterStatusCmd(), a.clusterFaultCmd())
+	c.AddCommand(a.clusterUpCmd(), a.clusterDownCmd(), a.clusterStatusCmd(), a.clusterFaultCmd(), a.clusterUpgradeCmd())
 	return c
 }
 
@@ -72,6 +72,7 @@ A --data-dir that holds a cluster kept earlier is restarted with its data.`,
   etcdlab cluster up --rtt 40ms --fsync-delay 20ms   # members 40 ms apart (root: a network namespace)
   etcdlab cluster up --member-cpus 0.5               # each member on half a core of its own (root: cgroups)
   etcdlab cluster up --etcd /usr/bin/etcd --tls      # members from another etcd binary (Debian's 3.4.23), not the embedded one
+  etcdlab cluster up --etcd 3.5                      # etcd 3.5's newest release, built once from its modules
   etcdlab cluster up --topology multicloud-3         # presets: ` + strings.Join(topology.Presets(), ", ") + `
   etcdlab cluster up --topology lab.yaml              # members, links, storage, tuning (docs/topologies.md)`,
 		Args: noArgs,
@@ -87,7 +88,7 @@ A --data-dir that holds a cluster kept earlier is restarted with its data.`,
 	fl.StringVar(&f.opts.DataDir, "data-dir", "", "cluster directory (default: a new directory under ./.etcdlab)")
 	fl.BoolVar(&f.opts.KeepData, "keep-data", false, "keep the data directory at exit")
 	fl.StringVar(&f.stateFile, "state-file", cluster.DefaultStateFile, "where to record the running cluster")
-	fl.StringVar(&f.opts.Etcd, "etcd", "", "run every member from this etcd binary (3.4 or newer, e.g. Debian's /usr/bin/etcd) instead of the etcd embedded in etcdlab")
+	fl.StringVar(&f.opts.Etcd, "etcd", "", "run every member from this etcd instead of the one embedded in etcdlab: a version (3.5.35, 3.7: built once from etcd's Go modules, needs Go) or an etcd binary's path (3.4 or newer, e.g. Debian's /usr/bin/etcd)")
 	fl.BoolVar(&f.opts.TLS, "tls", false, "serve clients and peers over TLS with a throw-away CA; client certificates required")
 	fl.IntVar(&f.opts.PortBase, "port-base", 0, "use ports from here (3 per member: client, peer, metrics) instead of free ones")
 	fl.StringVar(&f.opts.Host, "host", "127.0.0.1", "loopback address to listen on")

@@ -70,6 +70,26 @@ func (c *Cluster) ServeControl(ctx context.Context, restarted func()) error {
 		}
 		reply(w, nil, err)
 	})
+	mux.HandleFunc("POST /v1/upgrade", func(w http.ResponseWriter, r *http.Request) {
+		var req UpgradeRequest
+		if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&req); err != nil {
+			reply(w, nil, invalid.Errorf("bad request: %v", err))
+			return
+		}
+		rep, err := c.Upgrade(r.Context(), req.To)
+		if rep != nil && restarted != nil {
+			restarted()
+		}
+		if rep == nil {
+			reply(w, nil, err)
+			return
+		}
+		out := UpgradeReply{Report: rep}
+		if err != nil {
+			out.Error = err.Error()
+		}
+		reply(w, out, nil)
+	})
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go func() { _ = srv.Serve(sameUser{ln}) }()
 	go func() {
@@ -271,4 +291,37 @@ func (k *Control) Change(ctx context.Context, ch LinkChange) error {
 // Restart starts an exited member again.
 func (k *Control) Restart(ctx context.Context, member string) error {
 	return k.do(ctx, http.MethodPost, "/v1/restart/"+member, nil, nil)
+}
+
+// UpgradeRequest asks the controller for a rolling upgrade to To (a
+// binary's path, a built version, or "embedded").
+type UpgradeRequest struct {
+	To string `json:"to"`
+}
+
+// UpgradeReply is what the controller did, and the error it stopped on.
+type UpgradeReply struct {
+	Report *UpgradeReport `json:"report"`
+	Error  string         `json:"error,omitempty"`
+}
+
+// UpgradeTimeout bounds a rolling upgrade through the control socket.
+const UpgradeTimeout = 15 * time.Minute
+
+// Upgrade asks the controller to replace every member's etcd with to (a
+// binary's path, or "embedded": resolve versions before, so the build
+// happens here). It returns what was done, also when it stopped on an
+// error.
+func (k *Control) Upgrade(ctx context.Context, to string) (*UpgradeReport, error) {
+	ctx, cancel := context.WithTimeout(ctx, UpgradeTimeout)
+	defer cancel()
+	long := &Control{addr: k.addr, hc: &http.Client{Transport: k.hc.Transport}} // the context bounds it
+	var out UpgradeReply
+	if err := long.do(ctx, http.MethodPost, "/v1/upgrade", UpgradeRequest{To: to}, &out); err != nil {
+		return nil, err
+	}
+	if out.Error != "" {
+		return out.Report, errors.New(out.Error)
+	}
+	return out.Report, nil
 }

@@ -4,12 +4,11 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
-	"sort"
-	"strings"
 
 	"github.com/etcdlab/etcdlab/internal/version"
 	"github.com/etcdlab/etcdlab/invalid"
 	"github.com/etcdlab/etcdlab/lab/etcdbuild"
+	"github.com/etcdlab/etcdlab/lab/etcdclient"
 )
 
 // Members from an etcd binary (Options.Etcd, MemberEtcd): each such member
@@ -68,28 +67,14 @@ func (o *Options) etcdSpec(name string) string {
 	return o.Etcd
 }
 
-// versionSummary is the members' etcd as one string: their version when
-// they agree, else "mixed: 3.5.35 (m1), 3.6.16 (m2, m3)".
+// versionSummary is the members' etcd as one string
+// (etcdclient.VersionSummary).
 func versionSummary(names []string, etcd []memberEtcd) string {
-	by := map[string][]string{}
+	by := make(map[string]string, len(names))
 	for i, e := range etcd {
-		by[e.version] = append(by[e.version], names[i])
+		by[names[i]] = e.version
 	}
-	if len(by) == 1 {
-		for v := range by {
-			return v
-		}
-	}
-	vs := make([]string, 0, len(by))
-	for v := range by {
-		vs = append(vs, v)
-	}
-	sort.Strings(vs)
-	parts := make([]string, len(vs))
-	for i, v := range vs {
-		parts[i] = fmt.Sprintf("%s (%s)", v, strings.Join(by[v], ", "))
-	}
-	return "mixed: " + strings.Join(parts, ", ")
+	return etcdclient.VersionSummary(by)
 }
 
 // memberCommand is the command that runs a member for the configuration

@@ -5,7 +5,9 @@ import (
 	"maps"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/etcdlab/etcdlab/emulate/slowfs"
@@ -251,6 +253,15 @@ func (t *Topology) Apply(o *cluster.Options, keepHeartbeat, keepElection bool) e
 		o.MemberCPUs = map[string]float64{}
 	}
 	maps.Copy(o.MemberCPUs, t.MemberCPUs)
+	if t.Etcd.Version != "" && o.Etcd == "" { // --etcd wins
+		o.Etcd = EtcdIn(t.Etcd.Version, t.Dir)
+	}
+	for name, v := range t.Etcd.Members {
+		if o.MemberEtcd == nil {
+			o.MemberEtcd = map[string]string{}
+		}
+		o.MemberEtcd[name] = EtcdIn(v, t.Dir)
+	}
 	hb, el := t.Etcd.HeartbeatMs, t.Etcd.ElectionMs
 	if !t.Etcd.Defaults {
 		thb, tel := Tuned(MaxRTT(o.Links))
@@ -268,4 +279,13 @@ func (t *Topology) Apply(o *cluster.Options, keepHeartbeat, keepElection bool) e
 		o.Tuning.ElectionMs = el
 	}
 	return nil
+}
+
+// EtcdIn is an etcd spec read from a file in dir: a relative binary path
+// is taken from dir; a version (no slash) stays as it is.
+func EtcdIn(spec, dir string) string {
+	if dir == "" || !strings.Contains(spec, "/") || filepath.IsAbs(spec) {
+		return spec
+	}
+	return filepath.Join(dir, spec)
 }

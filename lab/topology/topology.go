@@ -85,10 +85,17 @@ type MemberStorage struct {
 // Etcd is the members' tuning. Zero values follow the etcd tuning guide for
 // the emulated round trips (heartbeat about the largest RTT, election
 // timeout at least ten times it), unless Defaults keeps etcd's 100/1000 ms.
+//
+// Version is the etcd the members run (a version built from etcd's
+// modules, 3.5.35, or a binary's path, relative to the topology file's
+// directory), Members the etcd of the members it names (a mixed cluster):
+// cluster.Options.Etcd and MemberEtcd. Empty: the etcd in etcdlab.
 type Etcd struct {
-	HeartbeatMs uint `json:"heartbeat_interval_ms,omitempty"`
-	ElectionMs  uint `json:"election_timeout_ms,omitempty"`
-	Defaults    bool `json:"defaults,omitempty"`
+	HeartbeatMs uint              `json:"heartbeat_interval_ms,omitempty"`
+	ElectionMs  uint              `json:"election_timeout_ms,omitempty"`
+	Defaults    bool              `json:"defaults,omitempty"`
+	Version     string            `json:"version,omitempty"`
+	Members     map[string]string `json:"members,omitempty"`
 }
 
 // Parse reads a topology from YAML, refusing unknown fields. Its errors,

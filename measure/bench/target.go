@@ -73,6 +73,9 @@ func connect(ctx context.Context, cfg *Config, env *result.Environment) (*target
 	if st, err := t.safety().Status(ctx); err == nil {
 		env.ServerVersion = st.Version
 	}
+	if byMember, summary, err := etcdclient.MemberVersions(ctx, t.cli); err == nil && len(byMember) > 0 {
+		env.MemberVersions, env.ServerVersion = byMember, summary
+	}
 	if cfg.TargetLeader {
 		eps, err := leaderEndpoints(ctx, t, members)
 		if err != nil {

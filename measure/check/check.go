@@ -223,6 +223,9 @@ func connect(ctx context.Context, o *Options, live bool, began time.Time, doc *r
 	if st, err := cli.Status(lctx, cli.Endpoints()[0]); err == nil {
 		doc.Environment.ServerVersion = st.Version
 	}
+	if byMember, summary, err := etcdclient.MemberVersions(lctx, cli); err == nil && len(byMember) > 0 {
+		doc.Environment.MemberVersions, doc.Environment.ServerVersion = byMember, summary
+	}
 	t.metricsURLs = o.MetricsURLs
 	if len(t.metricsURLs) == 0 {
 		t.metricsURLs = t.conn.Endpoints

@@ -84,6 +84,10 @@ func (r *runner) runCell(ctx context.Context, pc *Cell, last bool) (cell result.
 		st := sc.c.State()
 		cell.Environment.Members, cell.Environment.LocalCluster = len(st.Members), true
 		cell.Environment.DataDir, cell.Environment.ServerVersion = st.DataDir, st.EtcdVersion
+		cell.Environment.MemberVersions = map[string]string{}
+		for _, m := range st.Members {
+			cell.Environment.MemberVersions[m.Name] = m.EtcdVersion
+		}
 		var bc *bench.Config
 		if pc.Disk == nil && pc.Check == nil && pc.Doctor == nil {
 			bc = &pc.Bench.Config
@@ -164,6 +168,9 @@ func mergeEnvironment(base, got result.Environment) result.Environment {
 	}
 	if got.ServerVersion == "" {
 		got.ServerVersion = base.ServerVersion
+	}
+	if got.MemberVersions == nil {
+		got.MemberVersions = base.MemberVersions
 	}
 	if got.MemberCores == 0 {
 		got.MemberCores = base.MemberCores

@@ -121,7 +121,7 @@ func (s *Spec) checkSetup(i int) error {
 			name string
 			set  bool
 		}{{"members", st.Members != 0}, {"storage", st.Storage != ""}, {"topology", st.Topology != "" || st.TopologySpec != nil}, {"tls", st.TLS},
-			{"etcd", st.Etcd != Tuning{}}, {"cpus", st.CPUs != 0 || len(st.MemberCPUs) > 0}, {"leader", st.Leader != ""}, {"reuse", st.Reuse}, {"port_base", st.PortBase != 0}} {
+			{"etcd", !st.Etcd.zero()}, {"cpus", st.CPUs != 0 || len(st.MemberCPUs) > 0}, {"leader", st.Leader != ""}, {"reuse", st.Reuse}, {"port_base", st.PortBase != 0}} {
 			if f.set {
 				return s.errorf(at(f.name), "a live setup (endpoints) takes only connection fields (cacert, cert, key, user, password_file, metrics_urls) and member_cores")
 			}

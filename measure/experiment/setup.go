@@ -73,6 +73,15 @@ func (s *Spec) clusterOptions(st *Setup, env setupEnv) (cluster.Options, error) 
 		o.Members = st.Members
 	}
 	o.Leader = st.Leader
+	if st.Etcd.Version != "" {
+		o.Etcd = topology.EtcdIn(st.Etcd.Version, s.relPath("."))
+	}
+	for name, v := range st.Etcd.Members {
+		if o.MemberEtcd == nil {
+			o.MemberEtcd = map[string]string{}
+		}
+		o.MemberEtcd[name] = topology.EtcdIn(v, s.relPath("."))
+	}
 	if st.CPUs != 0 {
 		o.CPUs = st.CPUs
 	}
@@ -116,6 +125,8 @@ func (s *Spec) clusterOptions(st *Setup, env setupEnv) (cluster.Options, error) 
 			field = "port_base"
 		case strings.HasPrefix(err.Error(), "Leader "):
 			field = "leader"
+		case strings.Contains(err.Error(), "MemberEtcd"):
+			field = "etcd"
 		case strings.Contains(err.Error(), "MemberCPUs"):
 			field = "member_cpus"
 		case strings.Contains(err.Error(), "CPUs"):

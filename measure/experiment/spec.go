@@ -11,6 +11,7 @@
 package experiment
 
 import (
+	"reflect"
 	"time"
 )
 
@@ -128,6 +129,19 @@ type Tuning struct {
 	AutoCompactionMode      string `yaml:"auto_compaction_mode"`
 	AutoCompactionRetention string `yaml:"auto_compaction_retention"`
 	Metrics                 string `yaml:"metrics"`
+	// Version is the etcd the members run: a version built from etcd's
+	// modules (3.5.35, 3.7) or a binary's path (relative to the file);
+	// Members that of the members it names (a mixed cluster). Empty: the
+	// etcd in etcdlab, or the topology's.
+	Version string            `yaml:"version"`
+	Members map[string]string `yaml:"members"`
+}
+
+// zero reports whether t sets nothing.
+func (t Tuning) zero() bool {
+	members := t.Members
+	t.Members = nil
+	return len(members) == 0 && reflect.DeepEqual(t, Tuning{})
 }
 
 // Workload is what a cell runs: exactly one of a bench command line, the
