@@ -213,8 +213,14 @@ func TestUpStatusInProcess(t *testing.T) {
 // command's stderr if it ended early.
 func waitState(t *testing.T, path string, exited func() string) cluster.State {
 	t.Helper()
+	return waitStateWithin(t, path, exited, 40*time.Second)
+}
+
+// waitStateWithin is waitState with its own bound (a build of etcd first).
+func waitStateWithin(t *testing.T, path string, exited func() string, within time.Duration) cluster.State {
+	t.Helper()
 	var st cluster.State
-	clustertest.WaitFor(t, 40*time.Second, "a state file at "+path, func() bool {
+	clustertest.WaitFor(t, within, "a state file at "+path, func() bool {
 		var err error
 		if st, err = cluster.ReadStateFile(path); err == nil {
 			return true

@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/etcdlab/etcdlab/emulate/slowfs"
+	"github.com/etcdlab/etcdlab/internal/version"
 	"github.com/etcdlab/etcdlab/lab/cgroup"
 	"github.com/etcdlab/etcdlab/lab/cluster"
 	"github.com/etcdlab/etcdlab/lab/clustertest"
@@ -469,4 +470,56 @@ func TestBudgetsLeaveNothing(t *testing.T) {
 	if g := groups(); len(g) != 0 {
 		t.Fatalf("cgroups left after kill -9 and down: %v", g)
 	}
+}
+
+// TestClusterUpgradeCommand: `cluster up --etcd 3.5.35` (built from
+// modules, cached), then `cluster upgrade` from another process moves it to
+// the embedded etcd; the table and the state file name every member's new
+// version; what etcd cannot do is refused in one line.
+func TestClusterUpgradeCommand(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds etcd 3.5 from its modules")
+	}
+	t.Parallel()
+	dir := t.TempDir()
+	up := startUp(t, dir, "--members", "3", "--etcd", "3.5.35")
+	statePath := filepath.Join(dir, cluster.DefaultStateFile)
+	st := waitStateWithin(t, statePath, up.exitedStderr, 10*time.Minute)
+	if st.EtcdVersion != "3.5.35" || st.Members[0].EtcdVersion != "3.5.35" {
+		t.Fatalf("up --etcd 3.5.35: the state says %q / %q", st.EtcdVersion, st.Members[0].EtcdVersion)
+	}
+	for _, tt := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"cluster", "upgrade"}, 2, "--to is required"},
+		{[]string{"cluster", "upgrade", "--to", "/usr/bin/true"}, 2, "printed no etcd version"},
+		{[]string{"cluster", "upgrade", "--to", "3.4.23"}, 2, "cannot be built from its Go modules"},
+		{[]string{"cluster", "upgrade", "--to", "embedded"}, 0, "upgraded 3 members to etcd " + version.Etcd()},
+	} {
+		code, out := cli(t, dir, tt.args...)
+		if code != tt.code || !strings.Contains(out, tt.want) || code != 0 && strings.Count(strings.TrimSpace(out), "\n") > 0 {
+			t.Fatalf("%v: exit %d\n%s\nwant %d with %q", tt.args, code, out, tt.code, tt.want)
+		}
+		if code == 0 && (strings.Count(out, "3.5.35") != 3 || !strings.Contains(out, "led; handed to")) {
+			t.Errorf("%v: want a row per member from 3.5.35 and the leader's hand-over:\n%s", tt.args, out)
+		}
+	}
+	st = readState(t, statePath)
+	for _, m := range st.Members {
+		if m.EtcdVersion != version.Etcd() || m.EtcdBinary != "" || !m.Process().Alive() {
+			t.Errorf("after the upgrade, the state says %s runs %q from %q (alive %v)", m.Name, m.EtcdVersion, m.EtcdBinary, m.Process().Alive())
+		}
+	}
+	if code, out := cli(t, dir, "cluster", "status"); code != 0 || strings.Count(out, version.Etcd()) < 3 {
+		t.Errorf("status after the upgrade: exit %d\n%s", code, out)
+	}
+	if code, out := cli(t, dir, "cluster", "down"); code != 0 {
+		t.Fatalf("down: %d %s", code, out)
+	}
+	if err := up.wait(t); err != nil {
+		t.Fatalf("cluster up: %v\n%s", err, up.exitedStderr())
+	}
+	assertMembersGone(t, st)
 }
