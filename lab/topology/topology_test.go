@@ -266,3 +266,31 @@ func TestWriteRTT(t *testing.T) {
 		t.Errorf("no links: %v", got)
 	}
 }
+
+// TestEtcdVersions: etcd.version and etcd.members become the cluster's
+// Options.Etcd and MemberEtcd; a relative binary path is taken from the
+// topology file's directory, a version is kept as written, and --etcd
+// (already in the options) wins over the file's version.
+func TestEtcdVersions(t *testing.T) {
+	for _, tc := range []struct {
+		yaml, flag        string
+		wantEtcd, wantM3 string
+	}{
+		{"members: 3\netcd: {version: 3.5.35, members: {m3: bin/etcd}}\n", "", "3.5.35", "/topo/bin/etcd"},
+		{"members: 3\netcd: {version: /usr/bin/etcd}\n", "", "/usr/bin/etcd", ""},
+		{"members: 3\netcd: {version: 3.5.35}\n", "3.7.3", "3.7.3", ""},
+	} {
+		tp, err := Parse([]byte(tc.yaml))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tp.Dir = "/topo"
+		o := cluster.Options{Members: 3, Etcd: tc.flag}
+		if err := tp.Apply(&o, false, false); err != nil {
+			t.Fatal(err)
+		}
+		if o.Etcd != tc.wantEtcd || o.MemberEtcd["m3"] != tc.wantM3 {
+			t.Errorf("%q (--etcd %q): Etcd %q, m3 %q; want %q, %q", tc.yaml, tc.flag, o.Etcd, o.MemberEtcd["m3"], tc.wantEtcd, tc.wantM3)
+		}
+	}
+}
