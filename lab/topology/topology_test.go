@@ -273,7 +273,7 @@ func TestWriteRTT(t *testing.T) {
 // (already in the options) wins over the file's version.
 func TestEtcdVersions(t *testing.T) {
 	for _, tc := range []struct {
-		yaml, flag        string
+		yaml, flag       string
 		wantEtcd, wantM3 string
 	}{
 		{"members: 3\netcd: {version: 3.5.35, members: {m3: bin/etcd}}\n", "", "3.5.35", "/topo/bin/etcd"},
