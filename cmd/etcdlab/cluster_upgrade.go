@@ -99,7 +99,11 @@ func (a *app) upgrade(ctx context.Context, f *upgradeFlags) error {
 func writeUpgrade(a *app, rep *cluster.UpgradeReport) error {
 	what := "upgraded"
 	if rep.Downgrade {
-		what = fmt.Sprintf("downgraded (downgrade enabled in %.1f s)", rep.DowngradeSeconds)
+		unavail := 0.0
+		if u := rep.DowngradeUnavailability; u != nil {
+			unavail = u.TotalSeconds
+		}
+		what = fmt.Sprintf("downgraded (downgrade enabled in %.1f s, the cluster unavailable %.2f s meanwhile)", rep.DowngradeSeconds, unavail)
 	}
 	fmt.Fprintf(a.stdout, "%s %d members to etcd %s in %.1f s; every member said the cluster version was the new one %.1f s after the last step\n",
 		what, len(rep.Steps), rep.To, rep.Seconds, rep.ClusterVersionSeconds)

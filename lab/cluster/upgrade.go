@@ -61,14 +61,33 @@ type UpgradeStep struct {
 // Window is the step's span, from Began to Ready.
 func (s UpgradeStep) Window() (time.Time, time.Time) { return s.Began, s.Ready }
 
+// Windows are the spans in which the move touched the cluster: a
+// downgrade's enabling, then each step's window, in order.
+func (r *UpgradeReport) Windows() [][2]time.Time {
+	var out [][2]time.Time
+	if !r.DowngradeBegan.IsZero() {
+		out = append(out, [2]time.Time{r.DowngradeBegan, r.DowngradeEnabled})
+	}
+	for _, s := range r.Steps {
+		b, e := s.Window()
+		out = append(out, [2]time.Time{b, e})
+	}
+	return out
+}
+
 // UpgradeReport is a rolling upgrade (or downgrade), as it happened.
 type UpgradeReport struct {
 	To        string `json:"to"`
 	Binary    string `json:"binary,omitempty"` // "": the embedded etcd
 	Downgrade bool   `json:"downgrade,omitempty"`
-	// DowngradeEnabled is when `downgrade enable` had taken effect (every
-	// member's storage at the target version), for a downgrade.
-	DowngradeSeconds float64       `json:"downgrade_enable_seconds,omitempty"`
+	// DowngradeBegan and DowngradeEnabled bound, for a downgrade, the
+	// `downgrade validate` and `enable` calls and the wait until every
+	// member's storage was at the target version; DowngradeSeconds is
+	// their span, DowngradeUnavailability what the canary saw meanwhile.
+	DowngradeBegan          time.Time              `json:"downgrade_began,omitzero"`
+	DowngradeEnabled        time.Time              `json:"downgrade_enabled,omitzero"`
+	DowngradeSeconds        float64                `json:"downgrade_enable_seconds,omitempty"`
+	DowngradeUnavailability *result.Unavailability `json:"downgrade_unavailability,omitempty"`
 	Steps            []UpgradeStep `json:"steps"`
 	// ClusterVersionSeconds is how long after the last step every member
 	// said the cluster version was the new one.
@@ -103,11 +122,15 @@ func (c *Cluster) Upgrade(ctx context.Context, spec string) (*UpgradeReport, err
 		return nil, err
 	}
 	if rep.Downgrade {
-		t0 := time.Now()
-		if err := c.enableDowngrade(ctx, to); err != nil {
+		rep.DowngradeBegan = time.Now().UTC()
+		canary := c.startCanary(ctx)
+		err := c.enableDowngrade(ctx, to)
+		rep.DowngradeUnavailability = canary.stop()
+		rep.DowngradeEnabled = time.Now().UTC()
+		rep.DowngradeSeconds = rep.DowngradeEnabled.Sub(rep.DowngradeBegan).Seconds()
+		if err != nil {
 			return rep, err
 		}
-		rep.DowngradeSeconds = time.Since(t0).Seconds()
 	}
 	for _, name := range c.upgradeOrder(ctx) {
 		i, _ := c.index(name)

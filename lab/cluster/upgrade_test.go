@@ -80,8 +80,8 @@ func loadBeside(t *testing.T, c *Cluster, stop <-chan struct{}) func() []request
 }
 
 // checkFailuresInWindows fails t for a failed request that overlaps no
-// step's window, and returns the failures.
-func checkFailuresInWindows(t *testing.T, reqs []request, steps []UpgradeStep) (ok, failed int) {
+// window of the move, and returns the failures.
+func checkFailuresInWindows(t *testing.T, reqs []request, rep *UpgradeReport) (ok, failed int) {
 	t.Helper()
 	for _, r := range reqs {
 		if r.err == nil {
@@ -90,15 +90,14 @@ func checkFailuresInWindows(t *testing.T, reqs []request, steps []UpgradeStep) (
 		}
 		failed++
 		in := false
-		for _, s := range steps {
-			b, e := s.Window()
-			if !r.end.Before(b) && !r.start.After(e) {
+		for _, w := range rep.Windows() {
+			if !r.end.Before(w[0]) && !r.start.After(w[1]) {
 				in = true
 			}
 		}
 		if !in {
 			t.Errorf("a request from %s to %s failed outside every member's restart window (%s): %s",
-				r.start.Format("15:04:05.000"), r.end.Format("15:04:05.000"), windows(steps), etcdclient.Describe(r.err))
+				r.start.Format("15:04:05.000"), r.end.Format("15:04:05.000"), windows(rep.Steps), etcdclient.Describe(r.err))
 		}
 	}
 	return ok, failed
@@ -139,7 +138,7 @@ func TestUpgradeUnderLoad(t *testing.T) {
 		if err != nil {
 			t.Fatalf("to %s: %v", move.spec, err)
 		}
-		if rep.Downgrade != move.downgrade || len(rep.Steps) != 3 {
+		if rep.Downgrade != move.downgrade || len(rep.Steps) != 3 || move.downgrade == rep.DowngradeBegan.IsZero() {
 			t.Fatalf("to %s: downgrade %v, %d steps, want %v and 3", move.spec, rep.Downgrade, len(rep.Steps), move.downgrade)
 		}
 		last := rep.Steps[2]
@@ -151,7 +150,7 @@ func TestUpgradeUnderLoad(t *testing.T) {
 				t.Errorf("to %s: step %+v", move.spec, s)
 			}
 		}
-		ok, failed := checkFailuresInWindows(t, reqs, rep.Steps)
+		ok, failed := checkFailuresInWindows(t, reqs, rep)
 		t.Logf("to %s: %d requests succeeded, %d failed; %s", move.spec, ok, failed, windows(rep.Steps))
 		if ok == 0 {
 			t.Fatalf("to %s: no request succeeded", move.spec)
