@@ -15,6 +15,7 @@ import (
 const (
 	ResourceMemberCPU = "member-cpu" // the members' CPU against the cores available to them
 	ResourceClientCPU = "client-cpu" // the load generator's CPU
+	ResourceOtherCPU  = "other-cpu"  // processes outside the run took most of the machine's CPU
 	ResourceDisk      = "disk"       // WAL fsync time against the run, or the disk's measured fsync rate
 	ResourceNetwork   = "network"    // the round trip between members dominates latency
 	ResourceQuota     = "quota"      // requests refused: database space exceeded
@@ -379,6 +380,11 @@ type rttCtx struct {
 	// write: seconds is a write's whole path (client, endpoint, leader,
 	// commit), not the commit's round trip alone.
 	write bool
+	// loopback: seconds was measured between members etcdlab started on
+	// this machine with no delay emulated between them, so no network
+	// could have added it: it is how long a member took to answer its
+	// peer (scheduling, a CPU quota's throttling), never the limit.
+	loopback bool
 }
 
 // rttOf is the round trip a cell's commits waited for: the options' for
@@ -407,7 +413,7 @@ func rttOf(c *result.Cell, m result.Measures, o Options) rttCtx {
 	if d, err := time.ParseDuration(c.Params["rtt"]); err == nil && d > 0 {
 		return rttCtx{seconds: d.Seconds(), emulated: true}
 	}
-	return rttCtx{seconds: m.PeerRTTP99}
+	return rttCtx{seconds: m.PeerRTTP99, loopback: c.Environment.LocalCluster}
 }
 
 // lastLeader is the member that led at the end of the cell's last run

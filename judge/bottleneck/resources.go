@@ -72,6 +72,9 @@ func (j *judgement) cpuCandidates() []candidate {
 				if m.LoadCPUCores > m.MemberCPUCores {
 					res = ResourceClientCPU
 				}
+				if other := m.MachineCPUCores - m.MemberCPUCores - m.LoadCPUCores; m.MachineCPURuns > 0 && other > max(m.MemberCPUCores, m.LoadCPUCores) {
+					res = ResourceOtherCPU // the run did not cause its own limit
+				}
 				used := math.Max(m.MemberCPUCores+m.LoadCPUCores, m.MachineCPUCores)
 				if m.MachineCPURuns > 0 {
 					j.f["machine_cpu_cores"] = m.MachineCPUCores
@@ -126,8 +129,11 @@ func cores2(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) + " co
 
 func (j *judgement) sayMachine(res string) string {
 	who := "the members"
-	if res == ResourceClientCPU {
+	switch res {
+	case ResourceClientCPU:
 		who = "the load generator"
+	case ResourceOtherCPU:
+		who = "other processes than the run's (the figures are this machine's while it was busy with other work)"
 	}
 	m := j.m
 	if other := m.MachineCPUCores - m.MemberCPUCores - m.LoadCPUCores; m.MachineCPURuns > 0 && other >= 0.1 {
@@ -197,6 +203,9 @@ func (j *judgement) networkCandidate() (candidate, bool) {
 		return candidate{}, false
 	}
 	j.f["rtt_seconds"] = j.rtt.seconds
+	if j.rtt.loopback { // evidence of the members' CPU, not a resource
+		return candidate{}, false
+	}
 	return candidate{ResourceNetwork, j.rtt.seconds / j.m.P50.Mean / judge.LimitRTTShare.Value(), j.sayNetwork}, true
 }
 
@@ -208,6 +217,8 @@ func (j *judgement) rttName() string {
 		return "the emulated round trip a commit waits for (" + j.rtt.leader + " leading)"
 	case j.rtt.emulated:
 		return "the emulated round trip between members"
+	case j.rtt.loopback:
+		return "the members' peer round trip p99 (measured over loopback, no delay emulated: the time a member took to answer, not a network)"
 	}
 	return "the members' peer round trip p99 (measured)"
 }

@@ -149,6 +149,8 @@ func Describe(resource string) string {
 		return "the members' CPU"
 	case ResourceClientCPU:
 		return "the load generator's CPU"
+	case ResourceOtherCPU:
+		return "the machine's CPU, taken by processes outside the run"
 	case ResourceDisk:
 		return "the disk"
 	case ResourceNetwork:
