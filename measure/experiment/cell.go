@@ -65,7 +65,7 @@ func (r *runner) runCell(ctx context.Context, pc *Cell, last bool) (cell result.
 		sc, startSeconds, err = r.cluster(ctx, pc.Setup)
 		cell.Overhead.ClusterStartSeconds = startSeconds
 		if err != nil {
-			fail(fmt.Errorf("start the cluster: %w", err))
+			fail(fmt.Errorf("start the cluster: %s", errText(err, yamlClusterName)))
 			return cell
 		}
 		defer func() {

@@ -232,5 +232,5 @@ func yamlTuningName(field string) string {
 
 // yamlClusterName names cluster.Options' fields as the file does.
 func yamlClusterName(field string) string {
-	return map[string]string{"Members": "members", "PortBase": "port_base", "Host": "host", "CPUs": "cpus", "MemberCPUs": "member_cpus", "Leader": "leader"}[field]
+	return map[string]string{"Members": "members", "PortBase": "port_base", "Host": "host", "CPUs": "cpus", "MemberCPUs": "member_cpus", "Leader": "leader", "Etcd": "etcd.version", "MemberEtcd": "etcd.members"}[field]
 }
