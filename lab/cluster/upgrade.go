@@ -240,6 +240,9 @@ func (c *Cluster) replace(ctx context.Context, i int, to memberEtcd, done []Upgr
 	if err := cfg.WriteFile(filepath.Join(filepath.Dir(cfg.LogFile), "member.yaml")); err != nil {
 		return step, fmt.Errorf("write config: %w", unwrapPath(err))
 	}
+	if c.stopping.Load() { // Stop has begun: start nothing it would miss
+		return step, errors.New("the cluster is stopping")
+	}
 	if err := c.spawn(i); err != nil {
 		return step, err
 	}
