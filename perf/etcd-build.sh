@@ -11,7 +11,9 @@
 # then looks a cached version up again (the cost of every later run).
 # Prints each build's seconds and the medians.
 #
-#   perf/etcd-build.sh [VERSIONS="3.5.35 3.7.3"] [ROUNDS=2]
+#   [COLD=0] perf/etcd-build.sh [VERSIONS="3.5.35 3.7.3"] [ROUNDS=2]
+#
+# COLD=0 skips the cold builds (minutes each).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 versions=${1:-"3.5.35 3.7.3"}
@@ -38,8 +40,9 @@ build() { # NAME VERSION [ENV...]
 		if grep -q "etcdlab:" "$dir/log" 2>/dev/null; then cat "$dir/log" >&2; break; fi
 		sleep 1
 	done
+	for _ in $(seq 1 120); do grep -q "ready in" "$dir/log" 2>/dev/null && break; sleep 0.5; done
 	(cd "$dir" && "$bin" cluster down >/dev/null 2>&1 || true)
-	sleep 1
+	wait_down "$dir"
 	echo "$name $v: $s"
 	# the cached binary, found again without a toolchain
 	local t0 t1
@@ -48,12 +51,17 @@ build() { # NAME VERSION [ENV...]
 	for _ in $(seq 1 60); do grep -q "ready in" "$dir/log2" 2>/dev/null && break; sleep 0.2; done
 	t1=$(date +%s%N)
 	(cd "$dir" && "$bin" cluster down >/dev/null 2>&1 || true)
-	echo "$name $v cached: cluster ready $(( (t1 - t0) / 1000000 )) ms after the command (no Go in PATH)"
-	sleep 1
+	wait_down "$dir"
+	echo "$name $v cached: $(grep -o 'ready in [0-9.]*s' "$dir/log2" || echo 'not ready:' "$(tail -1 "$dir/log2")"), $(( (t1 - t0) / 1000000 )) ms after the command (no Go in PATH)"
+}
+# wait_down waits until the cluster of run dir DIR is gone (its state file).
+wait_down() {
+	for _ in $(seq 1 60); do [ -e "$1/.etcdlab/cluster.json" ] || return 0; sleep 0.5; done
 }
 for r in $(seq 1 "$rounds"); do
 	for v in $versions; do
 		build warm "$v"
+		[ "${COLD:-1}" = 0 ] && continue
 		mc=$(mktemp -d "$work/gomod.XXXXXX")
 		gc=$(mktemp -d "$work/gocache.XXXXXX")
 		build cold "$v" GOMODCACHE="$mc" GOCACHE="$gc" GOFLAGS=-modcacherw
