@@ -81,7 +81,7 @@ func (e exposition) scrape(url string) error {
 		return err
 	}
 	defer resp.Body.Close()
-	var p expfmt.TextParser
+	p := expfmt.NewTextParser(model.UTF8Validation)
 	mfs, err := p.TextToMetricFamilies(resp.Body)
 	if err != nil {
 		return fmt.Errorf("%s: %w", url, err)

@@ -5,26 +5,49 @@ import (
 
 	"google.golang.org/grpc/encoding"
 	"google.golang.org/grpc/mem"
+	"google.golang.org/protobuf/proto"
 )
 
-// unmarshaler is what etcd's generated API types (gogo/protobuf) implement
-// to decode without reflection; Message is their encoding half.
-type unmarshaler interface {
-	Unmarshal([]byte) error
+// protoMessage is a protobuf message (etcd's generated API types, which
+// are protobuf-go messages since etcd 3.7) as a Message. Marshal calls
+// MarshalToSizedBuffer right after Size, and the message must not change
+// in between, so the sizes that Size caches in the message are reused.
+// It is safe for concurrent use as long as the message does not change.
+type protoMessage struct{ m proto.Message }
+
+// asMessage returns m as a Message. Clients that reuse one request message
+// convert it once and return the same Message from every Next, which
+// costs no allocation per request.
+func asMessage(m proto.Message) Message { return protoMessage{m: m} }
+
+// Size implements Message.
+func (p protoMessage) Size() int { return proto.Size(p.m) }
+
+// MarshalToSizedBuffer implements Message: dst is exactly Size() bytes.
+func (p protoMessage) MarshalToSizedBuffer(dst []byte) (int, error) {
+	out, err := proto.MarshalOptions{UseCachedSize: true}.MarshalAppend(dst[:0], p.m)
+	if err != nil {
+		return 0, fmt.Errorf("marshal %T: %w", p.m, err)
+	}
+	if len(out) != len(dst) || (len(out) > 0 && &out[0] != &dst[0]) {
+		return 0, fmt.Errorf("marshal %T: %d bytes, sized %d (the message changed)", p.m, len(out), len(dst))
+	}
+	return len(out), nil
 }
 
-// gogoCodec marshals etcd's messages (and pre-encoded ones) with their
-// generated methods into pooled buffers. gRPC's default codec goes through protobuf-go's legacy
-// adapter for these types. It is stateless and safe for concurrent use.
-type gogoCodec struct{ fallback encoding.CodecV2 }
+// messageCodec marshals Messages (requests adapted by asMessage and
+// pre-encoded ones) into pooled buffers and leaves everything else, the
+// replies among them, to gRPC's proto codec. It is stateless and safe for
+// concurrent use.
+type messageCodec struct{ fallback encoding.CodecV2 }
 
-func newGogoCodec() gogoCodec { return gogoCodec{fallback: encoding.GetCodecV2("proto")} }
+func newMessageCodec() messageCodec { return messageCodec{fallback: encoding.GetCodecV2("proto")} }
 
 // Name is "proto": the wire format is unchanged.
-func (gogoCodec) Name() string { return "proto" }
+func (messageCodec) Name() string { return "proto" }
 
 // Marshal encodes v.
-func (c gogoCodec) Marshal(v any) (mem.BufferSlice, error) {
+func (c messageCodec) Marshal(v any) (mem.BufferSlice, error) {
 	m, ok := v.(Message)
 	if !ok {
 		return c.fallback.Marshal(v)
@@ -39,14 +62,7 @@ func (c gogoCodec) Marshal(v any) (mem.BufferSlice, error) {
 	return mem.BufferSlice{mem.NewBuffer(buf, pool)}, nil
 }
 
-// Unmarshal decodes data into v. Generated Unmarshal methods copy the bytes
-// they keep, so the buffer is released at once.
-func (c gogoCodec) Unmarshal(data mem.BufferSlice, v any) error {
-	m, ok := v.(unmarshaler)
-	if !ok {
-		return c.fallback.Unmarshal(data, v)
-	}
-	buf := data.MaterializeToBuffer(mem.DefaultBufferPool())
-	defer buf.Free()
-	return m.Unmarshal(buf.ReadOnlyData())
+// Unmarshal decodes data into v with gRPC's proto codec.
+func (c messageCodec) Unmarshal(data mem.BufferSlice, v any) error {
+	return c.fallback.Unmarshal(data, v)
 }

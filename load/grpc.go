@@ -52,7 +52,7 @@ func dialGRPC(ctx context.Context, cfg etcdclient.Config, endpoints []string, n 
 		name, pw, _ := strings.Cut(cfg.User, ":")
 		t.auth = &tokenCreds{name: name, password: pw}
 	}
-	codec := newGogoCodec()
+	codec := newMessageCodec()
 	for i := range n {
 		ep := endpoints[i%len(endpoints)]
 		addr, secure := endpointAddr(ep, tlsCfg != nil)

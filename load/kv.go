@@ -20,7 +20,8 @@ func (Put) Needs() Needs { return Needs{Methods: []Method{MethodPut}} }
 
 // NewClient implements Workload.
 func (w Put) NewClient(c ClientInfo) Client {
-	p := &putClient{keys: w.Keys, req: pb.PutRequest{Value: w.Value}}
+	p := &putClient{keys: w.Keys, req: &pb.PutRequest{Value: w.Value}}
+	p.msg = asMessage(p.req)
 	if !w.Keys.Sequential {
 		p.rnd = newRand(c.ID)
 	}
@@ -36,13 +37,14 @@ type putClient struct {
 	keys Keys
 	rnd  *mrand.Rand
 	buf  []byte
-	req  pb.PutRequest
+	req  *pb.PutRequest
+	msg  Message // req
 }
 
 func (p *putClient) Next(seq int64) Request {
 	p.buf = p.keys.Append(p.buf[:0], p.keys.Index(seq, p.rnd))
 	p.req.Key = p.buf
-	return Request{Method: MethodPut, Msg: &p.req}
+	return Request{Method: MethodPut, Msg: p.msg}
 }
 
 // Range reads a key or range, as `benchmark range key [end]`.
@@ -92,12 +94,13 @@ func (TxnPut) Needs() Needs { return Needs{Methods: []Method{MethodTxn}} }
 
 // NewClient implements Workload.
 func (w TxnPut) NewClient(ClientInfo) Client {
-	t := &txnPutClient{w: w, puts: make([]pb.PutRequest, w.OpsPerTxn), keys: make([][]byte, w.OpsPerTxn)}
+	t := &txnPutClient{w: w, req: &pb.TxnRequest{}, puts: make([]*pb.PutRequest, w.OpsPerTxn), keys: make([][]byte, w.OpsPerTxn)}
 	t.req.Success = make([]*pb.RequestOp, w.OpsPerTxn)
 	for j := range t.puts {
-		t.puts[j].Value = w.Value
-		t.req.Success[j] = &pb.RequestOp{Request: &pb.RequestOp_RequestPut{RequestPut: &t.puts[j]}}
+		t.puts[j] = &pb.PutRequest{Value: w.Value}
+		t.req.Success[j] = &pb.RequestOp{Request: &pb.RequestOp_RequestPut{RequestPut: t.puts[j]}}
 	}
+	t.msg = asMessage(t.req)
 	return t
 }
 
@@ -113,8 +116,9 @@ func txnWriteProbe(keys Keys, value []byte) Request {
 
 type txnPutClient struct {
 	w    TxnPut
-	req  pb.TxnRequest
-	puts []pb.PutRequest
+	req  *pb.TxnRequest
+	msg  Message // req
+	puts []*pb.PutRequest
 	keys [][]byte
 }
 
@@ -124,7 +128,7 @@ func (t *txnPutClient) Next(seq int64) Request {
 		t.keys[j] = t.w.Keys.Append(t.keys[j][:0], (seq*n+int64(j))%t.w.Keys.KeySpaceSize)
 		t.puts[j].Key = t.keys[j]
 	}
-	return Request{Method: MethodTxn, Msg: &t.req}
+	return Request{Method: MethodTxn, Msg: t.msg}
 }
 
 // TxnMixed sends transactions that either read a range or write one key, as
@@ -154,10 +158,10 @@ func (TxnMixed) Needs() Needs { return Needs{Methods: []Method{MethodTxn}} }
 // NewClient implements Workload. Reads are the same message, marshalled
 // once.
 func (w TxnMixed) NewClient(c ClientInfo) Client {
-	t := &txnMixedClient{w: w, rnd: newRand(c.ID), put: pb.PutRequest{Value: w.Value}}
+	t := &txnMixedClient{w: w, rnd: newRand(c.ID), put: &pb.PutRequest{Value: w.Value}}
 	t.read = encode(&pb.TxnRequest{Success: []*pb.RequestOp{{Request: &pb.RequestOp_RequestRange{RequestRange: &pb.RangeRequest{
 		Key: []byte(w.ReadKey), RangeEnd: []byte(w.ReadEnd), Limit: w.Limit, Serializable: w.Serializable}}}}})
-	t.write.Success = []*pb.RequestOp{{Request: &pb.RequestOp_RequestPut{RequestPut: &t.put}}}
+	t.write = asMessage(&pb.TxnRequest{Success: []*pb.RequestOp{{Request: &pb.RequestOp_RequestPut{RequestPut: t.put}}}})
 	return t
 }
 
@@ -169,8 +173,8 @@ type txnMixedClient struct {
 	w     TxnMixed
 	rnd   *mrand.Rand
 	read  *encoded
-	write pb.TxnRequest
-	put   pb.PutRequest
+	write Message // a TxnRequest putting put
+	put   *pb.PutRequest
 	buf   []byte
 }
 
@@ -180,5 +184,5 @@ func (t *txnMixedClient) Next(seq int64) Request {
 	}
 	t.buf = t.w.Keys.Append(t.buf[:0], seq%t.w.Keys.KeySpaceSize)
 	t.put.Key = t.buf
-	return Request{Method: MethodTxn, Msg: &t.write, Op: txnMixedWrite}
+	return Request{Method: MethodTxn, Msg: t.write, Op: txnMixedWrite}
 }

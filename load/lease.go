@@ -24,9 +24,9 @@ func (w LeaseKeepalive) Needs() Needs {
 
 // NewClient implements Workload.
 func (LeaseKeepalive) NewClient(c ClientInfo) Client {
-	return &leaseClient{req: pb.LeaseKeepAliveRequest{ID: c.Lease}}
+	return &leaseClient{msg: asMessage(&pb.LeaseKeepAliveRequest{ID: c.Lease})}
 }
 
-type leaseClient struct{ req pb.LeaseKeepAliveRequest }
+type leaseClient struct{ msg Message }
 
-func (l *leaseClient) Next(int64) Request { return Request{Method: MethodLeaseKeepAlive, Msg: &l.req} }
+func (l *leaseClient) Next(int64) Request { return Request{Method: MethodLeaseKeepAlive, Msg: l.msg} }

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 )
 
 // ErrUnaryNeedsGRPC says a UnaryConn cannot serve the connection: it
@@ -70,11 +71,12 @@ func (u *UnaryConn) Invoke(ctx context.Context, method string, args, reply any, 
 	if !ok {
 		return status.Error(codes.Unimplemented, "etcdlab's unary transport does not call "+method)
 	}
-	msg, ok := args.(wire.Message)
+	in, ok := args.(proto.Message)
 	if !ok {
 		return status.Error(codes.Internal, fmt.Sprintf("request %T is not an etcd API message", args))
 	}
-	out, ok := reply.(interface{ Unmarshal([]byte) error })
+	msg := asMessage(in)
+	out, ok := reply.(proto.Message)
 	if !ok {
 		return status.Error(codes.Internal, fmt.Sprintf("reply %T is not an etcd API message", reply))
 	}
@@ -95,7 +97,7 @@ func (u *UnaryConn) Invoke(ctx context.Context, method string, args, reply any, 
 	if w.err != nil {
 		return w.err
 	}
-	if err := out.Unmarshal(w.resp); err != nil {
+	if err := proto.Unmarshal(w.resp, out); err != nil {
 		return status.Error(codes.Internal, "decode the reply: "+err.Error())
 	}
 	return nil
@@ -152,8 +154,8 @@ func (w *unaryCall) Receive(msg []byte) { w.resp = append([]byte(nil), msg...) }
 func (w *unaryCall) Done(err error)     { w.err = err; close(w.done) }
 
 // KV returns etcd's KV service on the connection, for
-// clientv3.NewKVFromKVClient. DeleteRange and Compact are not supported
-// (they fail with Unimplemented).
+// clientv3.NewKVFromKVClient. DeleteRange, Compact and RangeStream are not
+// supported (they fail with Unimplemented).
 func (u *UnaryConn) KV() pb.KVClient { return unaryKV{u} }
 
 // unaryKV is pb.KVClient on a UnaryConn (etcd's generated constructor
@@ -183,4 +185,9 @@ func (k unaryKV) Txn(ctx context.Context, in *pb.TxnRequest, opts ...grpc.CallOp
 func (k unaryKV) Compact(ctx context.Context, in *pb.CompactionRequest, opts ...grpc.CallOption) (*pb.CompactionResponse, error) {
 	out := new(pb.CompactionResponse)
 	return out, k.c.Invoke(ctx, "/etcdserverpb.KV/Compact", in, out, opts...)
+}
+
+// RangeStream is not supported: a UnaryConn sends no streams.
+func (unaryKV) RangeStream(context.Context, *pb.RangeRequest, ...grpc.CallOption) (pb.KV_RangeStreamClient, error) {
+	return nil, status.Error(codes.Unimplemented, "etcdlab's unary transport sends no streams")
 }

@@ -4,6 +4,7 @@ import (
 	mrand "math/rand/v2"
 
 	"github.com/etcdlab/etcdlab/load/wire"
+	"google.golang.org/protobuf/proto"
 )
 
 // Workload is a kind of request (put, range, txn...). Its value is
@@ -55,18 +56,19 @@ type Request struct {
 	Op int
 }
 
-// Message is a request message: what etcd's generated API types
-// (gogo/protobuf) implement, so that a transport marshals them without
-// reflection.
+// Message is a request message: an etcd API message adapted by asMessage,
+// or one marshalled once (encoded).
 type Message = wire.Message
 
 // encoded is a message marshalled once, sent as it is by every client: for
 // requests that never change. It is immutable.
 type encoded struct{ b []byte }
 
-func encode(m Message) *encoded {
-	b := make([]byte, m.Size())
-	_, _ = m.MarshalToSizedBuffer(b)
+func encode(m proto.Message) *encoded {
+	// Marshalling fails only on invalid UTF-8 in a string field, and the
+	// requests encoded here (put, range, txn) have none: keys and values
+	// are bytes.
+	b, _ := proto.Marshal(m)
 	return &encoded{b: b}
 }
 

@@ -78,7 +78,7 @@ func TestUsageAndErrors(t *testing.T) {
 func TestVersionHelpCompletion(t *testing.T) {
 	t.Parallel()
 	code, out, _ := runCLI(context.Background(), "--version")
-	if code != 0 || !strings.Contains(out, "etcd 3.6.") {
+	if code != 0 || !strings.Contains(out, "etcd 3.7.") {
 		t.Fatalf("--version: %d %q", code, out)
 	}
 	code, out, _ = runCLI(context.Background(), "cluster", "up", "--help")

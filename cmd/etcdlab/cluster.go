@@ -54,7 +54,7 @@ func (a *app) clusterUpCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "up",
 		Short: "Start a real local etcd cluster and keep it running until Ctrl-C",
-		Long: `Start N real etcd members (etcd v3.6 embedded, one child process of etcdlab each) on
+		Long: `Start N real etcd members (etcd v3.7 embedded, one child process of etcdlab each) on
 loopback, wait until they are healthy and agree on a leader, record them in a
 state file, and stay in the foreground. Ctrl-C (or 'etcdlab cluster down')
 stops the members and removes what was created unless --keep-data is given.

@@ -14,7 +14,6 @@ import (
 	"go.etcd.io/etcd/client/pkg/v3/transport"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
-	"google.golang.org/grpc"
 )
 
 // DefaultDialTimeout is etcd benchmark's and etcdctl's default dial timeout.
@@ -100,7 +99,6 @@ func (c Config) ClientV3() (clientv3.Config, error) {
 		DialKeepAliveTimeout: timeout,
 		TLS:                  tlsCfg,
 		Logger:               zap.NewNop(),
-		DialOptions:          []grpc.DialOption{codecOption()},
 	}
 	if c.User != "" {
 		name, pw, _ := strings.Cut(c.User, ":")

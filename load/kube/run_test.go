@@ -11,6 +11,7 @@ import (
 
 	"github.com/etcdlab/etcdlab/invalid"
 	"github.com/etcdlab/etcdlab/lab/clustertest"
+	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
 // TestManifestConverges runs a small manifest on a real 3-member cluster
@@ -21,6 +22,18 @@ func TestManifestConverges(t *testing.T) {
 	t.Parallel()
 	c := startCluster(t, 3)
 	cli := c.KV()
+	// clientv3 (3.7 and later) connects on first use: count the
+	// goroutines once its connection to every member is up, which is
+	// when round robin has answered from each of them.
+	answered := map[uint64]bool{}
+	if !clustertest.Eventually(10*time.Second, func() bool {
+		if resp, err := cli.Get(context.Background(), "/conv/", clientv3.WithSerializable()); err == nil {
+			answered[resp.Header.MemberId] = true
+		}
+		return len(answered) == 3
+	}) {
+		t.Fatalf("the client reached %d of 3 members", len(answered))
+	}
 	before := runtime.NumGoroutine()
 	var progress []int
 	s := Spec{Prefix: "/conv", Deployments: 2, Replicas: 5, Services: true, Nodes: 2, PodsPerNode: 8, APIServers: 2,

@@ -28,10 +28,11 @@ import (
 	"google.golang.org/grpc/status"
 )
 
-// Message is a call's request message: what etcd's generated API types
-// (gogo/protobuf) implement. A message passed to Call must not change
-// until its Callback is called: it is marshalled when the call gets a
-// stream, which may be later (see Conn).
+// Message is a call's request message, marshalled by its own methods
+// (wire itself knows no protobuf): MarshalToSizedBuffer is called right
+// after Size, with exactly Size() bytes. A message passed to Call must not
+// change until its Callback is called: it is marshalled when the call gets
+// a stream, which may be later (see Conn).
 type Message interface {
 	Size() int
 	MarshalToSizedBuffer([]byte) (int, error)

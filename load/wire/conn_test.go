@@ -17,6 +17,7 @@ import (
 	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 )
 
 func TestMain(m *testing.M) { os.Exit(member.RunTests(m)) }
@@ -26,8 +27,18 @@ var methods = []string{"/etcdserverpb.KV/Put", "/etcdserverpb.KV/Range"}
 const methodPut, methodRange = 0, 1
 
 // put returns the request writing key+seq with value.
-func put(key string, seq int, value []byte) *pb.PutRequest {
-	return &pb.PutRequest{Key: []byte(key + string(rune('a'+seq%26))), Value: value}
+func put(key string, seq int, value []byte) wire.Message {
+	return msg{&pb.PutRequest{Key: []byte(key + string(rune('a'+seq%26))), Value: value}}
+}
+
+// msg is an etcd API request as a wire.Message.
+type msg struct{ m proto.Message }
+
+func (p msg) Size() int { return proto.Size(p.m) }
+
+func (p msg) MarshalToSizedBuffer(b []byte) (int, error) {
+	out, err := proto.MarshalOptions{UseCachedSize: true}.MarshalAppend(b[:0], p.m)
+	return len(out), err
 }
 
 // outcome is one call's end.
@@ -110,7 +121,7 @@ func TestCallsFlowControlAndStatus(t *testing.T) {
 			t.Fatalf("stored value wrong: %v", err)
 		}
 		// A range without a key is refused by etcd with InvalidArgument.
-		if err := conn.Call(methodRange, &pb.RangeRequest{}, in(5*time.Second), res.cb(101)); err != nil {
+		if err := conn.Call(methodRange, msg{&pb.RangeRequest{}}, in(5*time.Second), res.cb(101)); err != nil {
 			t.Fatal(err)
 		}
 		got := res.wait(t, 1, 5*time.Second)

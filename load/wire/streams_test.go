@@ -140,7 +140,7 @@ func TestQueuedCallDeadline(t *testing.T) {
 	}
 	close(release)
 	for i := 5; i < 8; i++ {
-		if err := conn.Call(methodRange, &pb.RangeRequest{Key: []byte("k")}, in(10*time.Second), res.cb(i)); err != nil {
+		if err := conn.Call(methodRange, msg{&pb.RangeRequest{Key: []byte("k")}}, in(10*time.Second), res.cb(i)); err != nil {
 			t.Fatal(err)
 		}
 	}

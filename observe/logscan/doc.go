@@ -47,6 +47,9 @@
 // reports, summarised as min, median and max seconds. Sources are etcd's
 // release branches: 3.4 at 6e72c68a3, 3.5 at bce5895a9, 3.6 at b622889a5
 // (paths as in each branch), raft 3.6 is go.etcd.io/raft/v3 v3.6.0.
+// etcd 3.7.3 (with raft v3.7.0) logs each 3.6 message of the table with
+// the same text and fields (checked in its module source), at the 3.6
+// paths with other line numbers.
 //
 //	key / cause              text (variant)                          took               source
 //	slow-fdatasync  disk     "slow fdatasync" (zap)                  took               3.4 wal/wal.go:809; 3.5 server/wal/wal.go:806; 3.6 server/storage/wal/wal.go:846

@@ -18,6 +18,7 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 )
 
 // Snapshot is one scrape of one member.
@@ -65,7 +66,9 @@ func parseText(r io.Reader) (fams map[string]*dto.MetricFamily, err error) {
 			fams, err = nil, fmt.Errorf("text format parsing error: the parser failed: %v", v)
 		}
 	}()
-	var p expfmt.TextParser
+	// Since prometheus/common v0.66 the parser must be told which metric
+	// names it accepts; UTF-8 is what the zero parser accepted before.
+	p := expfmt.NewTextParser(model.UTF8Validation)
 	return p.TextToMetricFamilies(r)
 }
 

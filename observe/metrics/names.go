@@ -3,11 +3,12 @@ package metrics
 // Name is the name of a Prometheus metric family, as etcd exposes it.
 type Name string
 
-// The metrics etcdlab reads. etcd 3.4, 3.5 and 3.6 expose each of them
-// under the same name unless its comment says otherwise (checked against
-// etcd's source: server/etcdserver/metrics.go, server/storage/wal,
+// The metrics etcdlab reads. etcd 3.4, 3.5, 3.6 and 3.7 expose each of
+// them under the same name unless its comment says otherwise (checked
+// against etcd's source: server/etcdserver/metrics.go, server/storage/wal,
 // server/storage/backend, server/storage/mvcc, server/etcdserver/api/
-// rafthttp and v3rpc, and the CHANGELOGs of 3.1 to 3.6; the youngest here,
+// rafthttp and v3rpc, and the CHANGELOGs of 3.1 to 3.6; for 3.7, a 3.7.3
+// member's /metrics and its module source; the youngest here,
 // etcd_server_is_leader, etcd_server_slow_apply_total and
 // etcd_server_slow_read_indexes_total, came with 3.4 and were backported to
 // late 3.1 to 3.3 releases). Histograms are in seconds.
@@ -18,7 +19,7 @@ const (
 	// IsLeader is 1 while the member is the leader (etcd 3.4 and later).
 	IsLeader Name = "etcd_server_is_leader"
 	// ServerVersion is a gauge set to 1 whose label server_version is the
-	// member's version ("3.6.16").
+	// member's version ("3.7.3").
 	ServerVersion Name = "etcd_server_version"
 	// ServerVersionLabel is ServerVersion's label that holds the version.
 	ServerVersionLabel = "server_version"
