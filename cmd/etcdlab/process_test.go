@@ -472,21 +472,21 @@ func TestBudgetsLeaveNothing(t *testing.T) {
 	}
 }
 
-// TestClusterUpgradeCommand: `cluster up --etcd 3.5.35` (built from
+// TestClusterUpgradeCommand: `cluster up --etcd 3.6.16` (built from
 // modules, cached), then `cluster upgrade` from another process moves it to
-// the embedded etcd; the table and the state file name every member's new
+// the embedded etcd (3.7); the table and the state file name every member's new
 // version; what etcd cannot do is refused in one line.
 func TestClusterUpgradeCommand(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds etcd 3.5 from its modules")
+		t.Skip("builds etcd 3.6 from its modules")
 	}
 	t.Parallel()
 	dir := t.TempDir()
-	up := startUp(t, dir, "--members", "3", "--etcd", "3.5.35")
+	up := startUp(t, dir, "--members", "3", "--etcd", "3.6.16")
 	statePath := filepath.Join(dir, cluster.DefaultStateFile)
 	st := waitStateWithin(t, statePath, up.exitedStderr, 10*time.Minute)
-	if st.EtcdVersion != "3.5.35" || st.Members[0].EtcdVersion != "3.5.35" {
-		t.Fatalf("up --etcd 3.5.35: the state says %q / %q", st.EtcdVersion, st.Members[0].EtcdVersion)
+	if st.EtcdVersion != "3.6.16" || st.Members[0].EtcdVersion != "3.6.16" {
+		t.Fatalf("up --etcd 3.6.16: the state says %q / %q", st.EtcdVersion, st.Members[0].EtcdVersion)
 	}
 	for _, tt := range []struct {
 		args []string
@@ -496,14 +496,15 @@ func TestClusterUpgradeCommand(t *testing.T) {
 		{[]string{"cluster", "upgrade"}, 2, "--to is required"},
 		{[]string{"cluster", "upgrade", "--to", "/usr/bin/true"}, 2, "printed no etcd version"},
 		{[]string{"cluster", "upgrade", "--to", "3.4.23"}, 2, "cannot be built from its Go modules"},
+		{[]string{"cluster", "upgrade", "--to", "3.5.35"}, 2, "no downgrade"},
 		{[]string{"cluster", "upgrade", "--to", "embedded"}, 0, "upgraded 3 members to etcd " + version.Etcd()},
 	} {
 		code, out := cli(t, dir, tt.args...)
 		if code != tt.code || !strings.Contains(out, tt.want) || code != 0 && strings.Count(strings.TrimSpace(out), "\n") > 0 {
 			t.Fatalf("%v: exit %d\n%s\nwant %d with %q", tt.args, code, out, tt.code, tt.want)
 		}
-		if code == 0 && (strings.Count(out, "3.5.35") != 3 || !strings.Contains(out, "led; handed to")) {
-			t.Errorf("%v: want a row per member from 3.5.35 and the leader's hand-over:\n%s", tt.args, out)
+		if code == 0 && (strings.Count(out, "3.6.16") != 3 || !strings.Contains(out, "led; handed to")) {
+			t.Errorf("%v: want a row per member from 3.6.16 and the leader's hand-over:\n%s", tt.args, out)
 		}
 	}
 	st = readState(t, statePath)

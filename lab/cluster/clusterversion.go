@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 )
 
 // clusterVersionWait bounds the wait for the cluster version to follow
@@ -54,7 +55,7 @@ func clusterVersion(ctx context.Context, metricsURL string) (string, error) {
 		return "", err
 	}
 	defer resp.Body.Close()
-	var p expfmt.TextParser
+	p := expfmt.NewTextParser(model.UTF8Validation)
 	fams, err := p.TextToMetricFamilies(io.LimitReader(resp.Body, 32<<20))
 	if err != nil {
 		return "", err

@@ -17,9 +17,14 @@ import (
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
 )
 
-// oldEtcd is the previous minor's release the tests build from etcd's
-// modules (once per machine: the cache is shared by every package).
-const oldEtcd = "3.5.35"
+// oldEtcd and prevEtcd are releases the tests build from etcd's modules
+// (once per machine: the cache is shared by every package): 3.5, which
+// most clusters run, and the previous minor of the embedded etcd (3.7),
+// which the rolling upgrades move from and back to.
+const (
+	oldEtcd  = "3.5.35"
+	prevEtcd = "3.6.16"
+)
 
 // builtEtcd builds (or finds in the cache) etcd v and returns its path.
 func builtEtcd(t *testing.T, v string) string {
@@ -111,22 +116,22 @@ func windows(steps []UpgradeStep) string {
 	return s
 }
 
-// TestUpgradeUnderLoad: a 3-member etcd 3.5 cluster built from modules
-// is upgraded to the embedded etcd and downgraded back while clients
+// TestUpgradeUnderLoad: a 3-member etcd 3.6 cluster built from modules
+// is upgraded to the embedded etcd (3.7) and downgraded back while clients
 // write to it: each member is replaced once per move, the leader last;
 // every request succeeds or fails inside a measured restart window; the
 // members end on the version asked for, which they report.
 func TestUpgradeUnderLoad(t *testing.T) {
-	old := builtEtcd(t, oldEtcd)
+	old := builtEtcd(t, prevEtcd)
 	c := start(t, Options{Members: 3, Etcd: old})
-	if st := c.State(); st.EtcdVersion != oldEtcd {
-		t.Fatalf("started on %q, want %s", st.EtcdVersion, oldEtcd)
+	if st := c.State(); st.EtcdVersion != prevEtcd {
+		t.Fatalf("started on %q, want %s", st.EtcdVersion, prevEtcd)
 	}
 	ctx := context.Background()
 	for _, move := range []struct {
 		spec, want string
 		downgrade  bool
-	}{{"embedded", version.Etcd(), false}, {old, oldEtcd, true}} {
+	}{{"embedded", version.Etcd(), false}, {old, prevEtcd, true}} {
 		leader, _ := c.CurrentLeader(ctx)
 		stop := make(chan struct{})
 		wait := loadBeside(t, c, stop)
