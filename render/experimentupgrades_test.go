@@ -23,7 +23,7 @@ func upgradeDoc() *result.Document {
 	return &result.Document{Kind: result.KindExperiment, Experiment: &result.Experiment{Name: "upgrade", Cells: []result.Cell{{
 		ID: "etcd-3.5/put", Setup: "etcd-3.5", Workload: "put", Status: result.CellOK,
 		Faults: []result.FaultEvent{
-			{AtSeconds: 10, Time: t0, Action: "upgrade", Target: "3.6.16", Upgrade: &result.Upgrade{To: "3.6.16", Seconds: 12, ClientErrorsOutside: 2,
+			{AtSeconds: 10, Time: t0, Action: "upgrade", Target: "3.6.16", Upgrade: &result.Upgrade{To: "3.6.16", Seconds: 12, ClusterVersionSeconds: 1.5, ClientErrorsOutside: 2,
 				Steps: []result.UpgradeStep{step(0, "m2", 1.25, 1.4, 3, 0, nil), step(1, "m3", 0.9, 1.2, 0, 0, nil), leader}}},
 			{AtSeconds: 45, Time: t0.Add(35 * time.Second), Action: "upgrade", Target: "3.7.3", Error: "upgrade member m2 to 3.7.3: not healthy within 1m0s",
 				Upgrade: &result.Upgrade{To: "3.7.3", Steps: []result.UpgradeStep{}}},
@@ -40,7 +40,7 @@ func TestUpgradesTable(t *testing.T) {
 	t.Parallel()
 	m := newExpModel(upgradeDoc(), Statements{})
 	tab, notes, ok := m.upgradesTable()
-	if !ok || len(tab.Rows) != 3 || len(notes) != 2 {
+	if !ok || len(tab.Rows) != 3 || len(notes) != 4 {
 		t.Fatalf("table %v, notes %q", tab.Rows, notes)
 	}
 	var b bytes.Buffer
@@ -52,7 +52,7 @@ func TestUpgradesTable(t *testing.T) {
 	if err := HTML(&h, []result.Named{{Name: "upgrade", Doc: upgradeDoc()}}, Judged{}); err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []string{"Rolling upgrades: each member replaced", "m1 (leader, to m2)", "3.5.35 -&gt; 3.6.16", "not healthy within 1m0s"} {
+	for _, w := range []string{"Rolling upgrades: each member replaced", "m1 (leader)", "m1 led and handed over to m2 first", "3.5.35 -&gt; 3.6.16", "not healthy within 1m0s"} {
 		if !strings.Contains(h.String(), w) {
 			t.Errorf("the HTML report lacks %q", w)
 		}
