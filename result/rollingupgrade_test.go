@@ -19,7 +19,9 @@ func TestAttributeClients(t *testing.T) {
 		{Member: "m3", Began: at(11.6), Ready: at(12.4)}, // 11 (m2's) and 12
 		{Member: "m1", Began: at(20.5), Ready: at(21.5)}, // 20 and 21
 	}}
-	second := func(s int64, errs int64) Second { return Second{UnixSecond: t0.Unix() + s, Requests: 100, Errors: errs} }
+	second := func(s int64, errs int64) Second {
+		return Second{UnixSecond: t0.Unix() + s, Requests: 100, Errors: errs}
+	}
 	runs := []Run{{Stats: Stats{
 		TimeSeries: []Second{second(5, 4), second(10, 1), second(11, 2), second(12, 3), second(15, 5), second(21, 6), second(30, 7)},
 		ClientUnavailability: &Unavailability{Windows: []Window{

@@ -23,7 +23,8 @@ func TestBuiltins(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if s.Name != name || s.Title == "" || !(strings.HasPrefix(s.Source, "field report 00") || strings.HasPrefix(s.Source, "issue ")) {
+		sourced := strings.HasPrefix(s.Source, "field report 00") || strings.HasPrefix(s.Source, "issue ")
+		if s.Name != name || s.Title == "" || !sourced {
 			t.Errorf("%s: name %q, title %q, source %q", name, s.Name, s.Title, s.Source)
 		}
 		if names := s.ProfileNames(); strings.Join(names, ",") != "full,quick" {

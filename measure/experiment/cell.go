@@ -242,7 +242,9 @@ func (r *runner) runBench(ctx context.Context, pc *Cell, sc *setupCluster, conn 
 	if tl != nil {
 		cell.Faults = tl.finish(pc.Setup.Reuse)
 		if doc != nil {
-			attributeUpgrades(cell.Faults, doc.Runs)
+			if n := attributeUpgrades(cell.Faults, doc.Runs); n != "" {
+				doc.Notes = append(doc.Notes, n)
+			}
 		}
 	}
 	return doc, err

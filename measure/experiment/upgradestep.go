@@ -122,8 +122,11 @@ func upgradeResult(rep *cluster.UpgradeReport) *result.Upgrade {
 }
 
 // attributeUpgrades fills the client figures of the events' upgrades
-// from the cell's measured runs.
-func attributeUpgrades(events []result.FaultEvent, runs []result.Run) {
+// from the cell's measured runs, and returns a note for the cell when
+// an upgrade moved a member ("" when none did): the environment's
+// versions are the members' at the start.
+func attributeUpgrades(events []result.FaultEvent, runs []result.Run) string {
+	var chain []string
 	for i := range events {
 		e := &events[i]
 		if e.Upgrade == nil {
@@ -131,5 +134,16 @@ func attributeUpgrades(events []result.FaultEvent, runs []result.Run) {
 		}
 		end := e.Time.Add(time.Duration(e.Upgrade.Seconds * float64(time.Second)))
 		e.Upgrade.AttributeClients(runs, end)
+		if len(e.Upgrade.Steps) == 0 {
+			continue
+		}
+		if len(chain) == 0 {
+			chain = append(chain, e.Upgrade.Steps[0].From)
+		}
+		chain = append(chain, e.Upgrade.To)
 	}
+	if len(chain) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("the timeline moved the members' etcd during the run: %s (the environment gives their versions at the start)", strings.Join(chain, " -> "))
 }

@@ -2,6 +2,8 @@ package experiment
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/etcdlab/etcdlab/lab/etcdbuild"
@@ -48,6 +50,9 @@ func TestTimelineUpgradesUnderLoad(t *testing.T) {
 	c := doc.Experiment.Cells[0]
 	if c.Status != result.CellOK || len(c.Runs) != 1 || c.Runs[0].Requests == 0 {
 		t.Fatalf("cell %s %q, %d runs", c.Status, c.Error, len(c.Runs))
+	}
+	if want := "the timeline moved the members' etcd during the run: 3.5.35 -> 3.6.16"; !slices.ContainsFunc(c.Notes, func(n string) bool { return strings.HasPrefix(n, want) }) {
+		t.Errorf("notes %q lack %q", c.Notes, want)
 	}
 	if len(c.Faults) != 1 {
 		t.Fatalf("events %+v", c.Faults)
