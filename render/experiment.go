@@ -270,6 +270,10 @@ func experimentView(v *docView, m expModel, prefix string) error {
 		v.Notes = append(v.Notes, score)
 	}
 	v.Tables = append(v.Tables, namedTable{"Cells", m.cellsTable()})
+	if t, notes, ok := m.upgradesTable(); ok {
+		v.Tables = append(v.Tables, namedTable{"Rolling upgrades: each member replaced", t})
+		v.Notes = append(v.Notes, notes...)
+	}
 	if t, ok := m.diskTable(); ok {
 		v.Tables = append(v.Tables, namedTable{"Disk jobs", t})
 	}

@@ -46,6 +46,13 @@ func ExperimentText(w io.Writer, doc *result.Document, o TerminalOptions, j Judg
 	if len(rows) > 0 {
 		o.table(&b, []string{"CELL", "STATUS", "REQ/S", "P50", "P99", "CPU CORES", "FSYNC P99", "LIMIT"}, rows)
 	}
+	if t, notes, ok := m.upgradesTable(); ok {
+		b.WriteString("rolling upgrades (each member replaced):\n")
+		o.table(&b, upper(t.Header), t.Rows)
+		for _, n := range notes {
+			o.prose(&b, "", n, "  ")
+		}
+	}
 	if hasIncidents {
 		b.WriteString("incidents (the doctor's confusion table):\n")
 		o.table(&b, upper(incidents.Header), incidents.Rows)

@@ -6,23 +6,25 @@ import (
 	"time"
 )
 
-// TestBuiltins: every built-in experiment parses, names its source, plans
+// TestBuiltins: every built-in experiment parses, names its source (a
+// field report, or the issue that asked for it), plans
 // under every profile, and its quick profile is sized as issue 14 asks
 // (estimated: storage-sweep under 10 minutes, leader-vs-all under 5).
 func TestBuiltins(t *testing.T) {
 	t.Parallel()
-	want := []string{"disk-qualification", "distance-sweep", "hdd-diagnosis", "incidents", "leader-vs-all", "multicloud", "storage-sweep"}
+	want := []string{"disk-qualification", "distance-sweep", "hdd-diagnosis", "incidents", "leader-vs-all", "multicloud", "storage-sweep", "upgrade"}
 	if got := Builtins(); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("built-ins %v, want %v", got, want)
 	}
 	quickUnder := map[string]time.Duration{"storage-sweep": 10 * time.Minute, "leader-vs-all": 5 * time.Minute, "multicloud": 5 * time.Minute,
-		"incidents": 10 * time.Minute, "distance-sweep": 10 * time.Minute}
+		"incidents": 10 * time.Minute, "distance-sweep": 10 * time.Minute, "upgrade": 5 * time.Minute}
 	for _, name := range want {
 		s, err := Load(name)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if s.Name != name || s.Title == "" || !strings.HasPrefix(s.Source, "field report 00") {
+		sourced := strings.HasPrefix(s.Source, "field report 00") || strings.HasPrefix(s.Source, "issue ")
+		if s.Name != name || s.Title == "" || !sourced {
 			t.Errorf("%s: name %q, title %q, source %q", name, s.Name, s.Title, s.Source)
 		}
 		if names := s.ProfileNames(); strings.Join(names, ",") != "full,quick" {
@@ -154,5 +156,23 @@ func TestBuiltinParameters(t *testing.T) {
 	}
 	if len(ds.Cells) != 14 || !rtts["0"] || !rtts["100"] || ds.Spec.Knee != "rtt_ms" {
 		t.Errorf("distance-sweep: %d cells, rtts %v, knee %q", len(ds.Cells), rtts, ds.Spec.Knee)
+	}
+	// The rolling upgrade: 3 members from 3.5 under an open-loop load in
+	// this process (no load_cpus, which refuses timelines), upgraded one
+	// minor at a time while the measured run lasts.
+	for _, profile := range []string{"full", "quick"} {
+		up := plan("upgrade", profile)
+		if len(up.Cells) != 1 {
+			t.Fatalf("upgrade %s: %d cells", profile, len(up.Cells))
+		}
+		c := up.Cells[0]
+		var steps []string
+		for _, f := range up.Spec.Faults {
+			steps = append(steps, f.Describe())
+		}
+		if c.Setup.Members != 3 || c.Setup.Etcd.Version != "3.5.35" || c.Setup.LoadCPUs != 0 || c.Bench.Config.Rate <= 0 ||
+			strings.Join(steps, "; ") != "at 10s upgrade 3.6.16; at 45s upgrade 3.7.3" || c.Bench.Config.Duration < 70*time.Second {
+			t.Errorf("upgrade %s: setup %+v, rate %g for %s, steps %q", profile, c.Setup, c.Bench.Config.Rate, c.Bench.Config.Duration, steps)
+		}
 	}
 }

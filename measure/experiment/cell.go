@@ -231,12 +231,21 @@ func (r *runner) runBench(ctx context.Context, pc *Cell, sc *setupCluster, conn 
 	var tl *timeline
 	if sc != nil && len(r.plan.Spec.Faults) > 0 {
 		tl = newTimeline(sc.c, r.plan.Spec.Faults)
+		if err := tl.prepareUpgrades(ctx, r.plan.Spec.relPath(".")); err != nil {
+			cell.Faults = tl.finish(pc.Setup.Reuse)
+			return nil, err
+		}
 		obs = append([]bench.Observer{timelineObserver{tl}}, obs...)
 	}
 	cfg.Observers = append(slices.Clip(cfg.Observers), obs...)
 	doc, err := bench.Run(ctx, cfg)
 	if tl != nil {
 		cell.Faults = tl.finish(pc.Setup.Reuse)
+		if doc != nil {
+			if n := attributeUpgrades(cell.Faults, doc.Runs); n != "" {
+				doc.Notes = append(doc.Notes, n)
+			}
+		}
 	}
 	return doc, err
 }

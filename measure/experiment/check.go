@@ -279,9 +279,18 @@ func (s *Spec) checkTimeline(path []any, faults []Fault, setups []Setup) error {
 		f := &faults[i]
 		acts := f.actions()
 		if len(acts) != 1 {
-			return s.errorf(at(i), "a fault needs exactly one of %s", actionNames())
+			return s.errorf(at(i), "a fault needs exactly one of %s, or upgrade (an etcd)", actionNames())
 		}
 		action, target := f.Action()
+		if action == upgradeAction {
+			if err := checkUpgradeTarget(target, f.Args()); err != nil {
+				return s.errorf(at(i, action), "%v", err)
+			}
+			if f.For > 0 {
+				return s.errorf(at(i, "for"), "for undoes a kill, pause or partition; an upgrade has none: add a later upgrade step")
+			}
+			continue
+		}
 		if args := f.Args(); len(args) > 0 {
 			fl, err := cluster.LookupFault(action)
 			if err == nil {

@@ -26,7 +26,8 @@ const (
 type step struct {
 	at     time.Duration
 	action string
-	target string        // as written: a member, leader or follower
+	target string        // as written: a member, leader or follower; an upgrade's etcd
+	binary string        // an upgrade's etcd binary, once built (prepareUpgrades)
 	args   []string      // the fault's arguments after the member
 	fault  int           // the fault's index
 	undo   bool          // the undo of fault's action, on the member it hit
@@ -45,6 +46,14 @@ type timeline struct {
 	started chan struct{} // closed by the first start
 	cancel  context.CancelFunc
 	done    chan struct{} // closed when the steps' goroutine returns
+
+	// upgrades are the upgrade steps in progress (upgradestep.go); upMu
+	// runs them one at a time, under upCtx, which ends with the cell's
+	// context or when finish gives up waiting.
+	upgrades sync.WaitGroup
+	upMu     sync.Mutex
+	upCtx    context.Context
+	upCancel context.CancelFunc
 
 	mu          sync.Mutex
 	events      []result.FaultEvent
@@ -94,6 +103,7 @@ func newTimeline(c *cluster.Cluster, faults []Fault) *timeline {
 // start begins the timeline now (the measured run's start).
 func (t *timeline) start(ctx context.Context) {
 	t.once.Do(func() {
+		t.upCtx, t.upCancel = context.WithCancel(ctx)
 		ctx, t.cancel = context.WithCancel(ctx)
 		close(t.started)
 		go t.run(ctx, time.Now())
@@ -121,6 +131,12 @@ func (t *timeline) run(ctx context.Context, began time.Time) {
 			}
 			return
 		case <-time.After(time.Until(when)):
+		}
+		if s.action == upgradeAction {
+			idx := t.record(result.FaultEvent{AtSeconds: s.at.Seconds(), Time: time.Now().UTC(), Action: s.action, Target: s.target})
+			t.upgrades.Add(1)
+			go t.upgrade(idx, s)
+			continue
 		}
 		var name, detail string
 		var err error
@@ -293,7 +309,8 @@ func (t *timeline) update(idx int, f func(*result.FaultEvent)) {
 }
 
 // finish stops the timeline (steps not reached are recorded as not
-// applied), waits for the election watches (at most electionGrace more;
+// applied), waits for upgrades in progress (at most upgradeGrace; one
+// still running then is cancelled, and says so), waits for the election watches (at most electionGrace more;
 // an election still running then is recorded as not seen), and undoes what is still
 // broken: every member resumed, and when the cluster is reused, killed
 // members restarted and partitions healed. It returns the events.
@@ -302,6 +319,15 @@ func (t *timeline) finish(reused bool) []result.FaultEvent {
 	case <-t.started:
 		t.cancel()
 		<-t.done
+		upgraded := make(chan struct{})
+		go func() { t.upgrades.Wait(); close(upgraded) }()
+		select {
+		case <-upgraded:
+		case <-time.After(upgradeGrace):
+			t.upCancel()
+			<-upgraded
+		}
+		t.upCancel()
 	default:
 		for _, s := range t.steps {
 			t.record(result.FaultEvent{AtSeconds: s.at.Seconds(), Action: s.action, Target: s.target, Error: "not applied: no measured run started"})

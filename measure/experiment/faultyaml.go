@@ -8,7 +8,8 @@ import (
 
 // UnmarshalYAML reads one step of a fault timeline: at, for, and one key
 // per action named after a fault of lab/cluster's registry that takes a
-// member, so a fault added to the registry needs nothing here. It
+// member, so a fault added to the registry needs nothing here, or
+// upgrade, the timeline's own action (upgradestep.go). It
 // reports what go-yaml's strict decoding of a struct would, in its words
 // (an unknown key, a repeated key, a value of the wrong type), so Parse's
 // messages stay those of every other part of the file.
@@ -55,7 +56,7 @@ func (f *Fault) UnmarshalYAML(n *yaml.Node) error {
 				}
 				errs = append(errs, typeErrors(err)...)
 			}
-		case about(k.Value).TakesMember():
+		case timelineAction(k.Value):
 			var target string
 			if err := v.Decode(&target); err != nil {
 				if !isTypeError(err) {
