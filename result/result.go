@@ -56,13 +56,13 @@ type Document struct {
 
 // Environment says where a result was measured.
 type Environment struct {
-	Etcdlab       string `json:"etcdlab_version"`
-	GoVersion     string `json:"go_version"`
-	OS            string `json:"os"`
-	Arch          string `json:"arch"`
-	CPUs          int    `json:"cpus"`
-	MemoryBytes   uint64 `json:"memory_bytes,omitempty"`
-	Kernel        string `json:"kernel,omitempty"`
+	Etcdlab     string `json:"etcdlab_version"`
+	GoVersion   string `json:"go_version"`
+	OS          string `json:"os"`
+	Arch        string `json:"arch"`
+	CPUs        int    `json:"cpus"`
+	MemoryBytes uint64 `json:"memory_bytes,omitempty"`
+	Kernel      string `json:"kernel,omitempty"`
 	// ServerVersion is the members' etcd version, or "mixed: 3.5.35 (m1),
 	// 3.6.16 (m2, m3)" when they differ; MemberVersions each member's, as
 	// it answered (a member that did not answer is missing).

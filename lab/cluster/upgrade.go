@@ -88,7 +88,7 @@ type UpgradeReport struct {
 	DowngradeEnabled        time.Time              `json:"downgrade_enabled,omitzero"`
 	DowngradeSeconds        float64                `json:"downgrade_enable_seconds,omitempty"`
 	DowngradeUnavailability *result.Unavailability `json:"downgrade_unavailability,omitempty"`
-	Steps            []UpgradeStep `json:"steps"`
+	Steps                   []UpgradeStep          `json:"steps"`
 	// ClusterVersionSeconds is how long after the last step every member
 	// said the cluster version was the new one.
 	ClusterVersionSeconds float64 `json:"cluster_version_seconds"`
