@@ -27,13 +27,13 @@ func TestVersionsLabFeatures(t *testing.T) {
 			if err := slowfs.Available(); err != nil {
 				t.Skip(err)
 			}
-			d, _ := slowfs.ParseDelay("15ms")
+			d, _ := slowfs.ParseDelay("20ms")
 			c := start(t, Options{Members: 3, TLS: true, FsyncDelay: d, Etcd: bin})
 			if v := c.State().EtcdVersion; !strings.HasPrefix(v, minor+".") {
 				t.Fatalf("the state says %q, want %s.x", v, minor)
 			}
 			cli := client(t, c.Client())
-			assertSlowPuts(t, cli, 15*time.Millisecond)
+			assertSlowPuts(t, cli, 20*time.Millisecond)
 			if err := c.Kill("m2"); err != nil {
 				t.Fatal(err)
 			}
