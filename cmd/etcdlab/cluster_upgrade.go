@@ -43,9 +43,9 @@ It prints, per member, how long it was down and how long the cluster was
 unavailable meanwhile (a canary's linearizable reads to every member, every
 100 ms). What clients saw depends on their load: run 'etcdlab bench' beside
 it (open loop, --rate) and read its unavailability.`,
-		Example: `  etcdlab cluster up --etcd 3.5 --members 3      # in one terminal
-  etcdlab cluster upgrade --to embedded            # in another: 3.5 -> 3.6
-  etcdlab cluster upgrade --to 3.5 -o json         # and back down`,
+		Example: `  etcdlab cluster up --etcd 3.6 --members 3      # in one terminal
+  etcdlab cluster upgrade --to embedded            # in another: 3.6 -> 3.7
+  etcdlab cluster upgrade --to 3.6 -o json         # and back down`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return a.upgrade(c.Context(), f) },
 	}
