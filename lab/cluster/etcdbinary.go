@@ -46,6 +46,9 @@ func (c *Cluster) resolveEtcd(ctx context.Context) error {
 		}
 		c.etcd[i] = e
 	}
+	if err := checkMix(c.names, c.etcd); err != nil {
+		return err
+	}
 	if c.opts.Links != nil {
 		for i, e := range c.etcd {
 			if !etcdbuild.AtLeast(e.version, 3, 6) {
@@ -97,4 +100,32 @@ func describeEtcd(names []string, etcd []memberEtcd) []string {
 		}
 	}
 	return lines
+}
+
+// checkMix refuses a mixed cluster etcd does not run: members more than
+// one minor version apart (a mixed cluster exists only during a move of
+// one minor; 3.7 members stop with a panic beside a 3.5 member).
+func checkMix(names []string, etcd []memberEtcd) error {
+	lo, hi := -1, -1
+	for i, e := range etcd {
+		_, mi, ok := etcdbuild.MinorOf(e.version)
+		if !ok {
+			continue
+		}
+		if lo < 0 || mi < etcdMinor(etcd[lo]) {
+			lo = i
+		}
+		if hi < 0 || mi > etcdMinor(etcd[hi]) {
+			hi = i
+		}
+	}
+	if lo >= 0 && etcdMinor(etcd[hi])-etcdMinor(etcd[lo]) > 1 {
+		return invalid.Errorf("{MemberEtcd}: member %s runs etcd %s and member %s %s: etcd mixes only versions one minor apart (as during an upgrade)", names[lo], etcd[lo].version, names[hi], etcd[hi].version)
+	}
+	return nil
+}
+
+func etcdMinor(e memberEtcd) int {
+	_, mi, _ := etcdbuild.MinorOf(e.version)
+	return mi
 }

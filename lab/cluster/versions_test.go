@@ -51,13 +51,19 @@ func TestVersionsLabFeatures(t *testing.T) {
 		})
 	}
 	t.Run("mixed", func(t *testing.T) {
-		c := start(t, Options{Members: 3, MemberEtcd: map[string]string{"m3": specs["3.5"]}})
+		prev := builtEtcd(t, prevEtcd)
+		c := start(t, Options{Members: 3, MemberEtcd: map[string]string{"m3": prev}})
 		st := c.State()
-		if !strings.HasPrefix(st.EtcdVersion, "mixed: 3.5.35 (m3), ") || st.Members[2].EtcdVersion != oldEtcd || st.Members[0].EtcdBinary != "" {
+		if !strings.HasPrefix(st.EtcdVersion, "mixed: "+prevEtcd+" (m3), ") || st.Members[2].EtcdVersion != prevEtcd || st.Members[0].EtcdBinary != "" {
 			t.Fatalf("state: %q; m3 %q, m1 from %q", st.EtcdVersion, st.Members[2].EtcdVersion, st.Members[0].EtcdBinary)
 		}
 		if err := putRetry(client(t, c.Client()), "mixed", "v"); err != nil {
 			t.Fatal(err)
+		}
+		// Two minors apart is no cluster etcd runs: refused before a start.
+		_, err := Start(context.Background(), Options{Members: 3, BaseDir: t.TempDir(), MemberEtcd: map[string]string{"m3": specs["3.5"]}})
+		if !invalid.Is(err) || !strings.Contains(err.Error(), "one minor apart") {
+			t.Errorf("3.5 beside 3.7: %v", err)
 		}
 	})
 }
