@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/etcdlab/etcdlab/internal/exitcode"
+	"github.com/etcdlab/etcdlab/invalid"
 	"github.com/etcdlab/etcdlab/lab/cluster"
 	"github.com/etcdlab/etcdlab/lab/etcdbuild"
 	"github.com/etcdlab/etcdlab/render"
@@ -89,8 +90,11 @@ func (a *app) upgrade(ctx context.Context, f *upgradeFlags) error {
 			return err
 		}
 	}
-	if upErr != nil {
+	if upErr != nil && !invalid.Is(upErr) { // a refusal is invalid input: nothing was touched
 		return exitcode.Failuref("%w", upErr)
+	}
+	if upErr != nil {
+		return upErr
 	}
 	return nil
 }

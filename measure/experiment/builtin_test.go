@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -12,12 +13,12 @@ import (
 // (estimated: storage-sweep under 10 minutes, leader-vs-all under 5).
 func TestBuiltins(t *testing.T) {
 	t.Parallel()
-	want := []string{"disk-qualification", "distance-sweep", "hdd-diagnosis", "incidents", "leader-vs-all", "multicloud", "storage-sweep", "upgrade"}
+	want := []string{"disk-qualification", "distance-sweep", "hdd-diagnosis", "incidents", "leader-vs-all", "multicloud", "storage-sweep", "upgrade", "versions"}
 	if got := Builtins(); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("built-ins %v, want %v", got, want)
 	}
 	quickUnder := map[string]time.Duration{"storage-sweep": 10 * time.Minute, "leader-vs-all": 5 * time.Minute, "multicloud": 5 * time.Minute,
-		"incidents": 10 * time.Minute, "distance-sweep": 10 * time.Minute, "upgrade": 5 * time.Minute}
+		"incidents": 10 * time.Minute, "distance-sweep": 10 * time.Minute, "upgrade": 5 * time.Minute, "versions": 10 * time.Minute}
 	for _, name := range want {
 		s, err := Load(name)
 		if err != nil {
@@ -174,5 +175,19 @@ func TestBuiltinParameters(t *testing.T) {
 			strings.Join(steps, "; ") != "at 10s upgrade 3.6.16; at 45s upgrade 3.7.3" || c.Bench.Config.Duration < 70*time.Second {
 			t.Errorf("upgrade %s: setup %+v, rate %g for %s, steps %q", profile, c.Setup, c.Bench.Config.Rate, c.Bench.Config.Duration, steps)
 		}
+	}
+	// The versions: the same three workloads on 3.4 (Debian's binary),
+	// 3.5, 3.6 and 3.7, every member on the same budget, against 3.5.
+	vs := plan("versions", "full")
+	versions := map[string]string{}
+	for _, c := range vs.Cells {
+		versions[c.Setup.Name] = c.Setup.Etcd.Version
+		if c.Setup.CPUs != 0.4 || c.Setup.LoadCPUs != 0.8 || c.Setup.Members != 3 || c.Setup.Storage != StorageTmpfs {
+			t.Errorf("versions cell %s: setup %+v", c.ID, c.Setup)
+		}
+	}
+	want := map[string]string{"etcd-3.4": "/usr/bin/etcd", "etcd-3.5": "3.5.35", "etcd-3.6": "3.6.16", "etcd-3.7": "3.7.3"}
+	if len(vs.Cells) != 12 || !maps.Equal(versions, want) || len(vs.Spec.Compare) != 1 || vs.Spec.Compare[0].Base != "etcd-3.5" {
+		t.Errorf("versions: %d cells, versions %v, compare %+v", len(vs.Cells), versions, vs.Spec.Compare)
 	}
 }
