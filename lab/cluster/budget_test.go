@@ -66,19 +66,35 @@ func TestMemberCPUBudget(t *testing.T) {
 			}
 		})
 	}
+	grp, err := budgetGroup(c.ctl.PID, c.dir.root, "m1", false)
+	if err != nil {
+		t.Fatal(err)
+	}
 	time.Sleep(time.Second) // the load's warm-up, not a wait for a condition
 	before, began := cpuSeconds(t, m.PID), time.Now()
+	st0, err := grp.CPUStat()
+	if err != nil {
+		t.Fatal(err)
+	}
 	time.Sleep(3 * time.Second) // the measured span
 	used := (cpuSeconds(t, m.PID) - before) / time.Since(began).Seconds()
+	st1, err := grp.CPUStat()
+	if err != nil {
+		t.Fatal(err)
+	}
 	cancel()
 	wg.Wait()
 	if used > 0.55 {
 		t.Errorf("the member used %.2f cores with a 0.5-core budget", used)
 	}
-	if used < 0.3 {
-		t.Errorf("the member used %.2f cores: the load did not reach the budget, the test shows nothing", used)
+	// The budget held the member back: it used most of it, or (on a
+	// machine too busy to give it half a core) the quota still throttled
+	// it in periods when it could have had more.
+	throttled := st1.Throttled - st0.Throttled
+	if used < 0.3 && throttled == 0 {
+		t.Errorf("the member used %.2f cores and was never throttled: the load did not reach the budget, the test shows nothing", used)
 	}
-	t.Logf("member used %.2f cores of its 0.5-core budget", used)
+	t.Logf("member used %.2f cores of its 0.5-core budget, throttled in %d of %d periods", used, throttled, st1.Periods-st0.Periods)
 	// A restarted member is a new process: it goes back into its budget.
 	if err := c.Kill("m1"); err != nil {
 		t.Fatal(err)
