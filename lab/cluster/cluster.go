@@ -65,6 +65,12 @@ const maxAttempts = 3
 // with the tail of its log, and an invalid-input error (package invalid)
 // for options that are bad or contradict a kept cluster in DataDir.
 func Start(ctx context.Context, opts Options) (*Cluster, error) {
+	if os.Getenv(member.EnvConfig) != "" {
+		// A test binary re-executed as a member whose package has no
+		// TestMain calling member.RunTests runs its tests instead, and
+		// they would start clusters of their own, without end.
+		return nil, errors.New("this process was started as an etcd member (" + member.EnvConfig + " is set) and must not start a cluster: a test package that starts clusters needs a TestMain calling member.RunTests")
+	}
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}

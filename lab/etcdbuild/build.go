@@ -11,10 +11,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/etcdlab/etcdlab/invalid"
+	"github.com/etcdlab/etcdlab/lab/buildcache"
 )
 
 // serverModule is etcd's server module; its root package is etcd's main
@@ -24,8 +24,8 @@ const serverModule = "go.etcd.io/etcd/server/v3"
 // BuildTimeout bounds one build (downloading the modules and compiling).
 const BuildTimeout = 15 * time.Minute
 
-// EnvCacheDir names the cache directory when set.
-const EnvCacheDir = "ETCDLAB_CACHE_DIR"
+// EnvCacheDir names the cache root when set (lab/buildcache's EnvDir).
+const EnvCacheDir = buildcache.EnvDir
 
 // Builder builds etcd versions into a cache. Its zero value uses the
 // default cache and the go command in PATH. Its methods are safe for
@@ -44,16 +44,7 @@ type Builder struct {
 // DefaultDir is where built etcd versions are cached:
 // $ETCDLAB_CACHE_DIR/etcd, else the user's cache directory
 // ($XDG_CACHE_HOME or ~/.cache)/etcdlab/etcd.
-func DefaultDir() (string, error) {
-	if d := os.Getenv(EnvCacheDir); d != "" {
-		return filepath.Join(d, "etcd"), nil
-	}
-	d, err := os.UserCacheDir()
-	if err != nil {
-		return "", fmt.Errorf("etcd build cache: %w", err)
-	}
-	return filepath.Join(d, "etcdlab", "etcd"), nil
-}
+func DefaultDir() (string, error) { return buildcache.Dir("etcd") }
 
 // Info is what the cache records of a build (Dir/v3.5.35/build.json).
 type Info struct {
@@ -99,7 +90,7 @@ func (b Builder) Binary(ctx context.Context, v Version) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("etcd build cache: %w", err)
 	}
-	unlock, err := lock(ctx, filepath.Join(dir, v.Tag()+".lock"))
+	unlock, err := buildcache.Lock(ctx, filepath.Join(dir, v.Tag()+".lock"))
 	if err != nil {
 		return "", err
 	}
@@ -117,7 +108,7 @@ func (b Builder) goCommand(v Version) (string, error) {
 	if name == "" {
 		name = "go"
 	}
-	p, err := exec.LookPath(name)
+	p, err := buildcache.LookGo(name)
 	if err != nil {
 		return "", invalid.Errorf("{Etcd} %s: building etcd from its modules needs the Go toolchain, and %q is not in PATH (install Go 1.24 or newer, or give the path of an etcd binary)", v, name)
 	}
@@ -127,13 +118,9 @@ func (b Builder) goCommand(v Version) (string, error) {
 // build compiles v into dir/TAG/etcd through a scratch module in
 // dir/.build-TAG-*, which it removes (and any a killed build left).
 func (b Builder) build(ctx context.Context, goCmd, dir string, v Version) error {
-	stale, _ := filepath.Glob(filepath.Join(dir, ".build-"+v.Tag()+"-*"))
-	for _, s := range stale { // we hold the lock: no one is using them
-		_ = os.RemoveAll(s)
-	}
-	tmp, err := os.MkdirTemp(dir, ".build-"+v.Tag()+"-")
+	tmp, err := buildcache.Scratch(dir, v.Tag())
 	if err != nil {
-		return fmt.Errorf("etcd build cache: %w", err)
+		return err
 	}
 	defer os.RemoveAll(tmp)
 	if err := os.WriteFile(filepath.Join(tmp, "go.mod"), []byte("module etcdlab.local/build-etcd\n\ngo 1.22\n"), 0o644); err != nil {
@@ -149,28 +136,21 @@ func (b Builder) build(ctx context.Context, goCmd, dir string, v Version) error 
 		{"get", serverModule + "@" + v.Tag()},
 		{"build", "-trimpath", "-o", filepath.Join(tmp, "etcd"), serverModule},
 	}
+	gocmd := buildcache.Go{Path: goCmd, Dir: tmp}
 	for _, args := range steps {
-		cmd := exec.CommandContext(ctx, goCmd, args...)
-		cmd.Dir = tmp
-		cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local", "GOFLAGS=-mod=mod", "CGO_ENABLED=0", "GOWORK=off")
-		cmd.WaitDelay = 5 * time.Second
-		if out, err := cmd.CombinedOutput(); err != nil {
-			if ctx.Err() != nil {
-				return fmt.Errorf("build etcd %s: `go %s` did not end within %s", v, args[0], BuildTimeout)
-			}
-			return fmt.Errorf("build etcd %s: `go %s`: %v: %s", v, args[0], err, lastLine(out))
+		if _, err := gocmd.Run(ctx, args...); err != nil {
+			return fmt.Errorf("build etcd %s: %w", v, err)
 		}
 	}
 	got, err := versionOf(ctx, filepath.Join(tmp, "etcd"))
 	if err != nil || got != v.String() {
 		return fmt.Errorf("build etcd %s: the binary says it is %q (%v)", v, got, err)
 	}
-	goVersion, _ := exec.CommandContext(ctx, goCmd, "env", "GOVERSION").Output()
 	fi, err := os.Stat(filepath.Join(tmp, "etcd"))
 	if err != nil {
 		return fmt.Errorf("build etcd %s: %w", v, err)
 	}
-	info := Info{Version: v.String(), GoVersion: strings.TrimSpace(string(goVersion)), BuiltAt: time.Now().UTC(), Seconds: time.Since(began).Seconds(), Bytes: fi.Size()}
+	info := Info{Version: v.String(), GoVersion: gocmd.Version(ctx), BuiltAt: time.Now().UTC(), Seconds: time.Since(began).Seconds(), Bytes: fi.Size()}
 	final := filepath.Join(dir, v.Tag())
 	if err := os.MkdirAll(final, 0o755); err != nil {
 		return fmt.Errorf("etcd build cache: %w", err)
@@ -193,16 +173,8 @@ func (b Builder) build(ctx context.Context, goCmd, dir string, v Version) error 
 func (b Builder) newestPatch(ctx context.Context, goCmd string, v Version) (Version, error) {
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, goCmd, "list", "-m", "-f", "{{.Version}}", serverModule+"@"+v.Tag())
-	cmd.Dir = os.TempDir()
-	cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local", "GO111MODULE=on", "GOWORK=off")
-	cmd.WaitDelay = 5 * time.Second
-	out, err := cmd.Output()
+	out, err := buildcache.Go{Path: goCmd, Dir: os.TempDir()}.Run(ctx, "list", "-m", "-f", "{{.Version}}", serverModule+"@"+v.Tag())
 	if err != nil {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			err = fmt.Errorf("%s", lastLine(ee.Stderr))
-		}
 		return v, invalid.Errorf("{Etcd} %s: the module proxy names no release of it: %v", v, err)
 	}
 	got, ok := ParseVersion(strings.TrimSpace(string(out)))
@@ -212,40 +184,7 @@ func (b Builder) newestPatch(ctx context.Context, goCmd string, v Version) (Vers
 	return got, nil
 }
 
-// lock takes an exclusive lock on path, waiting (while ctx lasts) for
-// another process's build to end. The kernel drops it if we die.
-func lock(ctx context.Context, path string) (func(), error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("etcd build cache: %w", err)
-	}
-	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			return func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
-		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) {
-			f.Close()
-			return nil, fmt.Errorf("etcd build cache: lock %s: %w", path, err)
-		}
-		select {
-		case <-ctx.Done():
-			f.Close()
-			return nil, fmt.Errorf("etcd build cache: waiting for another build of %s: %w", filepath.Base(path), ctx.Err())
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
-}
-
-func executable(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
-}
-
-func lastLine(b []byte) string {
-	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	return strings.TrimSpace(lines[len(lines)-1])
-}
+func executable(p string) bool { return buildcache.Executable(p) }
 
 // versionRE finds the version in `etcd --version`'s first line
 // ("etcd Version: 3.4.23").

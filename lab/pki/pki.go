@@ -74,7 +74,14 @@ func (ca *CA) Client(cn string) (Pair, error) {
 	return ca.issue(cn, nil, []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth})
 }
 
-func (ca *CA) issue(cn string, hosts []string, usage []x509.ExtKeyUsage) (Pair, error) {
+// ClientIn issues a client certificate whose subject's organizations are
+// orgs instead of "etcdlab": Kubernetes reads them as the user's groups
+// (system:masters for an administrator).
+func (ca *CA) ClientIn(cn string, orgs ...string) (Pair, error) {
+	return ca.issue(cn, nil, []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}, orgs...)
+}
+
+func (ca *CA) issue(cn string, hosts []string, usage []x509.ExtKeyUsage, orgs ...string) (Pair, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return Pair{}, fmt.Errorf("generate key: %w", err)
@@ -85,6 +92,9 @@ func (ca *CA) issue(cn string, hosts []string, usage []x509.ExtKeyUsage) (Pair, 
 	}
 	tmpl.KeyUsage = x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment
 	tmpl.ExtKeyUsage = usage
+	if len(orgs) > 0 {
+		tmpl.Subject.Organization = orgs
+	}
 	for _, h := range hosts {
 		if ip := net.ParseIP(h); ip != nil {
 			tmpl.IPAddresses = append(tmpl.IPAddresses, ip)

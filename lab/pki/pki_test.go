@@ -75,3 +75,33 @@ func TestHandshake(t *testing.T) {
 		t.Fatal("client without certificate was accepted")
 	}
 }
+
+// TestClientIn: the organizations of a client certificate are those asked
+// for (Kubernetes' groups), and Client's stay "etcdlab".
+func TestClientIn(t *testing.T) {
+	t.Parallel()
+	ca, err := NewCA("test-ca")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		orgs []string
+		want string
+	}{{nil, "etcdlab"}, {[]string{"system:masters"}, "system:masters"}} {
+		p, err := ca.ClientIn("admin", tc.orgs...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := tls.X509KeyPair(p.CertPEM, p.KeyPEM)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, err := x509.ParseCertificate(c.Certificate[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := x.Subject.Organization; len(got) != 1 || got[0] != tc.want || x.Subject.CommonName != "admin" {
+			t.Errorf("ClientIn(admin, %v): subject %v, want O=%s", tc.orgs, x.Subject, tc.want)
+		}
+	}
+}

@@ -1,0 +1,125 @@
+package kubecp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// pollEvery is how often readiness is asked.
+const pollEvery = 250 * time.Millisecond
+
+// StartError is a control plane that did not become ready: which
+// component, why, and the end of its log.
+type StartError struct {
+	Component string
+	Err       error
+	LogTail   string
+}
+
+func (e *StartError) Error() string {
+	return fmt.Sprintf("kubecp: %s: %v", e.Component, e.Err)
+}
+
+func (e *StartError) Unwrap() error { return e.Err }
+
+// Detail is the error with the component's log tail.
+func (e *StartError) Detail() string {
+	return e.Error() + "\n" + e.LogTail
+}
+
+// waitReady waits until the apiserver's /readyz answers ok.
+func (cp *ControlPlane) waitReady(ctx context.Context) error {
+	var last string
+	return cp.poll(ctx, apiserverName, func() bool {
+		code, body, err := cp.get(ctx, "/readyz")
+		if err != nil {
+			last = err.Error()
+			return false
+		}
+		last = fmt.Sprintf("/readyz answered %d: %s", code, lastLines(body, 3))
+		return code == http.StatusOK
+	}, &last)
+}
+
+// waitLeaders waits until the controller manager and the scheduler hold
+// their leader leases in kube-system.
+func (cp *ControlPlane) waitLeaders(ctx context.Context) error {
+	for _, name := range []string{kcmName, schedulerName} {
+		var last string
+		err := cp.poll(ctx, name, func() bool {
+			code, body, err := cp.get(ctx, "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/"+name)
+			if err != nil || code != http.StatusOK {
+				last = fmt.Sprintf("no leader lease (%d %v)", code, err)
+				return false
+			}
+			var lease struct {
+				Spec struct {
+					HolderIdentity string `json:"holderIdentity"`
+				} `json:"spec"`
+			}
+			if json.Unmarshal(body, &lease) != nil || lease.Spec.HolderIdentity == "" {
+				last = "its lease has no holder"
+				return false
+			}
+			return true
+		}, &last)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// poll calls ready until it says yes, a component exits, or ctx ends;
+// the error names component and what ready saw last.
+func (cp *ControlPlane) poll(ctx context.Context, component string, ready func() bool, last *string) error {
+	for {
+		if ready() {
+			return nil
+		}
+		for _, p := range cp.procs {
+			if p.exited() {
+				return &StartError{Component: p.name, Err: fmt.Errorf("exited while starting (%s)", p.cmd.ProcessState), LogTail: p.logTail(20)}
+			}
+		}
+		select {
+		case <-ctx.Done():
+			se := &StartError{Component: component, Err: fmt.Errorf("not ready: %s: %w", *last, ctx.Err())}
+			for _, p := range cp.procs {
+				if p.name == component {
+					se.LogTail = p.logTail(20)
+				}
+			}
+			return se
+		case <-time.After(pollEvery):
+		}
+	}
+}
+
+// get sends GET path to the apiserver as the administrator.
+func (cp *ControlPlane) get(ctx context.Context, path string) (int, []byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, cp.url+path, nil)
+	if err != nil {
+		return 0, nil, err
+	}
+	resp, err := cp.client.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, body, err
+}
+
+func lastLines(b []byte, n int) string {
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "; ")
+}
