@@ -93,10 +93,7 @@ func (a *app) upgrade(ctx context.Context, f *upgradeFlags) error {
 	if upErr != nil && !invalid.Is(upErr) { // a refusal is invalid input: nothing was touched
 		return exitcode.Failuref("%w", upErr)
 	}
-	if upErr != nil {
-		return upErr
-	}
-	return nil
+	return upErr
 }
 
 // writeUpgrade prints a rolling upgrade as a table, one row per member.
