@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/etcdlab/etcdlab/invalid"
+	"github.com/etcdlab/etcdlab/lab/member"
 )
 
 // TestMemberDiesDuringStart uses an executable that exits at once: Start
@@ -107,5 +108,20 @@ func TestSweepStale(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), "left behind") {
 		t.Errorf("sweep not reported: %q", log.String())
+	}
+}
+
+// TestStartRefusedInsideMember: a process started as a member (a test
+// binary whose package lacks member.RunTests runs its tests instead)
+// starts no cluster: one error naming the missing TestMain, nothing made.
+func TestStartRefusedInsideMember(t *testing.T) {
+	t.Setenv(member.EnvConfig, "/nonexistent/member.yaml")
+	base := t.TempDir()
+	_, err := Start(context.Background(), Options{Members: 1, BaseDir: base})
+	if err == nil || !strings.Contains(err.Error(), "member.RunTests") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("Start inside a member: %v", err)
+	}
+	if left, _ := os.ReadDir(base); len(left) != 0 {
+		t.Errorf("left in %s: %v", base, left)
 	}
 }
