@@ -25,31 +25,35 @@ type command struct {
 	args       []string
 }
 
-// commands are the components' command lines, in start order. Everything
-// not set here keeps that release's default (the storage settings
-// included: /registry prefix, protobuf, compaction every 5 minutes), so
-// that what etcd sees is what a default control plane sends.
-func commands(o Options, c *credentials, port int) []command {
-	api := []string{
-		"--etcd-servers=" + strings.Join(o.Etcd.Endpoints, ","),
-		"--bind-address=127.0.0.1",
-		fmt.Sprintf("--secure-port=%d", port),
-		"--tls-cert-file=" + c.serverCert,
-		"--tls-private-key-file=" + c.serverKy,
-		"--client-ca-file=" + c.ca,
-		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
-		"--service-account-key-file=" + c.saPub,
-		"--service-account-signing-key-file=" + c.saKey,
-		"--service-cluster-ip-range=" + serviceRange,
-		"--authorization-mode=Node,RBAC",
-		"--allow-privileged=true",
-		"--profiling=false",
+// apiserverEtcd is the --etcd-servers of apiserver i of n: every endpoint
+// for a lone apiserver; else one member each, in turn, as on stacked
+// control-plane nodes (kubeadm's and KubeOne's: each apiserver talks to
+// its own node's member).
+func apiserverEtcd(endpoints []string, i, n int) string {
+	if n == 1 {
+		return strings.Join(endpoints, ",")
 	}
-	if o.Etcd.CACert != "" {
-		api = append(api, "--etcd-cafile="+o.Etcd.CACert)
+	return endpoints[i%len(endpoints)]
+}
+
+// apiserverLog is apiserver i's component name (its log's name).
+func apiserverLog(i, n int) string {
+	if n == 1 {
+		return apiserverName
 	}
-	if o.Etcd.Cert != "" {
-		api = append(api, "--etcd-certfile="+o.Etcd.Cert, "--etcd-keyfile="+o.Etcd.Key)
+	return fmt.Sprintf("%s-%d", apiserverName, i)
+}
+
+// commands are the components' command lines, in start order: the
+// apiservers (one per port), then the controller manager and the scheduler,
+// which talk to the first apiserver. Everything not set here keeps that
+// release's default (the storage settings included: /registry prefix,
+// protobuf, compaction every 5 minutes), so that what etcd sees is what a
+// default control plane sends.
+func commands(o Options, c *credentials, ports []int) []command {
+	var cmds []command
+	for i, port := range ports {
+		cmds = append(cmds, command{apiserverLog(i, len(ports)), o.Binaries.APIServer, apiserverArgs(o, c, apiserverEtcd(o.Etcd.Endpoints, i, len(ports)), port)})
 	}
 	kcm := []string{
 		"--kubeconfig=" + c.kubeconfigPath(kcmUser),
@@ -72,9 +76,33 @@ func commands(o Options, c *credentials, port int) []command {
 		"--secure-port=0",
 		"--leader-elect=true",
 	}
-	return []command{
-		{apiserverName, o.Binaries.APIServer, api},
-		{kcmName, o.Binaries.ControllerManager, kcm},
-		{schedulerName, o.Binaries.Scheduler, sched},
+	return append(cmds,
+		command{kcmName, o.Binaries.ControllerManager, kcm},
+		command{schedulerName, o.Binaries.Scheduler, sched})
+}
+
+// apiserverArgs is one apiserver's command line.
+func apiserverArgs(o Options, c *credentials, etcdServers string, port int) []string {
+	api := []string{
+		"--etcd-servers=" + etcdServers,
+		"--bind-address=127.0.0.1",
+		fmt.Sprintf("--secure-port=%d", port),
+		"--tls-cert-file=" + c.serverCert,
+		"--tls-private-key-file=" + c.serverKy,
+		"--client-ca-file=" + c.ca,
+		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
+		"--service-account-key-file=" + c.saPub,
+		"--service-account-signing-key-file=" + c.saKey,
+		"--service-cluster-ip-range=" + serviceRange,
+		"--authorization-mode=Node,RBAC",
+		"--allow-privileged=true",
+		"--profiling=false",
 	}
+	if o.Etcd.CACert != "" {
+		api = append(api, "--etcd-cafile="+o.Etcd.CACert)
+	}
+	if o.Etcd.Cert != "" {
+		api = append(api, "--etcd-certfile="+o.Etcd.Cert, "--etcd-keyfile="+o.Etcd.Key)
+	}
+	return api
 }

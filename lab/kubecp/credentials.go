@@ -22,6 +22,7 @@ import (
 // service-account signing key pair, and one client pair per user.
 type credentials struct {
 	dir                  string
+	authority            *pki.CA // issues the nodes' client certificates
 	ca                   string
 	serverCert, serverKy string
 	saKey, saPub         string
@@ -41,7 +42,7 @@ func writeCredentials(dir string) (*credentials, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kubecp: %w", err)
 	}
-	c := &credentials{dir: dir, ca: filepath.Join(dir, "ca.crt"), users: map[string][2]string{}}
+	c := &credentials{dir: dir, authority: ca, ca: filepath.Join(dir, "ca.crt"), users: map[string][2]string{}}
 	if err := os.WriteFile(c.ca, ca.CertPEM(), 0o644); err != nil {
 		return nil, fmt.Errorf("kubecp: %w", err)
 	}
@@ -106,7 +107,34 @@ func (c *credentials) kubeconfigPath(user string) string {
 // returns the administrator's.
 func (c *credentials) kubeconfigs(url string) (string, error) {
 	for user, pair := range c.users {
-		k := fmt.Sprintf(`apiVersion: v1
+		if err := c.writeKubeconfig(c.kubeconfigPath(user), url, user, pair); err != nil {
+			return "", err
+		}
+	}
+	return c.kubeconfigPath(adminUser), nil
+}
+
+// nodeKubeconfig issues a node's client certificate (system:node:NAME in
+// system:nodes, what the Node authorizer and the node's RBAC expect) and
+// writes its kubeconfig for the apiserver at url.
+func (c *credentials) nodeKubeconfig(name, url string) (string, error) {
+	user := "system:node:" + name
+	p, err := c.authority.ClientIn(user, "system:nodes")
+	if err != nil {
+		return "", fmt.Errorf("kubecp: %w", err)
+	}
+	cert, key, err := p.Write(c.dir, "node-"+name)
+	if err != nil {
+		return "", fmt.Errorf("kubecp: %w", err)
+	}
+	path := filepath.Join(c.dir, "node-"+name+".kubeconfig")
+	return path, c.writeKubeconfig(path, url, user, [2]string{cert, key})
+}
+
+// writeKubeconfig writes a kubeconfig for user (its certificate and key
+// files in pair) and the apiserver at url.
+func (c *credentials) writeKubeconfig(path, url, user string, pair [2]string) error {
+	k := fmt.Sprintf(`apiVersion: v1
 kind: Config
 clusters:
 - name: etcdlab
@@ -125,11 +153,10 @@ contexts:
     user: %q
 current-context: etcdlab
 `, url, c.ca, user, pair[0], pair[1], user)
-		if err := os.WriteFile(c.kubeconfigPath(user), []byte(k), 0o600); err != nil {
-			return "", fmt.Errorf("kubecp: %w", err)
-		}
+	if err := os.WriteFile(path, []byte(k), 0o600); err != nil {
+		return fmt.Errorf("kubecp: %w", err)
 	}
-	return c.kubeconfigPath(adminUser), nil
+	return nil
 }
 
 // adminClient is an HTTP client as the administrator.

@@ -21,6 +21,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -49,22 +50,48 @@ type Options struct {
 	// means 2 minutes.
 	ReadyTimeout time.Duration
 	// ExtraArgs are added to a component's command line, keyed by its
-	// name (kube-apiserver, kube-controller-manager, kube-scheduler),
-	// after the lab's own flags: the later flag wins.
+	// name (kube-apiserver, kube-controller-manager, kube-scheduler; the
+	// apiserver's go to every apiserver), after the lab's own flags: the
+	// later flag wins.
 	ExtraArgs map[string][]string
+	// APIServers is how many kube-apiservers run (zero means one). A lone
+	// apiserver is given every etcd endpoint; several are given one
+	// member each, in turn (apiserver i the member of endpoint i), as on
+	// stacked control-plane nodes. The controller manager and the
+	// scheduler talk to the first; nodes are spread over them all.
+	APIServers int
 }
 
 // ControlPlane is a running control plane. Its methods are safe for
 // concurrent use; Stop ends it once, and later calls return the first
 // result.
 type ControlPlane struct {
-	run    string // the run directory
-	url    string
+	run    string   // the run directory
+	url    string   // the first apiserver's
+	urls   []string // every apiserver's
+	creds  *credentials
 	kcfg   string
 	client *http.Client
 	sp     *spawner
-	procs  []*process // in start order
 	stop   func() error
+
+	mu    sync.Mutex
+	procs []*process // in start order
+	nodes bool       // hollow nodes were started
+}
+
+// addProc records a started process.
+func (cp *ControlPlane) addProc(p *process) {
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
+	cp.procs = append(cp.procs, p)
+}
+
+// processes are the started processes, in start order.
+func (cp *ControlPlane) processes() []*process {
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
+	return slices.Clone(cp.procs)
 }
 
 // Start starts kube-apiserver, then kube-controller-manager and
@@ -101,11 +128,15 @@ func Start(ctx context.Context, o Options) (cp *ControlPlane, err error) {
 	if err != nil {
 		return cp, err
 	}
-	port, err := freePort()
-	if err != nil {
-		return cp, err
+	n := max(o.APIServers, 1)
+	ports := make([]int, n)
+	for i := range ports {
+		if ports[i], err = freePort(); err != nil {
+			return cp, err
+		}
+		cp.urls = append(cp.urls, fmt.Sprintf("https://127.0.0.1:%d", ports[i]))
 	}
-	cp.url = fmt.Sprintf("https://127.0.0.1:%d", port)
+	cp.url, cp.creds = cp.urls[0], files
 	if cp.kcfg, err = files.kubeconfigs(cp.url); err != nil {
 		return cp, err
 	}
@@ -118,15 +149,21 @@ func Start(ctx context.Context, o Options) (cp *ControlPlane, err error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	for _, c := range commands(o, files, port) {
-		p, err := cp.sp.startProcess(c.name, c.path, append(c.args, o.ExtraArgs[c.name]...), filepath.Join(run, c.name+".log"))
+	for i, c := range commands(o, files, ports) {
+		extra := o.ExtraArgs[c.name]
+		if i < n {
+			extra = o.ExtraArgs[apiserverName]
+		}
+		p, err := cp.sp.startProcess(c.name, c.path, append(c.args, extra...), filepath.Join(run, c.name+".log"))
 		if err != nil {
 			return cp, err
 		}
-		cp.procs = append(cp.procs, p)
-		if c.name == apiserverName {
-			if err := cp.waitReady(ctx); err != nil {
-				return cp, err
+		cp.addProc(p)
+		if i == n-1 { // the apiservers start together; the others need them
+			for j, u := range cp.urls {
+				if err := cp.waitReady(ctx, apiserverLog(j, n), u); err != nil {
+					return cp, err
+				}
 			}
 		}
 	}
@@ -136,8 +173,11 @@ func Start(ctx context.Context, o Options) (cp *ControlPlane, err error) {
 	return cp, nil
 }
 
-// URL is the apiserver's address (https://127.0.0.1:PORT).
+// URL is the first apiserver's address (https://127.0.0.1:PORT).
 func (cp *ControlPlane) URL() string { return cp.url }
+
+// URLs are every apiserver's address, the first first.
+func (cp *ControlPlane) URLs() []string { return slices.Clone(cp.urls) }
 
 // Kubeconfig is the path of an administrator's kubeconfig (group
 // system:masters), for kubectl or client-go's clientcmd.
@@ -158,10 +198,17 @@ func (cp *ControlPlane) Stop() error { return cp.stop() }
 // teardown is Stop's work, done once.
 func (cp *ControlPlane) teardown() error {
 	var errs []error
-	for i := len(cp.procs) - 1; i >= 0; i-- {
-		cp.procs[i].stop(10 * time.Second)
+	procs := cp.processes()
+	for i := len(procs) - 1; i >= 0; i-- {
+		procs[i].stop(10 * time.Second)
 	}
 	cp.sp.close()
+	cp.mu.Lock()
+	nodes := cp.nodes
+	cp.mu.Unlock()
+	if nodes {
+		sweepRuntimeSockets()
+	}
 	if cp.client != nil {
 		cp.client.CloseIdleConnections()
 	}

@@ -290,7 +290,7 @@ func TestCommands(t *testing.T) {
 		{"tls", etcdclient.Config{Endpoints: []string{"https://127.0.0.1:1"}, CACert: "/c/ca", Cert: "/c/crt", Key: "/c/key"},
 			[]string{"--etcd-servers=https://127.0.0.1:1", "--etcd-cafile=/c/ca", "--etcd-certfile=/c/crt", "--etcd-keyfile=/c/key"}, nil},
 	} {
-		cmds := commands(Options{Etcd: tc.etcd}, c, 6443)
+		cmds := commands(Options{Etcd: tc.etcd}, c, []int{6443})
 		if len(cmds) != 3 || cmds[0].name != apiserverName {
 			t.Fatalf("%s: %+v", tc.name, cmds)
 		}
@@ -310,6 +310,24 @@ func TestCommands(t *testing.T) {
 			if !strings.Contains(args, "--leader-elect=true") || !strings.Contains(args, "--secure-port=0") {
 				t.Errorf("%s: %s", cmd.name, args)
 			}
+		}
+	}
+}
+
+// TestCommandsStacked: several apiservers take one member each, in turn,
+// each on its own port, named apart; the controllers follow them.
+func TestCommandsStacked(t *testing.T) {
+	c := &credentials{dir: "/run", ca: "/run/ca.crt"}
+	eps := []string{"http://127.0.0.1:1", "http://127.0.0.1:2", "http://127.0.0.1:3"}
+	cmds := commands(Options{Etcd: etcdclient.Config{Endpoints: eps}}, c, []int{7001, 7002, 7003, 7004})
+	if len(cmds) != 6 || cmds[4].name != kcmName || cmds[5].name != schedulerName {
+		t.Fatalf("%+v", cmds)
+	}
+	for i, want := range []string{eps[0], eps[1], eps[2], eps[0]} {
+		args := strings.Join(cmds[i].args, " ")
+		if cmds[i].name != fmt.Sprintf("kube-apiserver-%d", i) ||
+			!strings.Contains(args, "--etcd-servers="+want+" ") || !strings.Contains(args, fmt.Sprintf("--secure-port=%d", 7001+i)) {
+			t.Errorf("apiserver %d: %s %s", i, cmds[i].name, args)
 		}
 	}
 }

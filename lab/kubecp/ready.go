@@ -32,11 +32,12 @@ func (e *StartError) Detail() string {
 	return e.Error() + "\n" + e.LogTail
 }
 
-// waitReady waits until the apiserver's /readyz answers ok.
-func (cp *ControlPlane) waitReady(ctx context.Context) error {
+// waitReady waits until the apiserver at url (component name) answers ok
+// on /readyz.
+func (cp *ControlPlane) waitReady(ctx context.Context, name, url string) error {
 	var last string
-	return cp.poll(ctx, apiserverName, func() bool {
-		code, body, err := cp.get(ctx, "/readyz")
+	return cp.poll(ctx, name, func() bool {
+		code, body, err := cp.getFrom(ctx, url, "/readyz")
 		if err != nil {
 			last = err.Error()
 			return false
@@ -82,7 +83,7 @@ func (cp *ControlPlane) poll(ctx context.Context, component string, ready func()
 		if ready() {
 			return nil
 		}
-		for _, p := range cp.procs {
+		for _, p := range cp.processes() {
 			if p.exited() {
 				return &StartError{Component: p.name, Err: fmt.Errorf("exited while starting (%s)", p.cmd.ProcessState), LogTail: p.logTail(20)}
 			}
@@ -90,7 +91,7 @@ func (cp *ControlPlane) poll(ctx context.Context, component string, ready func()
 		select {
 		case <-ctx.Done():
 			se := &StartError{Component: component, Err: fmt.Errorf("not ready: %s: %w", *last, ctx.Err())}
-			for _, p := range cp.procs {
+			for _, p := range cp.processes() {
 				if p.name == component {
 					se.LogTail = p.logTail(20)
 				}
@@ -101,9 +102,14 @@ func (cp *ControlPlane) poll(ctx context.Context, component string, ready func()
 	}
 }
 
-// get sends GET path to the apiserver as the administrator.
+// get sends GET path to the first apiserver as the administrator.
 func (cp *ControlPlane) get(ctx context.Context, path string) (int, []byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, cp.url+path, nil)
+	return cp.getFrom(ctx, cp.url, path)
+}
+
+// getFrom sends GET path to the apiserver at url as the administrator.
+func (cp *ControlPlane) getFrom(ctx context.Context, url, path string) (int, []byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url+path, nil)
 	if err != nil {
 		return 0, nil, err
 	}

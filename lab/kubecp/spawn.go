@@ -54,12 +54,19 @@ type process struct {
 // startProcess starts path with args, its output appended to logPath, as
 // a child killed when this process dies.
 func (s *spawner) startProcess(name, path string, args []string, logPath string) (*process, error) {
+	return s.startProcessEnv(name, path, args, nil, logPath)
+}
+
+// startProcessEnv is startProcess with the child's environment (nil: this
+// process's).
+func (s *spawner) startProcessEnv(name, path string, args, env []string, logPath string) (*process, error) {
 	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("kubecp: %s log: %w", name, err)
 	}
 	defer logf.Close()
 	cmd := exec.Command(path, args...)
+	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{
 		Setpgid:   true,            // a terminal's Ctrl-C reaches etcdlab, which stops them in order
