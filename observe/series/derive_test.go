@@ -149,6 +149,8 @@ func TestDeriveRecorded(t *testing.T) {
 				{"gRPC errors/s", p.GRPCErrorsPerSec, errs / secs},
 				{"gRPC errors", s.GRPCErrors, errs},
 				{"OutOfRange", s.GRPCErrorsByCode["OutOfRange"], outOfRange},
+				{"Range", s.GRPCByMethod["Range"], diff("grpc_server_handled_total", func(l string) bool { return unary(l) && strings.Contains(l, `grpc_method="Range"`) })},
+				{"by method, summed", sum(s.GRPCByMethod), requests},
 				{"DB size", p.DBSizeBytes, rawSum(t, at, "etcd_mvcc_db_total_size_in_bytes", nil)},
 				{"DB in use", s.DBInUseBytes, rawSum(t, at, "etcd_mvcc_db_total_size_in_use_in_bytes", nil)},
 				{"received bytes/s", p.NetReceivePerS, (diff("etcd_network_client_grpc_received_bytes_total", nil) + diff("etcd_network_peer_received_bytes_total", all)) / secs},
@@ -243,4 +245,13 @@ func TestIOBetween(t *testing.T) {
 	if _, err := parseIO([]byte("rchar: 1\n")); err == nil {
 		t.Error("no read_bytes: no error")
 	}
+}
+
+// sum adds a map's values.
+func sum(m map[string]float64) float64 {
+	t := 0.0
+	for _, v := range m {
+		t += v
+	}
+	return t
 }

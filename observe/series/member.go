@@ -30,6 +30,7 @@ type member struct {
 	total       span // every interval merged, whatever downsampling did
 	downsampled bool
 	codes       map[string]float64 // unary RPCs over the run that did not end OK, by code
+	methods     map[string]float64 // unary RPCs over the run, by method
 	versions    []string
 
 	errors     int64
@@ -77,6 +78,12 @@ func (m *member) observe(s *metrics.Snapshot, io *ioSample) {
 			}
 			m.codes[code] += n
 		}
+	}
+	for method, n := range metrics.IncreaseBy(before, s, metrics.GRPCHandled, metrics.GRPCMethodLabel, map[string]string{metrics.GRPCTypeLabel: "unary"}) {
+		if m.methods == nil {
+			m.methods = map[string]float64{}
+		}
+		m.methods[method] += n
 	}
 	m.total = merge(m.total, sp)
 	if !m.mergeShort(sp) {
@@ -165,7 +172,7 @@ func (m *member) mergeShort(sp span) bool {
 // series is the member's recording as a result.MemberSeries.
 func (m *member) series() result.MemberSeries {
 	ms := result.MemberSeries{Name: m.name, MetricsURL: m.url, Summary: m.total.summary(), ScrapeErrors: m.errors, FirstError: m.firstErr}
-	ms.Summary.GRPCErrorsByCode = m.codes
+	ms.Summary.GRPCErrorsByCode, ms.Summary.GRPCByMethod = m.codes, m.methods
 	for _, sp := range m.points() {
 		ms.Points = append(ms.Points, sp.point())
 	}
