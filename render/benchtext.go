@@ -5,6 +5,7 @@ package render
 
 import (
 	"fmt"
+	"github.com/dustin/go-humanize"
 	"io"
 	"strings"
 	"time"
@@ -45,6 +46,9 @@ func BenchText(w io.Writer, doc *result.Document, opt TextOptions) error {
 			}
 		}
 		switch {
+		case run.Kube != nil && run.Kube.ControlPlane != "":
+			fmt.Fprintf(&b, "\netcd requests from the apiservers (their etcd_requests_total): %s in %s, %.1f/s; latencies: their means by verb and resource below\n",
+				humanize.Comma(run.Requests), secs3(run.DurationSeconds), run.ThroughputRPS)
 		case len(run.Ops) == 2 && run.Ops[0].Name == "read":
 			fmt.Fprintf(&b, "Total Read Ops: %d\nDetails:", opCount(run.Ops[0].Stats))
 			b.WriteString(stats(run.Ops[0].Stats, p, opt.Sample) + "\n")

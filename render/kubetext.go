@@ -30,6 +30,9 @@ func kubeText(run result.Run, cfg *result.KubeConfig) string {
 		fmt.Fprintf(&b, ", %d nodes)", cfg.Nodes)
 	}
 	b.WriteString(":\n")
+	if k.ControlPlane != "" {
+		fmt.Fprintf(&b, "  control plane: %s\n", k.ControlPlane)
+	}
 	switch {
 	case k.Mode == "steady":
 	case k.PodsReady < k.Pods:
@@ -95,8 +98,16 @@ func secs3(s float64) string {
 	return fmt.Sprintf("%.3g s", s)
 }
 
-// kubeRequests is a kube run's requests per verb and resource.
+// kubeRequests is a kube run's requests per verb and resource: for a real
+// control plane, the apiservers' counts and mean latencies.
 func kubeRequests(run result.Run) Table {
+	if k := run.Kube; k != nil && len(k.EtcdOps) > 0 {
+		t := Table{Header: []string{"REQUEST", "COUNT", "MEAN"}}
+		for _, o := range k.EtcdOps {
+			t.Rows = append(t.Rows, []string{o.Operation + " " + o.Resource, humanize.Comma(o.Requests), units.Seconds(o.MeanSeconds)})
+		}
+		return t
+	}
 	t := Table{Header: []string{"REQUEST", "COUNT", "ERRORS", "P50", "P99", "MAX"}}
 	for _, o := range run.Ops {
 		t.Rows = append(t.Rows, []string{o.Name, humanize.Comma(o.Requests), humanize.Comma(o.ErrorCount()), units.Seconds(o.Latency.P50), units.Seconds(o.Latency.P99), units.Seconds(o.Latency.Max)})

@@ -39,6 +39,25 @@ type KubeRun struct {
 	Components []KubeComponent `json:"components,omitempty"`
 	// SLOs are Kubernetes' published API SLOs judged on this run.
 	SLOs []KubeSLO `json:"slos,omitempty"`
+	// ControlPlane is "" for the emulated control plane, else the real
+	// one's description ("real: kube-apiserver v1.34.2 ×3, ...").
+	ControlPlane string `json:"control_plane,omitempty"`
+	// EtcdOps, for a real control plane, are the etcd requests its
+	// apiservers' storage layer sent over the run (their
+	// etcd_requests_total and etcd_request_duration_seconds, summed over
+	// the apiservers), by operation and resource, busiest first. The
+	// run's Ops and Stats then hold no latencies: the apiservers'
+	// histograms give means, not percentiles.
+	EtcdOps []KubeEtcdOp `json:"etcd_ops,omitempty"`
+}
+
+// KubeEtcdOp is one operation on one resource as kube-apiserver's storage
+// metrics label it ("update", "pods").
+type KubeEtcdOp struct {
+	Operation   string  `json:"operation"`
+	Resource    string  `json:"resource"`
+	Requests    int64   `json:"requests"`
+	MeanSeconds float64 `json:"mean_seconds,omitempty"`
 }
 
 // KubeMilestone is one stage of the chain from Deployment to Ready pod.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -41,6 +42,56 @@ var docSep = regexp.MustCompile(`(?m)^---\s*$`)
 // empty) if their kind is namespaced. It stops at the first refusal,
 // an *APIError.
 func (cp *ControlPlane) Apply(ctx context.Context, manifest []byte, namespace string) error {
+	return cp.eachObject(ctx, manifest, namespace, func(j []byte, path string) error {
+		q := url.Values{"fieldManager": {fieldManager}, "fieldValidation": {"Strict"}, "force": {"true"}}
+		return cp.send(ctx, http.MethodPatch, path+"?"+q.Encode(), "application/apply-patch+yaml", j, nil)
+	})
+}
+
+// KubectlApply creates every object of a manifest as `kubectl apply` does
+// with an object that does not exist yet (client-side apply, kubectl's
+// default): a GET of the object, answered 404, then a POST to its
+// collection with the object, itself recorded in the
+// kubectl.kubernetes.io/last-applied-configuration annotation. An object
+// that exists is an *APIError (409): this is for new manifests.
+func (cp *ControlPlane) KubectlApply(ctx context.Context, manifest []byte, namespace string) error {
+	return cp.eachObject(ctx, manifest, namespace, func(j []byte, path string) error {
+		err := cp.send(ctx, http.MethodGet, path, "", nil, nil)
+		var ae *APIError
+		if err == nil {
+			return &APIError{Object: path, Code: http.StatusConflict, Message: "already exists"}
+		}
+		if !errors.As(err, &ae) || ae.Code != http.StatusNotFound {
+			return err
+		}
+		var obj map[string]any
+		if err := json.Unmarshal(j, &obj); err != nil {
+			return fmt.Errorf("kubecp: manifest: %w", err)
+		}
+		meta, _ := obj["metadata"].(map[string]any)
+		ann, _ := meta["annotations"].(map[string]any)
+		if ann == nil {
+			ann = map[string]any{}
+		}
+		ann[lastApplied] = string(j)
+		meta["annotations"] = ann
+		body, err := json.Marshal(obj)
+		if err != nil {
+			return fmt.Errorf("kubecp: manifest: %w", err)
+		}
+		q := url.Values{"fieldManager": {"kubectl-client-side-apply"}, "fieldValidation": {"Strict"}}
+		return cp.send(ctx, http.MethodPost, path[:strings.LastIndex(path, "/")]+"?"+q.Encode(), "application/json", body, nil)
+	})
+}
+
+// lastApplied is kubectl's annotation of the configuration it applied.
+const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
+
+// eachObject calls do with each object of a multi-document YAML manifest,
+// in order, as JSON with the URL path of the object (namespaced kinds
+// under their namespace: the object's, else namespace, else "default").
+// It stops at the first error.
+func (cp *ControlPlane) eachObject(ctx context.Context, manifest []byte, namespace string, do func(j []byte, path string) error) error {
 	if namespace == "" {
 		namespace = "default"
 	}
@@ -74,8 +125,7 @@ func (cp *ControlPlane) Apply(ctx context.Context, manifest []byte, namespace st
 		if err != nil {
 			return err
 		}
-		q := url.Values{"fieldManager": {fieldManager}, "fieldValidation": {"Strict"}, "force": {"true"}}
-		if err := cp.send(ctx, http.MethodPatch, path+"?"+q.Encode(), "application/apply-patch+yaml", j, nil); err != nil {
+		if err := do(j, path); err != nil {
 			return err
 		}
 	}

@@ -133,6 +133,9 @@ type runner struct {
 func (r *runner) runAll(ctx context.Context, wl load.Workload) error {
 	cfg := r.cfg
 	if cfg.Command == CmdKube {
+		if cfg.ControlPlane == ControlPlaneReal {
+			return r.runKubeReal(ctx)
+		}
 		return r.runKube(ctx)
 	}
 	for _, conns := range cfg.Conns {

@@ -83,6 +83,10 @@ type Config struct {
 	// Kube is bench kube's workload (its Prefix, Duration and
 	// RequestTimeout come from the fields above).
 	Kube kube.Spec
+	// ControlPlane is bench kube's: ControlPlaneEmulated ("" too) or
+	// ControlPlaneReal, configured by KubeReal.
+	ControlPlane string
+	KubeReal     KubeReal
 
 	CompactInterval   time.Duration
 	CompactIndexDelta int64
@@ -210,6 +214,15 @@ func (c *Config) validate() error {
 	if c.Command == CmdKube {
 		if err := c.validateKube(); err != nil {
 			return err
+		}
+		switch c.ControlPlane {
+		case "", ControlPlaneEmulated:
+		case ControlPlaneReal:
+			if err := c.validateKubeReal(); err != nil {
+				return err
+			}
+		default:
+			return invalid.Errorf("{ControlPlane} must be emulated or real, not %q", c.ControlPlane)
 		}
 	}
 	if c.Iterations < 1 {

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/etcdlab/etcdlab/invalid"
+	"github.com/etcdlab/etcdlab/lab/cluster"
+	"github.com/etcdlab/etcdlab/lab/kubebuild"
 	"github.com/etcdlab/etcdlab/load"
 	"github.com/etcdlab/etcdlab/load/kube"
 	"github.com/etcdlab/etcdlab/load/safety"
@@ -25,8 +27,10 @@ const CmdKube = "kube"
 // worker nodes) and Kubernetes' own limits (kube.DefaultLimits, each with
 // its source).
 type kubeOptions struct {
-	spec   kube.Spec
-	steady bool
+	spec         kube.Spec
+	steady       bool
+	controlPlane string
+	real         KubeReal
 }
 
 func (o *kubeOptions) register(fl *pflag.FlagSet) {
@@ -53,10 +57,14 @@ func (o *kubeOptions) register(fl *pflag.FlagSet) {
 	fl.IntVar(&l.Kubelet.Burst, "kubelet-burst", l.Kubelet.Burst, "kubelet kubeAPIBurst")
 	fl.IntVar(&l.DeploymentWorkers, "concurrent-deployment-syncs", l.DeploymentWorkers, "deployment controller workers")
 	fl.IntVar(&l.ReplicaSetWorkers, "concurrent-replicaset-syncs", l.ReplicaSetWorkers, "replicaset controller workers")
+	fl.StringVar(&o.controlPlane, "control-plane", ControlPlaneEmulated, "emulated (the control loops against etcd) or real: kube-apiserver, controller manager, scheduler and kubemark's hollow nodes built from k8s.io/kubernetes (docs/kube.md), on a lab cluster only")
+	fl.StringVar(&o.real.Version, "kube-version", kubebuild.Pinned, "the real control plane's Kubernetes version (built once and cached)")
+	fl.StringVar(&o.real.StateFile, "state-file", cluster.DefaultStateFile, "the real control plane: the state file of the lab cluster its --endpoints must be (etcdlab cluster up)")
 }
 
 func (o *kubeOptions) apply(cfg *Config) {
 	cfg.Kube = o.spec
+	cfg.ControlPlane, cfg.KubeReal = o.controlPlane, o.real
 	cfg.Kube.Mode = kube.ModeManifest
 	if o.steady {
 		cfg.Kube.Mode = kube.ModeSteady

@@ -1,0 +1,299 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/etcdlab/etcdlab/invalid"
+	"github.com/etcdlab/etcdlab/lab/cluster"
+	"github.com/etcdlab/etcdlab/lab/kubebuild"
+	"github.com/etcdlab/etcdlab/lab/kubecp"
+	"github.com/etcdlab/etcdlab/load"
+	"github.com/etcdlab/etcdlab/load/kube"
+	"github.com/etcdlab/etcdlab/result"
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+// Control planes of bench kube.
+const (
+	// ControlPlaneEmulated is load/kube's: the control loops emulated
+	// against etcd directly.
+	ControlPlaneEmulated = "emulated"
+	// ControlPlaneReal is a real kube-apiserver, controller manager,
+	// scheduler and kubemark's hollow nodes (lab/kubecp), built from
+	// k8s.io/kubernetes (lab/kubebuild).
+	ControlPlaneReal = "real"
+)
+
+// KubeReal configures bench kube through a real control plane.
+type KubeReal struct {
+	// Version is Kubernetes' ("1.34.2"); empty means kubebuild.Pinned.
+	// Built (about 10 minutes on 2 cores) and cached when missing.
+	Version string
+	// StateFile is `cluster up`'s state file: the endpoints must be that
+	// running cluster's, as the apiservers write under /registry and
+	// compact the whole key space, which only a lab cluster may take. A
+	// cluster started for the run (or an experiment's) needs none.
+	StateFile string
+	// Dir is where the control plane's run directory goes (certificates,
+	// logs); empty means $TMPDIR/etcdlab-kubecp.
+	Dir string
+}
+
+// registryPrefix is where kube-apiserver stores by default, and
+// compactRevKey the key its compactor keeps beside it.
+const (
+	registryPrefix = "/registry/"
+	compactRevKey  = "compact_rev_key"
+)
+
+// validateKubeReal checks what a real control plane cannot do.
+func (c *Config) validateKubeReal() error {
+	switch {
+	case c.Kube.Mode != kube.ModeManifest:
+		return invalid.Errorf("{ControlPlane} real runs the manifest only, not {Steady}")
+	case c.Kube.Teardown:
+		return invalid.Errorf("{ControlPlane} real does not measure a {Teardown}: the control plane and its objects are removed after each iteration")
+	case c.Kube.ImagePull > 0 || c.Kube.ContainerStart > 0:
+		return invalid.Errorf("{ControlPlane} real: the hollow kubelets' fake runtime starts containers at once ({ImagePull} and {ContainerStart} apply to the emulated one)")
+	case c.Agent.Count > 0:
+		return invalid.Errorf("{ControlPlane} real cannot be split over agents")
+	}
+	if c.KubeReal.Version != "" {
+		if _, ok := kubebuild.ParseVersion(c.KubeReal.Version); !ok {
+			return invalid.Errorf("{KubeVersion} %q is not a Kubernetes version (1.34.2)", c.KubeReal.Version)
+		}
+	}
+	return nil
+}
+
+// runKubeReal runs bench kube's manifest through a real control plane,
+// one fresh control plane per iteration, and removes everything it
+// stored after each.
+func (r *runner) runKubeReal(ctx context.Context) error {
+	c, t, doc := r.cfg, r.t, r.doc
+	if t.local == nil && !labCluster(c.KubeReal.StateFile, t.conn.Endpoints) {
+		return invalid.Errorf("{ControlPlane} real runs only on a lab cluster (the one `etcdlab cluster up` recorded in %s, or none: a cluster of the run's own): kube-apiserver writes under /registry and compacts the whole key space", c.KubeReal.StateFile)
+	}
+	if err := checkNoRegistry(ctx, t.cli, c.RequestTimeout); err != nil {
+		return err
+	}
+	vs := c.KubeReal.Version
+	if vs == "" {
+		vs = kubebuild.Pinned
+	}
+	v, _ := kubebuild.ParseVersion(vs)
+	b := kubebuild.Builder{}
+	comps := append(kubebuild.ControlPlane(), kubebuild.Kubemark)
+	if _, ok := b.Cached(v, comps...); !ok {
+		fmt.Fprintf(c.Log, "building Kubernetes %s (kube-apiserver, controller manager, scheduler, kubemark) from k8s.io/kubernetes: about 10 minutes on 2 cores, once\n", v)
+	}
+	paths, err := b.Binaries(ctx, v, comps...)
+	if err != nil {
+		return err
+	}
+	bins := kubecp.Binaries{APIServer: paths[kubebuild.APIServer], ControllerManager: paths[kubebuild.ControllerManager], Scheduler: paths[kubebuild.Scheduler]}
+	s := c.Kube
+	doc.Notes = append(doc.Notes, fmt.Sprintf("a real control plane: Kubernetes %s, %d kube-apiserver(s) (%s), kube-controller-manager, kube-scheduler, %d kubemark hollow nodes (the kubelet's code, a fake container runtime); its etcd requests are the apiservers' own metrics", v, s.APIServers, apiserverPlacement(s.APIServers), s.Nodes))
+	for it := 1; it <= c.Iterations && ctx.Err() == nil; it++ {
+		name := CmdKube
+		if c.Iterations > 1 {
+			name += fmt.Sprintf(" iteration=%d", it)
+		}
+		run, err := r.kubeRealIteration(ctx, RunInfo{Name: name, Index: len(doc.Runs)}, bins, paths[kubebuild.Kubemark], v)
+		if cerr := removeRegistry(context.WithoutCancel(ctx), t.cli, c.RequestTimeout); cerr != nil && err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return runFailure(err)
+		}
+		run.Name, run.Iteration = name, it
+		doc.Runs = append(doc.Runs, run)
+	}
+	doc.Summaries = result.Summarize(doc.Runs)
+	return nil
+}
+
+// labCluster reports whether endpoints are the running cluster that the
+// state file at path records (the same endpoints, in any order).
+func labCluster(path string, endpoints []string) bool {
+	if path == "" {
+		return false
+	}
+	st, err := cluster.ReadStateFile(path)
+	if err != nil || !st.Running() || len(st.Endpoints) != len(endpoints) {
+		return false
+	}
+	return slices.Equal(slices.Sorted(slices.Values(st.Endpoints)), slices.Sorted(slices.Values(endpoints)))
+}
+
+// apiserverPlacement says which members the apiservers store in.
+func apiserverPlacement(n int) string {
+	if n == 1 {
+		return "every endpoint"
+	}
+	return "one endpoint each, in turn"
+}
+
+// kubeRealIteration starts a control plane and its nodes, runs the
+// manifest as one run and stops them.
+func (r *runner) kubeRealIteration(ctx context.Context, info RunInfo, bins kubecp.Binaries, kubemark string, v kubebuild.Version) (run result.Run, err error) {
+	c, t := r.cfg, r.t
+	s := c.Kube
+	began := time.Now()
+	cp, err := kubecp.Start(ctx, kubecp.Options{Binaries: bins, Etcd: t.conn, Dir: c.KubeReal.Dir, APIServers: s.APIServers})
+	if err != nil {
+		return result.Run{}, startDetail(err)
+	}
+	defer func() {
+		if serr := cp.Stop(); serr != nil && err == nil {
+			err = serr
+		}
+	}()
+	if _, err := cp.StartNodes(ctx, kubecp.NodeOptions{Kubemark: kubemark, Count: s.Nodes, MaxPods: s.PodsPerNode}); err != nil {
+		return result.Run{}, startDetail(err)
+	}
+	fmt.Fprintf(c.Log, "control plane and %d nodes ready in %.1f s\n", s.Nodes, time.Since(began).Seconds())
+	progress := func(int, int) {}
+	if p := r.obs.progress(info); p != nil {
+		progress = func(ready, total int) { p(int64(ready), int64(total)) }
+	}
+	return r.obs.run(ctx, info, func() (result.Run, error) {
+		cpu := load.StartCPU()
+		run, err := realManifest(ctx, cp, s, progress)
+		run.LoadCPUCores, run.MachineCPUCores = cpu.Cores()
+		if run.Kube != nil {
+			run.Kube.ControlPlane = fmt.Sprintf("real: Kubernetes %s, %d kube-apiserver(s), %d hollow nodes", v, s.APIServers, s.Nodes)
+		}
+		return run, err
+	})
+}
+
+// startDetail keeps a failed component's log tail in the error.
+func startDetail(err error) error {
+	var se *kubecp.StartError
+	if errors.As(err, &se) {
+		return errors.New(strings.TrimSpace(se.Detail()))
+	}
+	return err
+}
+
+// realManifest applies the manifest through the control plane, waits
+// until every pod is Ready (as the field report's script did) and reads
+// what the apiservers sent etcd meanwhile.
+func realManifest(ctx context.Context, cp *kubecp.ControlPlane, s kube.Spec, progress func(ready, total int)) (result.Run, error) {
+	ns := s.Namespace
+	if ns != "default" {
+		if err := cp.Apply(ctx, []byte("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: "+ns+"\n"), ""); err != nil {
+			return result.Run{}, err
+		}
+	}
+	// Pods need their namespace's default service account, which a
+	// controller creates: wait for it, as the run would otherwise time
+	// the controller's start.
+	if err := waitFor(ctx, 30*time.Second, func() bool {
+		var sa struct{}
+		return cp.Get(ctx, "/api/v1/namespaces/"+ns+"/serviceaccounts/default", &sa) == nil
+	}); err != nil {
+		return result.Run{}, fmt.Errorf("namespace %s has no default service account: %w", ns, err)
+	}
+	stream := &http.Client{Transport: cp.HTTPClient().Transport} // no timeout: the watch lasts the run
+	admin := cp.HTTPClient()
+	before, err := scrapeAPIServers(ctx, admin, cp.URLs())
+	if err != nil {
+		return result.Run{}, err
+	}
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	start := time.Now()
+	w, err := watchPods(watchCtx, stream, cp.URL(), ns, start)
+	if err != nil {
+		return result.Run{}, err
+	}
+	total := s.Deployments * s.Replicas
+	run := result.Run{Start: start}
+	if err := cp.KubectlApply(ctx, kubeManifest(s.Deployments, s.Replicas, s.Services), ns); err != nil {
+		return run, err
+	}
+	timeout := s.Timeout
+	if timeout <= 0 {
+		timeout = 10 * time.Minute
+	}
+	waitCtx, cancel := context.WithTimeout(ctx, timeout)
+	werr := w.waitReady(waitCtx, total, progress)
+	cancel()
+	run.End = time.Now()
+	after, err := scrapeAPIServers(ctx, admin, cp.URLs())
+	if err != nil {
+		return run, err
+	}
+	ms, ready, events := w.milestones(total)
+	kr := &result.KubeRun{Mode: "manifest", Pods: total, PodsReady: ready, WatchEvents: events, EtcdOps: etcdOps(before, after)}
+	for _, m := range ms {
+		kr.Milestones = append(kr.Milestones, result.KubeMilestone{Name: m.name, Seconds: m.seconds})
+	}
+	if ready >= total {
+		kr.TimeToReadySeconds = ms[len(ms)-1].seconds
+	}
+	run.Kube = kr
+	run.DurationSeconds = run.End.Sub(start).Seconds()
+	for _, op := range kr.EtcdOps {
+		run.Requests += op.Requests
+		run.Ops = append(run.Ops, result.Op{Name: op.Operation + " " + op.Resource, Stats: result.Stats{Requests: op.Requests, DurationSeconds: run.DurationSeconds}})
+	}
+	if run.DurationSeconds > 0 {
+		run.ThroughputRPS = float64(run.Requests) / run.DurationSeconds
+	}
+	if werr != nil {
+		run.StoppedEarly = fmt.Sprintf("%d of %d pods Ready: %v", ready, total, werr)
+	}
+	return run, nil
+}
+
+// waitFor polls cond every 200 ms until it holds or timeout passes.
+func waitFor(ctx context.Context, timeout time.Duration, cond func() bool) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	for !cond() {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	return nil
+}
+
+// checkNoRegistry refuses a cluster that already holds kube-apiserver's
+// keys: the control plane would adopt them, and the clean-up would
+// delete them.
+func checkNoRegistry(ctx context.Context, cli *clientv3.Client, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	resp, err := cli.Get(ctx, registryPrefix, clientv3.WithPrefix(), clientv3.WithCountOnly())
+	if err != nil {
+		return fmt.Errorf("count %s keys: %w", registryPrefix, err)
+	}
+	if resp.Count > 0 {
+		return invalid.Errorf("the cluster already holds %d keys under %s (a control plane's): {ControlPlane} real needs a cluster without them", resp.Count, registryPrefix)
+	}
+	return nil
+}
+
+// removeRegistry deletes what the control plane stored.
+func removeRegistry(ctx context.Context, cli *clientv3.Client, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, 2*timeout)
+	defer cancel()
+	if _, err := cli.Delete(ctx, registryPrefix, clientv3.WithPrefix()); err != nil {
+		return fmt.Errorf("remove the control plane's keys: %w", err)
+	}
+	if _, err := cli.Delete(ctx, compactRevKey); err != nil {
+		return fmt.Errorf("remove the control plane's keys: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,126 @@
+package bench
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/etcdlab/etcdlab/invalid"
+	"github.com/etcdlab/etcdlab/lab/cluster"
+	"github.com/etcdlab/etcdlab/lab/clustertest"
+	"github.com/etcdlab/etcdlab/lab/kubebuild"
+)
+
+// TestKubeRealRefusals: what a real control plane cannot do is one line
+// of invalid input, before anything starts; a cluster nobody recorded as
+// a lab cluster is refused before anything is written to it.
+func TestKubeRealRefusals(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"kube", "--control-plane=real", "--steady", "--duration=10s"}, "manifest only"},
+		{[]string{"kube", "--control-plane=real", "--teardown"}, "Teardown"},
+		{[]string{"kube", "--control-plane=real", "--image-pull=1s"}, "fake runtime"},
+		{[]string{"kube", "--control-plane=real", "--kube-version=2.0"}, "not a Kubernetes version"},
+		{[]string{"kube", "--control-plane=kind"}, "emulated or real"},
+	} {
+		cl, err := ParseArgs(append([]string{"--endpoints=127.0.0.1:1"}, tc.args...))
+		if err == nil {
+			err = cl.Config.Validate()
+		}
+		if err == nil || !invalid.Is(err) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: %v, want invalid input naming %q", tc.args, err, tc.want)
+		}
+	}
+	c := clustertest.Start(t, cluster.Options{})
+	cl, err := ParseArgs([]string{"--endpoints=" + strings.Join(c.Client().Endpoints, ","), "kube", "--control-plane=real",
+		"--state-file=" + filepath.Join(t.TempDir(), "cluster.json")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Run(context.Background(), cl.Config)
+	if err == nil || !strings.Contains(err.Error(), "runs only on a lab cluster") {
+		t.Fatalf("a cluster not in the state file: %v", err)
+	}
+	c.NoKeys("/registry/")
+}
+
+// TestKubeRealControlPlane runs a small manifest through a real control
+// plane (3 stacked apiservers, 2 hollow nodes) on a lab cluster: every pod
+// Ready, the milestones in order, the apiservers' etcd requests (a create
+// per pod, deployment and service; status writes) and the members'
+// served Txns beside them, and afterwards no /registry key in the cluster.
+// Skipped without the binaries in the build cache.
+func TestKubeRealControlPlane(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a real Kubernetes control plane")
+	}
+	v, _ := kubebuild.ParseVersion(kubebuild.Pinned)
+	if _, ok := (kubebuild.Builder{}).Cached(v, append(kubebuild.ControlPlane(), kubebuild.Kubemark)...); !ok {
+		t.Skipf("Kubernetes %s is not in the build cache (docs/kube.md)", kubebuild.Pinned)
+	}
+	c := clustertest.Start(t, cluster.Options{Members: 3, BaseDir: clustertest.Tmpfs(t)})
+	cl, err := ParseArgs([]string{"--request-timeout=10s", "kube", "--control-plane=real", "--deployments=2", "--replicas=5", "--nodes=2", "--apiservers=3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := cl.Config
+	cfg.Cluster, cfg.ScrapeInterval = c.Cluster, DefaultScrapeInterval
+	cfg.KubeReal.Dir = t.TempDir()
+	began := time.Now()
+	doc, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("bench kube --control-plane real: %.1f s", time.Since(began).Seconds())
+	if len(doc.Runs) == 1 && doc.Runs[0].Kube != nil {
+		t.Logf("milestones %+v, etcd requests %+v", doc.Runs[0].Kube.Milestones, doc.Runs[0].Kube.EtcdOps)
+	}
+	if len(doc.Runs) != 1 || doc.Runs[0].Kube == nil {
+		t.Fatalf("runs %+v", doc.Runs)
+	}
+	r := doc.Runs[0]
+	k := r.Kube
+	if k.Pods != 10 || k.PodsReady != 10 || k.TimeToReadySeconds <= 0 || !strings.HasPrefix(k.ControlPlane, "real: Kubernetes "+kubebuild.Pinned) {
+		t.Fatalf("kube %+v", k)
+	}
+	prev := 0.0
+	for _, m := range k.Milestones {
+		if m.Seconds < prev || m.Seconds > k.TimeToReadySeconds {
+			t.Errorf("milestone %s at %g s (previous %g, Ready %g)", m.Name, m.Seconds, prev, k.TimeToReadySeconds)
+		}
+		prev = m.Seconds
+	}
+	if len(k.Milestones) < 3 || k.Milestones[len(k.Milestones)-1].Name != "pods ready" {
+		t.Errorf("milestones %+v", k.Milestones)
+	}
+	got := map[string]int64{}
+	for _, o := range k.EtcdOps {
+		got[o.Operation+" "+o.Resource] = o.Requests
+		if o.MeanSeconds <= 0 {
+			t.Errorf("%s %s: mean %g", o.Operation, o.Resource, o.MeanSeconds)
+		}
+	}
+	for op, want := range map[string]int64{"create pods": 10, "create deployments": 2, "create services": 2, "create replicasets": 2} {
+		if got[op] != want {
+			t.Errorf("%s: %d, want %d (%v)", op, got[op], want, got)
+		}
+	}
+	if got["update pods"] < 10 {
+		t.Errorf("update pods %d: fewer than one binding per pod (%v)", got["update pods"], got)
+	}
+	if r.Server == nil {
+		t.Fatal("no server series")
+	}
+	var txns float64
+	for _, m := range r.Server.Members {
+		txns += m.Summary.GRPCByMethod["Txn"]
+	}
+	if txns < float64(got["create pods"]+got["update pods"]) {
+		t.Errorf("members served %g Txns, fewer than the apiservers' pod creates and updates (%v)", txns, got)
+	}
+	c.NoKeys("/registry/")
+}

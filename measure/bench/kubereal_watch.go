@@ -1,0 +1,170 @@
+package bench
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// nStages is how many milestones a watcher of pods sees: stageName's.
+const nStages = 4
+
+// stageName is milestone i's name, in order.
+func stageName(i int) string {
+	return [nStages]string{"pods created", "pods scheduled", "pods running", "pods ready"}[i]
+}
+
+// podWatch follows a namespace's pods through a real apiserver's watch
+// and records when each first reached each stage (as the field report's
+// script, which watched pods until all were Ready). Its methods are safe
+// for concurrent use.
+type podWatch struct {
+	start time.Time
+
+	mu     sync.Mutex
+	seen   map[string]*[nStages]time.Time
+	counts [nStages]int
+	events int64
+	err    error
+	change chan struct{} // closed and replaced on every change
+}
+
+// watchPods starts watching namespace ns's pods through the apiserver at
+// url (client must not time out: the watch lasts until ctx ends). Stages
+// are timed from start.
+func watchPods(ctx context.Context, client *http.Client, url, ns string, start time.Time) (*podWatch, error) {
+	w := &podWatch{start: start, seen: map[string]*[nStages]time.Time{}, change: make(chan struct{})}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url+"/api/v1/namespaces/"+ns+"/pods?watch=1", nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("watch pods: %w", err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		resp.Body.Close()
+		return nil, fmt.Errorf("watch pods: %s", resp.Status)
+	}
+	go func() {
+		defer resp.Body.Close()
+		dec := json.NewDecoder(bufio.NewReader(resp.Body))
+		for {
+			var ev struct {
+				Type   string     `json:"type"`
+				Object corev1.Pod `json:"object"`
+			}
+			if err := dec.Decode(&ev); err != nil {
+				if ctx.Err() == nil {
+					w.fail(fmt.Errorf("watch pods: %w", err))
+				}
+				return
+			}
+			w.observe(ev.Type, &ev.Object, time.Now())
+		}
+	}()
+	return w, nil
+}
+
+// observe records one watch event seen at t.
+func (w *podWatch) observe(typ string, p *corev1.Pod, t time.Time) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.events++
+	if typ != "ADDED" && typ != "MODIFIED" {
+		return
+	}
+	st := w.seen[p.Name]
+	if st == nil {
+		st = &[nStages]time.Time{}
+		w.seen[p.Name] = st
+	}
+	reached := [nStages]bool{true, p.Spec.NodeName != "", p.Status.Phase == corev1.PodRunning, podReady(p)}
+	for i, ok := range reached {
+		if ok && st[i].IsZero() {
+			st[i] = t
+			w.counts[i]++
+		}
+	}
+	close(w.change)
+	w.change = make(chan struct{})
+}
+
+// fail records the watch's end.
+func (w *podWatch) fail(err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.err = err
+	close(w.change)
+	w.change = make(chan struct{})
+}
+
+// podReady is the pod's Ready condition.
+func podReady(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue {
+			return true
+		}
+	}
+	return false
+}
+
+// waitReady waits until total pods are Ready, the watch fails or ctx
+// ends; progress (if set) is called with each new count.
+func (w *podWatch) waitReady(ctx context.Context, total int, progress func(ready, total int)) error {
+	last := -1
+	for {
+		w.mu.Lock()
+		ready, err, change := w.counts[nStages-1], w.err, w.change
+		w.mu.Unlock()
+		if ready != last && progress != nil {
+			progress(ready, total)
+		}
+		last = ready
+		switch {
+		case ready >= total:
+			return nil
+		case err != nil:
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-change:
+		}
+	}
+}
+
+// milestones are the seconds from start until every one of total pods had
+// reached each stage (a stage not reached by all is left out), and the
+// pods Ready.
+func (w *podWatch) milestones(total int) (ms []stageTime, ready int, events int64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for i := range nStages {
+		if w.counts[i] < total {
+			continue
+		}
+		var last time.Time
+		for _, st := range w.seen {
+			if st[i].After(last) {
+				last = st[i]
+			}
+		}
+		ms = append(ms, stageTime{stageName(i), last.Sub(w.start).Seconds()})
+	}
+	return ms, w.counts[nStages-1], w.events
+}
+
+// stageTime is a milestone.
+type stageTime struct {
+	name    string
+	seconds float64
+}
