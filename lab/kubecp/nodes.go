@@ -31,6 +31,10 @@ type NodeOptions struct {
 	// ReadyTimeout bounds the wait for every node Ready; zero means 2
 	// minutes.
 	ReadyTimeout time.Duration
+	// QPS and Burst are the kubelet's API client limits; zero means
+	// kubemark's (10 and 20, not the kubelet's own defaults of 50 and 100).
+	QPS   float64
+	Burst int
 	// ExtraArgs are added to every node's command line.
 	ExtraArgs []string
 }
@@ -122,6 +126,12 @@ func (cp *ControlPlane) startNode(name, url string, o NodeOptions) error {
 	}
 	if o.MaxPods > 0 {
 		args = append(args, fmt.Sprintf("--max-pods=%d", o.MaxPods))
+	}
+	if o.QPS > 0 {
+		args = append(args, fmt.Sprintf("--kube-api-qps=%g", o.QPS))
+	}
+	if o.Burst > 0 {
+		args = append(args, fmt.Sprintf("--kube-api-burst=%d", o.Burst))
 	}
 	// TMPDIR: kubemark makes the kubelet's root directory with
 	// os.MkdirTemp (pkg/kubemark/hollow_kubelet.go).

@@ -146,7 +146,7 @@ func (r *runner) kubeRealIteration(ctx context.Context, info RunInfo, bins kubec
 	c, t := r.cfg, r.t
 	s := c.Kube
 	began := time.Now()
-	cp, err := kubecp.Start(ctx, kubecp.Options{Binaries: bins, Etcd: t.conn, Dir: c.KubeReal.Dir, APIServers: s.APIServers})
+	cp, err := kubecp.Start(ctx, kubecp.Options{Binaries: bins, Etcd: t.conn, Dir: c.KubeReal.Dir, APIServers: s.APIServers, ExtraArgs: realLimits(s.Limits)})
 	if err != nil {
 		return result.Run{}, startDetail(err)
 	}
@@ -155,7 +155,7 @@ func (r *runner) kubeRealIteration(ctx context.Context, info RunInfo, bins kubec
 			err = serr
 		}
 	}()
-	if _, err := cp.StartNodes(ctx, kubecp.NodeOptions{Kubemark: kubemark, Count: s.Nodes, MaxPods: s.PodsPerNode}); err != nil {
+	if _, err := cp.StartNodes(ctx, kubecp.NodeOptions{Kubemark: kubemark, Count: s.Nodes, MaxPods: s.PodsPerNode, QPS: s.Limits.Kubelet.QPS, Burst: s.Limits.Kubelet.Burst}); err != nil {
 		return result.Run{}, startDetail(err)
 	}
 	fmt.Fprintf(c.Log, "control plane and %d nodes ready in %.1f s\n", s.Nodes, time.Since(began).Seconds())
@@ -172,6 +172,20 @@ func (r *runner) kubeRealIteration(ctx context.Context, info RunInfo, bins kubec
 		}
 		return run, err
 	})
+}
+
+// realLimits are the components' flags for the limits bench kube's
+// emulated control plane runs with (kube.DefaultLimits, or as the flags
+// set them), so that both run alike: the controller manager's and the
+// scheduler's client limits and the controllers' workers.
+func realLimits(l kube.Limits) map[string][]string {
+	return map[string][]string{
+		"kube-controller-manager": {
+			fmt.Sprintf("--kube-api-qps=%g", l.ControllerManager.QPS), fmt.Sprintf("--kube-api-burst=%d", l.ControllerManager.Burst),
+			fmt.Sprintf("--concurrent-deployment-syncs=%d", l.DeploymentWorkers), fmt.Sprintf("--concurrent-replicaset-syncs=%d", l.ReplicaSetWorkers),
+		},
+		"kube-scheduler": {fmt.Sprintf("--kube-api-qps=%g", l.Scheduler.QPS), fmt.Sprintf("--kube-api-burst=%d", l.Scheduler.Burst)},
+	}
 }
 
 // startDetail keeps a failed component's log tail in the error.

@@ -5,11 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // nStages is how many milestones a watcher of pods sees: stageName's.
@@ -37,10 +39,68 @@ type podWatch struct {
 
 // watchPods starts watching namespace ns's pods through the apiserver at
 // url (client must not time out: the watch lasts until ctx ends). Stages
-// are timed from start.
+// are timed from start. A watch the apiserver ends is resumed from the
+// last resource version seen, or after a fresh list when that is too old
+// (410 Gone), as client-go's reflector does.
 func watchPods(ctx context.Context, client *http.Client, url, ns string, start time.Time) (*podWatch, error) {
 	w := &podWatch{start: start, seen: map[string]*[nStages]time.Time{}, change: make(chan struct{})}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url+"/api/v1/namespaces/"+ns+"/pods?watch=1", nil)
+	base := url + "/api/v1/namespaces/" + ns + "/pods"
+	rv, err := w.list(ctx, client, base)
+	if err != nil {
+		return nil, err
+	}
+	body, err := openWatch(ctx, client, base, rv)
+	if err != nil {
+		return nil, err
+	}
+	go func() {
+		for ctx.Err() == nil {
+			var gone bool
+			rv, gone = w.follow(body, rv)
+			body.Close()
+			if ctx.Err() != nil {
+				return
+			}
+			if gone {
+				if rv, err = w.list(ctx, client, base); err != nil {
+					w.fail(err)
+					return
+				}
+			}
+			if body, err = openWatch(ctx, client, base, rv); err != nil {
+				if ctx.Err() == nil {
+					w.fail(err)
+				}
+				return
+			}
+		}
+	}()
+	return w, nil
+}
+
+// list lists the pods, observes each and returns the list's resource
+// version.
+func (w *podWatch) list(ctx context.Context, client *http.Client, base string) (string, error) {
+	lctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	body, err := getBody(lctx, client, base)
+	if err != nil {
+		return "", fmt.Errorf("list pods: %w", err)
+	}
+	var list corev1.PodList
+	if err := json.Unmarshal(body, &list); err != nil {
+		return "", fmt.Errorf("list pods: %w", err)
+	}
+	now := time.Now()
+	for i := range list.Items {
+		w.observe("ADDED", &list.Items[i], now)
+	}
+	return list.ResourceVersion, nil
+}
+
+// openWatch opens a watch of base from resource version rv.
+func openWatch(ctx context.Context, client *http.Client, base, rv string) (io.ReadCloser, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"?watch=1&allowWatchBookmarks=true&resourceVersion="+rv, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -53,34 +113,48 @@ func watchPods(ctx context.Context, client *http.Client, url, ns string, start t
 		resp.Body.Close()
 		return nil, fmt.Errorf("watch pods: %s", resp.Status)
 	}
-	go func() {
-		defer resp.Body.Close()
-		dec := json.NewDecoder(bufio.NewReader(resp.Body))
-		for {
-			var ev struct {
-				Type   string     `json:"type"`
-				Object corev1.Pod `json:"object"`
-			}
-			if err := dec.Decode(&ev); err != nil {
-				if ctx.Err() == nil {
-					w.fail(fmt.Errorf("watch pods: %w", err))
-				}
-				return
-			}
-			w.observe(ev.Type, &ev.Object, time.Now())
+	return resp.Body, nil
+}
+
+// follow reads a watch stream until it ends and returns the last resource
+// version seen (rv if none), and whether the apiserver said it is gone.
+func (w *podWatch) follow(body io.Reader, rv string) (string, bool) {
+	dec := json.NewDecoder(bufio.NewReader(body))
+	for {
+		var ev struct {
+			Type   string          `json:"type"`
+			Object json.RawMessage `json:"object"`
 		}
-	}()
-	return w, nil
+		if err := dec.Decode(&ev); err != nil {
+			return rv, false
+		}
+		if ev.Type == "ERROR" {
+			var st metav1.Status
+			_ = json.Unmarshal(ev.Object, &st)
+			return rv, st.Code == http.StatusGone
+		}
+		var p corev1.Pod
+		if err := json.Unmarshal(ev.Object, &p); err != nil {
+			continue
+		}
+		if p.ResourceVersion != "" {
+			rv = p.ResourceVersion
+		}
+		w.observe(ev.Type, &p, time.Now())
+	}
 }
 
 // observe records one watch event seen at t.
 func (w *podWatch) observe(typ string, p *corev1.Pod, t time.Time) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.events++
+	if typ == "DELETED" {
+		w.events++
+	}
 	if typ != "ADDED" && typ != "MODIFIED" {
 		return
 	}
+	w.events++
 	st := w.seen[p.Name]
 	if st == nil {
 		st = &[nStages]time.Time{}
