@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/etcdlab/etcdlab/internal/proc"
 	"github.com/etcdlab/etcdlab/invalid"
 	"github.com/etcdlab/etcdlab/lab/cluster"
 	"github.com/etcdlab/etcdlab/lab/kubebuild"
@@ -80,9 +82,16 @@ func (r *runner) runKubeReal(ctx context.Context) error {
 	if t.local == nil && !labCluster(c.KubeReal.StateFile, t.conn.Endpoints) {
 		return invalid.Errorf("{ControlPlane} real runs only on a lab cluster (the one `etcdlab cluster up` recorded in %s, or none: a cluster of the run's own): kube-apiserver writes under /registry and compacts the whole key space", c.KubeReal.StateFile)
 	}
-	if err := checkNoRegistry(ctx, t.cli, c.RequestTimeout); err != nil {
+	swept, err := claimRegistry(ctx, t.cli, c.RequestTimeout)
+	if swept != "" {
+		doc.Notes = append(doc.Notes, swept)
+	}
+	if err != nil {
 		return err
 	}
+	defer func() {
+		_ = releaseRegistry(context.WithoutCancel(ctx), t.cli, c.RequestTimeout)
+	}()
 	vs := c.KubeReal.Version
 	if vs == "" {
 		vs = kubebuild.Pinned
@@ -279,6 +288,71 @@ func waitFor(ctx context.Context, timeout time.Duration, cond func() bool) error
 			return ctx.Err()
 		case <-time.After(200 * time.Millisecond):
 		}
+	}
+	return nil
+}
+
+// ownerKey records which etcdlab process runs a real control plane on the
+// cluster ("PID-STARTTIME"), so that the keys of one that was killed
+// (SIGKILL leaves no time to remove them) are removed by the next run.
+const ownerKey = "/etcdlab/kubecp/owner"
+
+// claimRegistry makes the cluster this process's for a real control
+// plane: a previous run's keys whose process is gone are removed (said
+// in the returned note), a live one's are refused, and any other
+// /registry keys are refused; then the owner key names this process.
+func claimRegistry(ctx context.Context, cli *clientv3.Client, timeout time.Duration) (note string, err error) {
+	rctx, cancel := context.WithTimeout(ctx, timeout)
+	resp, err := cli.Get(rctx, ownerKey)
+	cancel()
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", ownerKey, err)
+	}
+	if len(resp.Kvs) > 0 {
+		owner := string(resp.Kvs[0].Value)
+		if id, ok := parseOwner(owner); ok && id.Alive() {
+			return "", invalid.Errorf("a real control plane of etcdlab (pid %d) runs on this cluster", id.PID)
+		}
+		if err := releaseRegistry(ctx, cli, timeout); err != nil {
+			return "", err
+		}
+		note = fmt.Sprintf("removed the keys of a real control plane whose etcdlab (%s) was killed", owner)
+	}
+	if err := checkNoRegistry(ctx, cli, timeout); err != nil {
+		return note, err
+	}
+	self, err := proc.Self()
+	if err != nil {
+		return note, err
+	}
+	rctx, cancel = context.WithTimeout(ctx, timeout)
+	defer cancel()
+	if _, err := cli.Put(rctx, ownerKey, fmt.Sprintf("%d-%d", self.PID, self.StartTime)); err != nil {
+		return note, fmt.Errorf("write %s: %w", ownerKey, err)
+	}
+	return note, nil
+}
+
+// parseOwner reads an owner key's "PID-STARTTIME".
+func parseOwner(v string) (proc.ID, bool) {
+	pid, st, ok := strings.Cut(v, "-")
+	p, err1 := strconv.Atoi(pid)
+	t, err2 := strconv.ParseUint(st, 10, 64)
+	if !ok || err1 != nil || err2 != nil || p <= 0 {
+		return proc.ID{}, false
+	}
+	return proc.ID{PID: p, StartTime: t}, true
+}
+
+// releaseRegistry removes what a control plane stored and the owner key.
+func releaseRegistry(ctx context.Context, cli *clientv3.Client, timeout time.Duration) error {
+	if err := removeRegistry(ctx, cli, timeout); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	if _, err := cli.Delete(ctx, ownerKey); err != nil {
+		return fmt.Errorf("remove %s: %w", ownerKey, err)
 	}
 	return nil
 }

@@ -2,11 +2,13 @@ package bench
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/etcdlab/etcdlab/internal/proc"
 	"github.com/etcdlab/etcdlab/invalid"
 	"github.com/etcdlab/etcdlab/lab/cluster"
 	"github.com/etcdlab/etcdlab/lab/clustertest"
@@ -123,4 +125,56 @@ func TestKubeRealControlPlane(t *testing.T) {
 		t.Errorf("members served %g Txns, fewer than the apiservers' pod creates and updates (%v)", txns, got)
 	}
 	c.NoKeys("/registry/")
+}
+
+// TestClaimRegistry: a killed run's control plane keys are removed by the
+// next claim, which then names this process; a live owner, or /registry
+// keys nobody claimed, are refused and left alone; release removes both.
+func TestClaimRegistry(t *testing.T) {
+	c := clustertest.Start(t, cluster.Options{})
+	cli := c.KV()
+	ctx := context.Background()
+	init1, err := proc.Of(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	self, _ := proc.Self()
+	for _, tc := range []struct {
+		name, owner string
+		keys        int
+		wantErr     string
+		wantNote    bool
+	}{
+		{"a killed run's", "999999999-1", 5, "", true},
+		{"a live run's", fmt.Sprintf("%d-%d", init1.PID, init1.StartTime), 5, "runs on this cluster", false},
+		{"nobody's", "", 5, "already holds 5 keys", false},
+		{"empty", "", 0, "", false},
+	} {
+		c.PutKeys("/registry/pods/default/", tc.keys)
+		if tc.owner != "" {
+			if _, err := cli.Put(ctx, ownerKey, tc.owner); err != nil {
+				t.Fatal(err)
+			}
+		}
+		note, err := claimRegistry(ctx, cli, 5*time.Second)
+		if (err == nil) != (tc.wantErr == "") || (err != nil && !strings.Contains(err.Error(), tc.wantErr)) || (note != "") != tc.wantNote {
+			t.Errorf("%s: note %q, err %v; want error %q", tc.name, note, err, tc.wantErr)
+		}
+		if tc.wantErr == "" {
+			if n := c.Count("/registry/"); n != 0 {
+				t.Errorf("%s: %d /registry keys after the claim", tc.name, n)
+			}
+			r, _ := cli.Get(ctx, ownerKey)
+			if len(r.Kvs) != 1 || string(r.Kvs[0].Value) != fmt.Sprintf("%d-%d", self.PID, self.StartTime) {
+				t.Errorf("%s: owner %v, want this process", tc.name, r.Kvs)
+			}
+		} else if n := c.Count("/registry/"); n != int64(tc.keys) {
+			t.Errorf("%s: refused, yet %d of %d keys left", tc.name, n, tc.keys)
+		}
+		if err := releaseRegistry(ctx, cli, 5*time.Second); err != nil {
+			t.Fatal(err)
+		}
+		c.NoKeys("/registry/")
+		c.NoKeys(ownerKey)
+	}
 }
