@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
@@ -44,8 +45,11 @@ func TestKilledParentHelper(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if _, err := cp.StartNodes(context.Background(), NodeOptions{Kubemark: kubemark(t), Count: 1}); err != nil {
+		t.Fatal(err)
+	}
 	r := childReport{Run: cp.Dir()}
-	for _, p := range cp.procs {
+	for _, p := range cp.processes() {
 		id, _ := proc.Of(p.cmd.Process.Pid)
 		r.PIDs = append(r.PIDs, id)
 	}
@@ -53,11 +57,14 @@ func TestKilledParentHelper(t *testing.T) {
 	select {} // until killed
 }
 
-// TestKillLeavesNothing: when the process that started a control plane is
-// SIGKILLed, its components die with it, and the next Start in the same
-// place removes the run directory it left.
+// TestKillLeavesNothing: when the process that started a control plane
+// and a hollow node is SIGKILLed, its components die with it, and the next
+// Start in the same place removes the run directory it left, the next
+// StartNodes the node's fake runtime socket.
 func TestKillLeavesNothing(t *testing.T) {
 	binaries(t) // skips when they are not built
+	kubemark(t)
+	sockets, _ := filepath.Glob(runtimeSockets)
 	c := clustertest.Start(t, cluster.Options{Members: 1, BaseDir: clustertest.Tmpfs(t)})
 	dir := t.TempDir()
 	etcd, _ := json.Marshal(c.Client())
@@ -73,7 +80,7 @@ func TestKillLeavesNothing(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	var r childReport
-	if err := json.NewDecoder(bufio.NewReader(out)).Decode(&r); err != nil || len(r.PIDs) != 3 {
+	if err := json.NewDecoder(bufio.NewReader(out)).Decode(&r); err != nil || len(r.PIDs) != 4 {
 		t.Fatalf("the helper's control plane: %+v, %v", r, err)
 	}
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
@@ -99,4 +106,11 @@ func TestKillLeavesNothing(t *testing.T) {
 		t.Errorf("the killed run's directory %s survived the next run's sweep: %v", r.Run, err)
 	}
 	_ = os.RemoveAll(next)
+	if stale, _ := filepath.Glob(runtimeSockets); len(stale) != len(sockets)+1 {
+		t.Errorf("%d fake runtime sockets after the kill, want the killed node's beside the %d before", len(stale), len(sockets))
+	}
+	sweepRuntimeSockets()
+	if left, _ := filepath.Glob(runtimeSockets); len(left) > len(sockets) {
+		t.Errorf("fake runtime sockets after the sweep: %v (before the test: %v)", left, sockets)
+	}
 }
