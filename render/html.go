@@ -180,7 +180,7 @@ func runsTableData(doc *result.Document) Table {
 	t := Table{Header: []string{"run", "requests", "errors", "req/s", "p50 ms", "p99 ms", "p99.9 ms", "mean ms", "max ms"}}
 	for _, r := range doc.Runs {
 		t.Rows = append(t.Rows, []string{r.Name, strconv.FormatInt(r.Requests, 10), strconv.FormatInt(opCount(r.Stats)-r.Requests, 10), f1(r.ThroughputRPS),
-			ms(r.Latency.P50), ms(r.Latency.P99), ms(r.Latency.P999), ms(r.Latency.Mean), ms(r.Latency.Max)})
+			quantileMS(r, r.Latency.P50), quantileMS(r, r.Latency.P99), quantileMS(r, r.Latency.P999), ms(r.Latency.Mean), quantileMS(r, r.Latency.Max)})
 	}
 	return t
 }

@@ -18,7 +18,7 @@ func runsTable(doc *result.Document) string {
 	rows := make([][]string, 0, len(doc.Runs))
 	for _, r := range doc.Runs {
 		rows = append(rows, []string{r.Name, strconv.FormatInt(r.Requests, 10), strconv.FormatInt(opCount(r.Stats)-r.Requests, 10),
-			f1(r.ThroughputRPS), ms(r.Latency.P50), ms(r.Latency.P99), ms(r.Latency.P999), ms(r.Latency.Mean)})
+			f1(r.ThroughputRPS), quantileMS(r, r.Latency.P50), quantileMS(r, r.Latency.P99), quantileMS(r, r.Latency.P999), ms(r.Latency.Mean)})
 	}
 	_ = table.Write(&b, []string{"RUN", "REQUESTS", "ERRORS", "REQ/S", "P50 MS", "P99 MS", "P99.9 MS", "MEAN MS"}, rows)
 	multi := false
@@ -73,3 +73,13 @@ func BenchCSV(w io.Writer, doc *result.Document) error {
 }
 
 func writeTable(b *strings.Builder, t Table) { _ = table.Write(b, t.Header, t.Rows) }
+
+// quantileMS is a run's latency quantile in milliseconds, or "-" for a run
+// through a real control plane: its latencies are the apiservers' means,
+// and it has no quantiles.
+func quantileMS(r result.Run, v float64) string {
+	if r.Kube != nil && r.Kube.ControlPlane != "" {
+		return "-"
+	}
+	return ms(v)
+}

@@ -265,12 +265,17 @@ func realManifest(ctx context.Context, cp *kubecp.ControlPlane, s kube.Spec, pro
 	}
 	run.Kube = kr
 	run.DurationSeconds = run.End.Sub(start).Seconds()
+	var sum float64
 	for _, op := range kr.EtcdOps {
+		sum += op.MeanSeconds * float64(op.Requests)
 		run.Requests += op.Requests
 		run.Ops = append(run.Ops, result.Op{Name: op.Operation + " " + op.Resource, Stats: result.Stats{Requests: op.Requests, DurationSeconds: run.DurationSeconds}})
 	}
 	if run.DurationSeconds > 0 {
 		run.ThroughputRPS = float64(run.Requests) / run.DurationSeconds
+	}
+	if run.Requests > 0 {
+		run.Latency.Mean = sum / float64(run.Requests) // the only latency the apiservers' metrics give
 	}
 	if werr != nil {
 		run.StoppedEarly = fmt.Sprintf("%d of %d pods Ready: %v", ready, total, werr)
