@@ -39,6 +39,20 @@ type KubeRun struct {
 	Components []KubeComponent `json:"components,omitempty"`
 	// SLOs are Kubernetes' published API SLOs judged on this run.
 	SLOs []KubeSLO `json:"slos,omitempty"`
+	// EtcdRequests are the emulated apiservers' storage requests to etcd
+	// by operation and resource, as kube-apiserver's etcd_requests_total
+	// counts them (a binding or a status patch is an "update pods"), to
+	// compare with a real control plane's metric.
+	EtcdRequests []KubeEtcdRequests `json:"etcd_requests,omitempty"`
+}
+
+// KubeEtcdRequests is one series of kube-apiserver's etcd_requests_total:
+// requests of an operation ("get", "create", "update", "delete", "list",
+// "listWithCount") on a resource ("pods").
+type KubeEtcdRequests struct {
+	Operation string `json:"operation"`
+	Resource  string `json:"resource"`
+	Requests  int64  `json:"requests"`
 }
 
 // KubeMilestone is one stage of the chain from Deployment to Ready pod.
