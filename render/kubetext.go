@@ -1,7 +1,9 @@
 package render
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/dustin/go-humanize"
@@ -59,6 +61,7 @@ func kubeText(run result.Run, cfg *result.KubeConfig) string {
 		t     Table
 	}{
 		{"  etcd requests by verb and resource:\n", kubeRequests(run)},
+		{"  the same as kube-apiserver's etcd_requests_total counts them (a binding or status patch is an update of pods):\n", kubeEtcdRequests(k)},
 		{"  components (client-side limits as run; where each default comes from: -o json or the HTML report):\n", kubeComponentsBrief(k)},
 		{"  Kubernetes API SLOs (kubernetes/community sig-scalability/slos/slos.md), on etcd's part of each call:\n", kubeSLOs(k)},
 	} {
@@ -100,6 +103,18 @@ func kubeRequests(run result.Run) Table {
 	t := Table{Header: []string{"REQUEST", "COUNT", "ERRORS", "P50", "P99", "MAX"}}
 	for _, o := range run.Ops {
 		t.Rows = append(t.Rows, []string{o.Name, humanize.Comma(o.Requests), humanize.Comma(o.ErrorCount()), units.Seconds(o.Latency.P50), units.Seconds(o.Latency.P99), units.Seconds(o.Latency.Max)})
+	}
+	return t
+}
+
+// kubeEtcdRequests is a kube run's storage requests by
+// etcd_requests_total's operation and resource, highest first.
+func kubeEtcdRequests(k *result.KubeRun) Table {
+	t := Table{Header: []string{"OPERATION", "RESOURCE", "COUNT"}}
+	rows := slices.Clone(k.EtcdRequests)
+	slices.SortStableFunc(rows, func(a, b result.KubeEtcdRequests) int { return cmp.Compare(b.Requests, a.Requests) })
+	for _, e := range rows {
+		t.Rows = append(t.Rows, []string{e.Operation, e.Resource, humanize.Comma(e.Requests)})
 	}
 	return t
 }
@@ -169,7 +184,8 @@ func kubeTables(doc *result.Document) []namedTable {
 			sum.Rows = append(sum.Rows, []string{"watch lag p50 / p99 / max", fmt.Sprintf("%s / %s / %s over %s events", units.Seconds(k.WatchLag.P50), units.Seconds(k.WatchLag.P99), units.Seconds(k.WatchLag.Max), humanize.Comma(k.WatchEvents))})
 		}
 		out = append(out, namedTable{"Kubernetes workload: " + run.Name, sum})
-		for _, t := range []namedTable{{"requests by verb and resource", kubeRequests(run)}, {"components", kubeComponents(k)}, {"Kubernetes API SLOs", kubeSLOs(k)}} {
+		for _, t := range []namedTable{{"requests by verb and resource", kubeRequests(run)},
+			{"storage requests as etcd_requests_total counts them", kubeEtcdRequests(k)}, {"components", kubeComponents(k)}, {"Kubernetes API SLOs", kubeSLOs(k)}} {
 			if len(t.Rows) > 0 {
 				t.Title = run.Name + ": " + t.Title
 				out = append(out, t)

@@ -101,4 +101,6 @@ type KubeConfig struct {
 	ReadyTimeout   Duration `json:"ready_timeout,omitempty"`
 	APIServers     int      `json:"apiservers,omitempty"`
 	Teardown       bool     `json:"teardown,omitempty"`
+	// HollowKubelets: the kubelets were kubemark's hollow kubelets.
+	HollowKubelets bool `json:"hollow_kubelets,omitempty"`
 }
