@@ -160,6 +160,8 @@ func (k *kubelet) onPod(ctx context.Context, wg *sync.WaitGroup, e watchEvent) {
 	if e.kind == evDeleted {
 		delete(k.started, e.key)
 		delete(k.terminating, e.key)
+		// The housekeeping's RemoveOrphanedStatuses forgets a gone pod's status.
+		k.sm.drop(e.old.obj.GetUID())
 		return
 	}
 	p := e.cur.obj.(*corev1.Pod)
