@@ -50,7 +50,11 @@ type endpointsController struct {
 var errStaleCache = errors.New("kube: endpointslice cache is older than this controller's own writes")
 
 func newEndpointsController(api *apiserver, cl *client, slices bool, perSlice int) *endpointsController {
-	c := &endpointsController{api: api, cl: cl, q: newQueue(), slices: slices, perSlice: perSlice,
+	q := newQueue()
+	if slices {
+		q = newQueueBackoff(sliceSyncRetryBase)
+	}
+	c := &endpointsController{api: api, cl: cl, q: q, slices: slices, perSlice: perSlice,
 		wrote: map[string]map[string]int64{}, staleRev: map[string]int64{}}
 	api.cache(resServices).handle(func(e watchEvent) {
 		o := e.cur.obj
