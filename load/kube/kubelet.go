@@ -36,8 +36,8 @@ type kubelet struct {
 	ev   *eventRecorder
 	s    *Spec
 	sm   *statusManager
-	// relist is when the PLEG's relist loop started: it relists every
-	// plegRelistPeriod from then.
+	// relist is when the PLEG's relist loop started (set once, before
+	// any pod): it relists every plegRelistPeriod from then.
 	relist time.Time
 
 	mu          sync.Mutex
@@ -57,7 +57,8 @@ const plegRelistPeriod = time.Second
 func newKubelet(i int, api *apiserver, cl, hb, evcl *client, s *Spec) *kubelet {
 	name := fmt.Sprintf("node-%04d", i)
 	k := &kubelet{i: i, name: name, api: api, cl: cl, hb: hb, ev: newEventRecorder(api, evcl, "kubelet", name), s: s,
-		started: map[string]bool{}, terminating: map[string]bool{}}
+		started: map[string]bool{}, terminating: map[string]bool{},
+		relist: time.Now().Add(-time.Duration(rand.Int64N(int64(plegRelistPeriod))))}
 	k.sm = newStatusManager(k)
 	return k
 }
@@ -86,7 +87,6 @@ func (k *kubelet) register(ctx context.Context) error {
 // run renews the lease and reports node status until ctx ends.
 func (k *kubelet) run(ctx context.Context, wg *sync.WaitGroup) {
 	k.ev.run(ctx, wg)
-	k.relist = time.Now().Add(-time.Duration(rand.Int64N(int64(plegRelistPeriod))))
 	wg.Go(func() { k.sm.run(ctx) })
 	renew := k.s.Limits.NodeLeaseDuration / 4 // nodeLeaseRenewIntervalFraction 0.25
 	wg.Go(func() { jitterLoop(ctx, renew, func() { _ = k.renewLease(ctx) }) })
