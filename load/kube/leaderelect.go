@@ -27,6 +27,10 @@ const (
 	// server.go), renewed by the lease controller with jitter 0.04.
 	identityLeaseDuration = time.Hour
 	identityLeaseRenew    = 10 * time.Second
+	// leaseControllerJitter is the lease controller's renewal jitter
+	// (wait.JitterUntilWithContext(ctx, c.sync, c.renewInterval, 0.04,
+	// true) in its Run).
+	leaseControllerJitter = 0.04
 )
 
 // leaseHolder keeps one control-plane Lease, as client-go's leader
@@ -111,5 +115,5 @@ func newLeaderElection(api *apiserver, cl *client, name string) *leaseHolder {
 func newIdentityLease(api *apiserver, cl *client, i int) *leaseHolder {
 	name := fmt.Sprintf("apiserver-%s", randName(fmt.Sprintf("%d", i)))
 	return &leaseHolder{api: api, cl: cl, name: name, holder: name + "_" + string(newUID()),
-		dur: identityLeaseDuration, period: identityLeaseRenew, jitter: kubeletJitter}
+		dur: identityLeaseDuration, period: identityLeaseRenew, jitter: leaseControllerJitter}
 }
