@@ -25,8 +25,8 @@ def load(path):
     r = d["runs"][0]
     k = r.get("kube") or {}
     ops = {}
-    if k.get("etcd_ops"):
-        for o in k["etcd_ops"]:
+    if k.get("etcd_requests"):
+        for o in k["etcd_requests"]:
             ops[f'{o["operation"]} {o["resource"]}'] = o["requests"]
     else:
         for o in r.get("ops", []):

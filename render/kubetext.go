@@ -1,7 +1,9 @@
 package render
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/dustin/go-humanize"
@@ -57,11 +59,16 @@ func kubeText(run result.Run, cfg *result.KubeConfig) string {
 		fmt.Fprintf(&b, "  watch lag (a write's response to its event, at every watcher): p50 %s, p99 %s, max %s; %s events\n",
 			units.Seconds(k.WatchLag.P50), units.Seconds(k.WatchLag.P99), units.Seconds(k.WatchLag.Max), humanize.Comma(k.WatchEvents))
 	}
+	storage := "  the same as kube-apiserver's etcd_requests_total counts them (a binding or status patch is an update of pods):\n"
+	if k.ControlPlane != "" {
+		storage = "  etcd requests as the apiservers' etcd_requests_total counted them, with the mean of etcd_request_duration_seconds:\n"
+	}
 	for _, t := range []struct {
 		title string
 		t     Table
 	}{
 		{"  etcd requests by verb and resource:\n", kubeRequests(run)},
+		{storage, kubeEtcdRequests(k)},
 		{"  components (client-side limits as run; where each default comes from: -o json or the HTML report):\n", kubeComponentsBrief(k)},
 		{"  Kubernetes API SLOs (kubernetes/community sig-scalability/slos/slos.md), on etcd's part of each call:\n", kubeSLOs(k)},
 	} {
@@ -98,19 +105,37 @@ func secs3(s float64) string {
 	return fmt.Sprintf("%.3g s", s)
 }
 
-// kubeRequests is a kube run's requests per verb and resource: for a real
-// control plane, the apiservers' counts and mean latencies.
+// kubeRequests is a kube run's requests per verb and resource as the
+// emulation recorded them; none for a real control plane, whose requests
+// are only its apiservers' metric (kubeEtcdRequests).
 func kubeRequests(run result.Run) Table {
-	if k := run.Kube; k != nil && len(k.EtcdOps) > 0 {
-		t := Table{Header: []string{"REQUEST", "COUNT", "MEAN"}}
-		for _, o := range k.EtcdOps {
-			t.Rows = append(t.Rows, []string{o.Operation + " " + o.Resource, humanize.Comma(o.Requests), units.Seconds(o.MeanSeconds)})
-		}
-		return t
+	if k := run.Kube; k != nil && k.ControlPlane != "" {
+		return Table{}
 	}
 	t := Table{Header: []string{"REQUEST", "COUNT", "ERRORS", "P50", "P99", "MAX"}}
 	for _, o := range run.Ops {
 		t.Rows = append(t.Rows, []string{o.Name, humanize.Comma(o.Requests), humanize.Comma(o.ErrorCount()), units.Seconds(o.Latency.P50), units.Seconds(o.Latency.P99), units.Seconds(o.Latency.Max)})
+	}
+	return t
+}
+
+// kubeEtcdRequests is a kube run's storage requests by
+// etcd_requests_total's operation and resource, highest first.
+// A real control plane's have their mean latency.
+func kubeEtcdRequests(k *result.KubeRun) Table {
+	real := k.ControlPlane != ""
+	t := Table{Header: []string{"OPERATION", "RESOURCE", "COUNT"}}
+	if real {
+		t.Header = append(t.Header, "MEAN")
+	}
+	rows := slices.Clone(k.EtcdRequests)
+	slices.SortStableFunc(rows, func(a, b result.KubeEtcdRequests) int { return cmp.Compare(b.Requests, a.Requests) })
+	for _, e := range rows {
+		row := []string{e.Operation, e.Resource, humanize.Comma(e.Requests)}
+		if real {
+			row = append(row, units.Seconds(e.MeanSeconds))
+		}
+		t.Rows = append(t.Rows, row)
 	}
 	return t
 }
@@ -180,7 +205,8 @@ func kubeTables(doc *result.Document) []namedTable {
 			sum.Rows = append(sum.Rows, []string{"watch lag p50 / p99 / max", fmt.Sprintf("%s / %s / %s over %s events", units.Seconds(k.WatchLag.P50), units.Seconds(k.WatchLag.P99), units.Seconds(k.WatchLag.Max), humanize.Comma(k.WatchEvents))})
 		}
 		out = append(out, namedTable{"Kubernetes workload: " + run.Name, sum})
-		for _, t := range []namedTable{{"requests by verb and resource", kubeRequests(run)}, {"components", kubeComponents(k)}, {"Kubernetes API SLOs", kubeSLOs(k)}} {
+		for _, t := range []namedTable{{"requests by verb and resource", kubeRequests(run)},
+			{"storage requests as etcd_requests_total counts them", kubeEtcdRequests(k)}, {"components", kubeComponents(k)}, {"Kubernetes API SLOs", kubeSLOs(k)}} {
 			if len(t.Rows) > 0 {
 				t.Title = run.Name + ": " + t.Title
 				out = append(out, t)

@@ -24,8 +24,9 @@ func kubeFixture() *result.Document {
 			Kube: &result.KubeRun{Mode: "manifest", TimeToReadySeconds: ttr, Pods: 500, PodsReady: ready,
 				Milestones: []result.KubeMilestone{{Name: "pods created", Seconds: 25.2}, {Name: "pods ready", Seconds: ttr}},
 				Objects:    1031, Conflicts: 7, WatchLag: &result.Latency{P50: 0.0008, P99: 0.004, Max: 0.01}, WatchEvents: 12000,
-				Components: []result.KubeComponent{{Name: "replicaset-controller", QPS: 20, Burst: 30, Workers: 5, Source: "kube-controller-manager --kube-api-qps/--kube-api-burst", Requests: 1000, ThrottledSeconds: 24.1}},
-				SLOs:       []result.KubeSLO{{Name: "mutating API calls p99 per resource and verb", Worst: "update pods/status", P99: 0.011, Threshold: 1, Passed: true, Source: "slos.md"}}}}
+				Components:   []result.KubeComponent{{Name: "replicaset-controller", QPS: 20, Burst: 30, Workers: 5, Source: "kube-controller-manager --kube-api-qps/--kube-api-burst", Requests: 1000, ThrottledSeconds: 24.1}},
+				SLOs:         []result.KubeSLO{{Name: "mutating API calls p99 per resource and verb", Worst: "update pods/status", P99: 0.011, Threshold: 1, Passed: true, Source: "slos.md"}},
+				EtcdRequests: []result.KubeEtcdRequests{{Operation: "create", Resource: "pods", Requests: 500}, {Operation: "update", Resource: "pods", Requests: 2000}}}}
 	}
 	r2 := run(2, 480, 0)
 	r2.Kube.Milestones = r2.Kube.Milestones[:1] // its pods never all became Ready
@@ -47,6 +48,7 @@ func TestKubeTextGolden(t *testing.T) {
 		"time to every pod Ready: 41.5 s (500 pods)",
 		"not every pod became Ready: 480 of 500",
 		"| update pods/status | 1,500 |",
+		"| update    | pods     | 2,000 |",
 		"watch lag (a write's response to its event, at every watcher): p50 800.0 µs",
 	} {
 		if !strings.Contains(out, w) {

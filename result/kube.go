@@ -40,20 +40,22 @@ type KubeRun struct {
 	// SLOs are Kubernetes' published API SLOs judged on this run.
 	SLOs []KubeSLO `json:"slos,omitempty"`
 	// ControlPlane is "" for the emulated control plane, else the real
-	// one's description ("real: kube-apiserver v1.34.2 ×3, ...").
+	// one's description ("real: Kubernetes 1.34.2, 3 kube-apiserver(s), ...").
 	ControlPlane string `json:"control_plane,omitempty"`
-	// EtcdOps, for a real control plane, are the etcd requests its
-	// apiservers' storage layer sent over the run (their
-	// etcd_requests_total and etcd_request_duration_seconds, summed over
-	// the apiservers), by operation and resource, busiest first. The
-	// run's Ops and Stats then hold no latencies: the apiservers'
-	// histograms give means, not percentiles.
-	EtcdOps []KubeEtcdOp `json:"etcd_ops,omitempty"`
+	// EtcdRequests are the apiservers' storage requests to etcd by
+	// operation and resource, as kube-apiserver's etcd_requests_total
+	// counts them (a binding or a status patch is an "update pods"),
+	// busiest first: the emulated apiservers' own count, or a real
+	// control plane's metric (summed over its apiservers, with the mean
+	// latency from etcd_request_duration_seconds). The two compare.
+	EtcdRequests []KubeEtcdRequests `json:"etcd_requests,omitempty"`
 }
 
-// KubeEtcdOp is one operation on one resource as kube-apiserver's storage
-// metrics label it ("update", "pods").
-type KubeEtcdOp struct {
+// KubeEtcdRequests is one series of kube-apiserver's etcd_requests_total:
+// requests of an operation ("get", "create", "update", "delete", "list",
+// "listWithCount") on a resource ("pods"), and for a real control plane
+// their mean latency (its histograms' buckets give no useful quantiles).
+type KubeEtcdRequests struct {
 	Operation   string  `json:"operation"`
 	Resource    string  `json:"resource"`
 	Requests    int64   `json:"requests"`
@@ -106,4 +108,6 @@ type KubeConfig struct {
 	ReadyTimeout   Duration `json:"ready_timeout,omitempty"`
 	APIServers     int      `json:"apiservers,omitempty"`
 	Teardown       bool     `json:"teardown,omitempty"`
+	// HollowKubelets: the kubelets were kubemark's hollow kubelets.
+	HollowKubelets bool `json:"hollow_kubelets,omitempty"`
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+	corev1 "k8s.io/api/core/v1"
 )
 
 // apiserver is one emulated kube-apiserver: its watch caches (one per
@@ -110,13 +111,33 @@ func (a *apiserver) updateRev(ctx context.Context, c *client, op string, r res, 
 	return e.rev, err
 }
 
-// get is a GET with resourceVersion "" (a quorum read from etcd); its
-// callers only need to know the object is there.
-func (a *apiserver) get(ctx context.Context, c *client, r res, ns, name string) error {
+// getObj is a GET with resourceVersion "" (a quorum read from etcd,
+// CacheDelegator.Get in k8s.io/apiserver pkg/storage/cacher/delegator.go)
+// returning the object.
+func (a *apiserver) getObj(ctx context.Context, c *client, r res, ns, name string) (object, error) {
+	if err := c.wait(ctx); err != nil {
+		return nil, err
+	}
+	e, err := a.st.get(ctx, "get "+r.name(), r, a.st.keys.key(r, ns, name))
+	return e.obj, err
+}
+
+// tokenRequest is a create of serviceaccounts/token bound to pod p, as the
+// kubelet sends it to mount the pod's projected token: TokenREST.Create
+// (pkg/registry/core/serviceaccount/storage/token.go) GETs the service
+// account and the bound pod from storage with empty GetOptions, so both
+// are quorum reads from etcd (its Get of the pod's node is with
+// resourceVersion "0", from the watch cache); the token itself is signed,
+// not stored.
+func (a *apiserver) tokenRequest(ctx context.Context, c *client, p *corev1.Pod) error {
 	if err := c.wait(ctx); err != nil {
 		return err
 	}
-	return a.st.read(ctx, "get "+r.name(), a.st.keys.key(r, ns, name))
+	const op = "create serviceaccounts/token"
+	if err := a.st.read(ctx, op, resServiceAccounts, a.st.keys.key(resServiceAccounts, p.Namespace, p.Spec.ServiceAccountName)); err != nil {
+		return err
+	}
+	return a.st.read(ctx, op, resPods, a.st.keys.key(resPods, p.Namespace, p.Name))
 }
 
 // remove is a DELETE without grace: the apiserver's conditional delete

@@ -33,6 +33,7 @@ type controlPlane struct {
 	tr       *tracker
 	user     *client
 	gc       *garbageCollector
+	leases   []*leaseHolder
 	starters []func(context.Context, *sync.WaitGroup)
 }
 
@@ -80,16 +81,40 @@ func newControlPlane(s Spec, st *store, granted *grantedLeases) *controlPlane {
 	sched := newScheduler(schedAPI, schedCl, schedEv, s.PodsPerNode)
 	cp.starters = append(cp.starters, sched.start)
 
-	kc := &component{name: "kubelet", limits: l.Kubelet, source: srcKubelet}
+	ksrc, klim := srcKubelet, l.Kubelet
+	if s.HollowKubelets {
+		ksrc, klim = srcHollowKubelet, l.HollowKubelet
+	}
+	kc := &component{name: "kubelet", limits: klim, source: ksrc}
 	ke := &component{name: "kubelet (events)", limits: l.KubeletEvents, source: srcKubelet}
+	kh := &component{name: "kubelet (heartbeat)", source: srcHeartbeat}
 	for i := range s.Nodes {
-		cl, evcl := newClient("kubelet", l.Kubelet), newClient("kubelet (events)", l.KubeletEvents)
-		k := newKubelet(i, cp.api(i), cl, evcl, &cp.s)
-		kc.clients, ke.clients = append(kc.clients, cl), append(ke.clients, evcl)
+		cl, evcl := newClient("kubelet", klim), newClient("kubelet (events)", l.KubeletEvents)
+		hb := newClient("kubelet (heartbeat)", ClientLimits{QPS: math.Inf(1), Burst: 1})
+		k := newKubelet(i, cp.api(i), cl, hb, evcl, &cp.s)
+		kc.clients, ke.clients, kh.clients = append(kc.clients, cl), append(ke.clients, evcl), append(kh.clients, hb)
 		cp.kubelets = append(cp.kubelets, k)
 		cp.byNode[k.name] = k
 	}
-	cp.comps = append(cp.comps, kc, ke)
+	cp.comps = append(cp.comps, kc, kh)
+	if !s.HollowKubelets {
+		cp.comps = append(cp.comps, ke)
+	}
+
+	// The control plane's own leases: kube-controller-manager's and
+	// kube-scheduler's leader election, each apiserver's identity lease.
+	cmLE := newClient("kube-controller-manager (leader election)", l.ControllerManager)
+	schedLE := newClient("kube-scheduler (leader election)", l.Scheduler)
+	loop := newClient("kube-apiserver (identity lease)", ClientLimits{QPS: math.Inf(1), Burst: 1})
+	cp.comps = append(cp.comps,
+		&component{name: "kube-controller-manager (leader election)", limits: l.ControllerManager, source: srcLeaderElection, clients: []*client{cmLE}},
+		&component{name: "kube-scheduler (leader election)", limits: l.Scheduler, source: srcLeaderElection, clients: []*client{schedLE}},
+		&component{name: "kube-apiserver (identity lease)", source: srcIdentityLease, clients: []*client{loop}})
+	cp.leases = append(cp.leases, newLeaderElection(cp.api(0), cmLE, "kube-controller-manager"),
+		newLeaderElection(schedAPI, schedLE, "kube-scheduler"))
+	for i, a := range cp.apis {
+		cp.leases = append(cp.leases, newIdentityLease(a, loop, i))
+	}
 	return cp
 }
 
@@ -125,7 +150,7 @@ func (cp *controlPlane) results() []result.KubeComponent {
 			throttled += cl.throttled.Load()
 		}
 		k.ThrottledSeconds = float64(throttled) / 1e9
-		if c.name == "kubelet" || c.name == "kubelet (events)" {
+		if c.name == "kubelet" || c.name == "kubelet (events)" || c.name == "kubelet (heartbeat)" {
 			k.Name = fmt.Sprintf("%s ×%d", c.name, len(c.clients))
 		}
 		out = append(out, k)

@@ -22,6 +22,16 @@ const (
 	srcKubelet = "KubeletConfiguration kubeAPIQPS 50, kubeAPIBurst 100, eventRecordQPS 50, eventBurst 100, maxPods 110, " +
 		"nodeLeaseDurationSeconds 40 renewed every 0.25 of it (nodeLeaseRenewIntervalFraction, pkg/kubelet/kubelet.go), " +
 		"nodeStatusUpdateFrequency 10s, nodeStatusReportFrequency 5m (pkg/kubelet/apis/config/v1beta1/defaults.go, since 1.27)"
+	srcHollowKubelet = "hollow kubelet (kubemark): --kube-api-qps 10, --kube-api-burst 20 (cmd/kubemark/app/hollow_node.go), " +
+		"no events (FakeRecorder) and every container ready at once (prober FakeManager, pkg/kubemark/hollow_kubelet.go)"
+	srcHeartbeat      = "the kubelet's heartbeat client (node lease, node status) has no rate limit: QPS -1 (cmd/kubelet/app/server.go)"
+	srcLeaderElection = "leader election: a 15 s lease renewed every 2 s (RecommendedDefaultLeaderElectionConfiguration, " +
+		"k8s.io/component-base/config/v1alpha1/defaults.go), the leader's renewal one update without a GET " +
+		"(tryAcquireOrRenew's fast path, k8s.io/client-go tools/leaderelection/leaderelection.go); " +
+		"kube-controller-manager's own leader-election client of its limits"
+	srcIdentityLease = "kube-apiserver's identity lease in kube-system, renewed every 10 s (IdentityLeaseRenewIntervalPeriod, " +
+		"pkg/controlplane/apiserver/server.go) by the lease controller from its latest copy (k8s.io/component-helpers " +
+		"apimachinery/lease/controller.go), through the apiserver's loopback client (no limit modelled)"
 	srcAPIServer = "kube-apiserver: event leases reused 60 s or 1,000 objects (k8s.io/apiserver pkg/storage/etcd3/lease_manager.go), " +
 		"--event-ttl 1h, compaction every 5 min (DefaultCompactInterval, pkg/storage/storagebackend/config.go), " +
 		"health Get on /registry/health every 1 s (kubeadm's /readyz readiness probe period; not checked in source here), " +
@@ -36,6 +46,7 @@ func DefaultLimits() Limits {
 		Scheduler:             ClientLimits{QPS: 50, Burst: 100},
 		Kubelet:               ClientLimits{QPS: 50, Burst: 100},
 		KubeletEvents:         ClientLimits{QPS: 50, Burst: 100},
+		HollowKubelet:         ClientLimits{QPS: 10, Burst: 20},
 		DeploymentWorkers:     5,
 		ReplicaSetWorkers:     5,
 		EndpointWorkers:       5,
@@ -90,6 +101,8 @@ func withDefaults(s Spec) Spec {
 	setZero(&l.Scheduler.Burst, dl.Scheduler.Burst)
 	setZero(&l.Kubelet.QPS, dl.Kubelet.QPS)
 	setZero(&l.Kubelet.Burst, dl.Kubelet.Burst)
+	setZero(&l.HollowKubelet.QPS, dl.HollowKubelet.QPS)
+	setZero(&l.HollowKubelet.Burst, dl.HollowKubelet.Burst)
 	setZero(&l.KubeletEvents.QPS, dl.KubeletEvents.QPS)
 	setZero(&l.KubeletEvents.Burst, dl.KubeletEvents.Burst)
 	setZero(&l.DeploymentWorkers, dl.DeploymentWorkers)
@@ -138,7 +151,7 @@ func validate(s Spec) error {
 		return invalid.Errorf("{ChurnPerMinute} must not be negative")
 	}
 	l := s.Limits
-	for _, c := range []ClientLimits{l.ControllerManager, l.Scheduler, l.Kubelet, l.KubeletEvents} {
+	for _, c := range []ClientLimits{l.ControllerManager, l.Scheduler, l.Kubelet, l.KubeletEvents, l.HollowKubelet} {
 		if c.QPS < 0 || c.Burst < 1 {
 			return invalid.Errorf("client limits need a QPS ≥ 0 and a burst ≥ 1 ({Limits})")
 		}

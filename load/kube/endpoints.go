@@ -3,6 +3,7 @@ package kube
 import (
 	"context"
 	"errors"
+	"maps"
 	"slices"
 	"sort"
 	"sync"
@@ -16,8 +17,16 @@ import (
 // endpointsController is both kube-controller-manager's endpoints
 // controller (slices false: one Endpoints per service) and its
 // EndpointSlice controller (slices true: EndpointSlices of at most
-// perSlice endpoints, owned by the service). A service is synced when it
-// or a pod it selects changes; a sync writes only what differs. Safe for
+// perSlice endpoints, owned by the service). A service is queued when it
+// changes, when a pod it selects is added or deleted, and when a pod it
+// selects changes in a way that may change its endpoints (podEndpointsChanged,
+// k8s.io/endpointslice util/controller_utils.go, which both controllers'
+// updatePod use through GetServicesToUpdateOnPodChange): the workqueue
+// then merges the changes that arrive while the service waits. A sync
+// writes only what differs, and neither controller acts on a cache older
+// than its own last write: the endpoints controller's
+// staleEndpointsTracker (pkg/controller/endpoint/endpoints_tracker.go),
+// the EndpointSlice controller's endpointSliceTracker. Safe for
 // concurrent use.
 type endpointsController struct {
 	api      *apiserver
@@ -32,13 +41,21 @@ type endpointsController struct {
 	// EndpointSlice controller's endpointSliceTracker does.
 	mu    sync.Mutex
 	wrote map[string]map[string]int64
+	// staleRev is, per Endpoints key, the revision this controller last
+	// updated from: a cache still showing it is stale.
+	staleRev map[string]int64
 }
 
 // errStaleCache makes a sync retry once the cache caught up.
 var errStaleCache = errors.New("kube: endpointslice cache is older than this controller's own writes")
 
 func newEndpointsController(api *apiserver, cl *client, slices bool, perSlice int) *endpointsController {
-	c := &endpointsController{api: api, cl: cl, q: newQueue(), slices: slices, perSlice: perSlice, wrote: map[string]map[string]int64{}}
+	q := newQueue()
+	if slices {
+		q = newQueueBackoff(sliceSyncRetryBase)
+	}
+	c := &endpointsController{api: api, cl: cl, q: q, slices: slices, perSlice: perSlice,
+		wrote: map[string]map[string]int64{}, staleRev: map[string]int64{}}
 	api.cache(resServices).handle(func(e watchEvent) {
 		o := e.cur.obj
 		if o == nil {
@@ -47,6 +64,9 @@ func newEndpointsController(api *apiserver, cl *client, slices bool, perSlice in
 		c.q.add(nsName(o))
 	})
 	api.cache(resPods).handle(func(e watchEvent) {
+		if e.kind == evModified && !podEndpointsChanged(e.old.obj.(*corev1.Pod), e.cur.obj.(*corev1.Pod)) {
+			return
+		}
 		for _, o := range []object{e.cur.obj, e.old.obj} {
 			if o == nil {
 				continue
@@ -110,12 +130,21 @@ func (c *endpointsController) sync(ctx context.Context, key string) error {
 			if err := c.api.remove(ctx, c.cl, resEndpoints, ns, name); err != nil && !isNotFound(err) {
 				return err
 			}
+			c.mu.Lock()
+			delete(c.staleRev, key)
+			c.mu.Unlock()
 		}
 		return nil
 	}
 	svc := se.obj.(*corev1.Service)
 	subsets := endpointSubsets(c.backends(svc))
 	cur, exists := c.api.cache(resEndpoints).getNS(ns, name)
+	c.mu.Lock()
+	stale := exists && c.staleRev[key] == cur.rev
+	c.mu.Unlock()
+	if stale {
+		return errStaleCache
+	}
 	if !exists {
 		ep := &corev1.Endpoints{ObjectMeta: meta(name, ns, svc.Labels, time.Now()), Subsets: subsets} //nolint:staticcheck // written by the endpoints controller
 		ep.Annotations = map[string]string{"endpoints.kubernetes.io/last-change-trigger-time": time.Now().UTC().Format(time.RFC3339Nano)}
@@ -125,13 +154,35 @@ func (c *endpointsController) sync(ctx context.Context, key string) error {
 	if subsetsEqual(cur.obj.(*corev1.Endpoints).Subsets, subsets) { //nolint:staticcheck // see above
 		return nil
 	}
-	err := c.api.update(ctx, c.cl, "update endpoints", resEndpoints, ns, name, func(o object) (object, error) {
+	rev, err := c.api.updateRev(ctx, c.cl, "update endpoints", resEndpoints, ns, name, func(o object) (object, error) {
 		ep := o.(*corev1.Endpoints) //nolint:staticcheck // see above
 		ep.Subsets = subsets
 		ep.Annotations = map[string]string{"endpoints.kubernetes.io/last-change-trigger-time": time.Now().UTC().Format(time.RFC3339Nano)}
 		return ep, nil
 	})
+	if err == nil && rev != cur.rev {
+		c.mu.Lock()
+		c.staleRev[key] = cur.rev
+		c.mu.Unlock()
+	}
 	return err
+}
+
+// podEndpointsChanged reports whether a pod's update may change its
+// services' endpoints: its labels, deletion, readiness or IPs
+// (podEndpointsChanged, k8s.io/endpointslice util/controller_utils.go; the
+// emulated pods have no hostname or subdomain).
+func podEndpointsChanged(old, cur *corev1.Pod) bool {
+	if !maps.Equal(old.Labels, cur.Labels) || (old.DeletionTimestamp == nil) != (cur.DeletionTimestamp == nil) ||
+		podReady(old) != podReady(cur) || len(old.Status.PodIPs) != len(cur.Status.PodIPs) {
+		return true
+	}
+	for i := range old.Status.PodIPs {
+		if old.Status.PodIPs[i].IP != cur.Status.PodIPs[i].IP {
+			return true
+		}
+	}
+	return false
 }
 
 func endpointSubsets(bs []backend) []corev1.EndpointSubset { //nolint:staticcheck // Endpoints API

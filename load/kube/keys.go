@@ -13,6 +13,7 @@ type res int
 // The resources, in the order the cleanup and tables list them.
 const (
 	resNamespaces res = iota
+	resServiceAccounts
 	resNodes
 	resLeases
 	resPods
@@ -49,6 +50,8 @@ func (r res) info() resource {
 	switch r {
 	case resNamespaces:
 		return resource{"namespaces", "namespaces", "v1", "Namespace", false, true}
+	case resServiceAccounts:
+		return resource{"serviceaccounts", "serviceaccounts", "v1", "ServiceAccount", true, true}
 	case resNodes:
 		return resource{"nodes", "minions", "v1", "Node", false, true}
 	case resLeases:
@@ -78,6 +81,8 @@ func (r res) newObj() object {
 	switch r {
 	case resNamespaces:
 		return &corev1.Namespace{}
+	case resServiceAccounts:
+		return &corev1.ServiceAccount{}
 	case resNodes:
 		return &corev1.Node{}
 	case resLeases:

@@ -19,19 +19,26 @@ const kubeletJitter = 0.04
 
 // kubelet is one emulated node's kubelet: it registers its Node and
 // Lease, renews the Lease every quarter of its duration, reports node
-// status when it changed or NodeStatusReport passed, and takes the pods
-// bound to it through their phases (Pending with containers creating,
-// Running, Ready) as status updates, each a GET and a PATCH of
-// pods/status as the kubelet's status manager sends them; deleted pods it
-// terminates and removes. Its events go through their own client
-// (eventRecordQPS). Safe for concurrent use.
+// status when it changed or NodeStatusReport passed (both through its
+// heartbeat client, which has no rate limit: cmd/kubelet/app/server.go
+// sets its QPS to -1), and takes the pods bound to it through the pod
+// worker's statuses (Pending with containers creating, then Running and
+// Ready), which its status manager writes (statusManager). Mounting a
+// pod's projected service-account token is a TokenRequest. Its events go
+// through their own client (eventRecordQPS); a hollow kubelet sends none.
+// Safe for concurrent use.
 type kubelet struct {
 	i    int
 	name string
 	api  *apiserver
 	cl   *client
+	hb   *client
 	ev   *eventRecorder
 	s    *Spec
+	sm   *statusManager
+	// relist is when the PLEG's relist loop started (set once, before
+	// any pod): it relists every plegRelistPeriod from then.
+	relist time.Time
 
 	mu          sync.Mutex
 	started     map[string]bool
@@ -42,16 +49,24 @@ type kubelet struct {
 	lastReport  time.Time
 }
 
-func newKubelet(i int, api *apiserver, cl, evcl *client, s *Spec) *kubelet {
+// plegRelistPeriod is how often the generic PLEG relists the runtime's
+// containers (genericPlegRelistPeriod, pkg/kubelet/kubelet.go): a started
+// container is seen, and the pod synced again, at the next relist.
+const plegRelistPeriod = time.Second
+
+func newKubelet(i int, api *apiserver, cl, hb, evcl *client, s *Spec) *kubelet {
 	name := fmt.Sprintf("node-%04d", i)
-	return &kubelet{i: i, name: name, api: api, cl: cl, ev: newEventRecorder(api, evcl, "kubelet", name), s: s,
-		started: map[string]bool{}, terminating: map[string]bool{}}
+	k := &kubelet{i: i, name: name, api: api, cl: cl, hb: hb, ev: newEventRecorder(api, evcl, "kubelet", name), s: s,
+		started: map[string]bool{}, terminating: map[string]bool{},
+		relist: time.Now().Add(-time.Duration(rand.Int64N(int64(plegRelistPeriod))))}
+	k.sm = newStatusManager(k)
+	return k
 }
 
 // register creates the Node and its Lease and writes the first status.
 func (k *kubelet) register(ctx context.Context) error {
 	now := time.Now()
-	node, err := k.api.create(ctx, k.cl, resNodes, newNode(k.name, k.i, k.s.PodsPerNode, now))
+	node, err := k.api.create(ctx, k.hb, resNodes, newNode(k.name, k.i, k.s.PodsPerNode, now))
 	if err != nil && !isAlreadyExists(err) {
 		return err
 	}
@@ -59,7 +74,7 @@ func (k *kubelet) register(ctx context.Context) error {
 	if node.obj != nil {
 		uid = string(node.obj.GetUID())
 	}
-	lease, err := k.api.create(ctx, k.cl, resLeases, newLease(k.name, types.UID(uid), k.s.Limits.NodeLeaseDuration, now))
+	lease, err := k.api.create(ctx, k.hb, resLeases, newLease(k.name, types.UID(uid), k.s.Limits.NodeLeaseDuration, now))
 	if err != nil {
 		return err
 	}
@@ -72,6 +87,7 @@ func (k *kubelet) register(ctx context.Context) error {
 // run renews the lease and reports node status until ctx ends.
 func (k *kubelet) run(ctx context.Context, wg *sync.WaitGroup) {
 	k.ev.run(ctx, wg)
+	wg.Go(func() { k.sm.run(ctx) })
 	renew := k.s.Limits.NodeLeaseDuration / 4 // nodeLeaseRenewIntervalFraction 0.25
 	wg.Go(func() { jitterLoop(ctx, renew, func() { _ = k.renewLease(ctx) }) })
 	wg.Go(func() {
@@ -102,7 +118,7 @@ func (k *kubelet) renewLease(ctx context.Context) error {
 	k.mu.Lock()
 	cached := k.lease
 	k.mu.Unlock()
-	if err := k.cl.wait(ctx); err != nil {
+	if err := k.hb.wait(ctx); err != nil {
 		return err
 	}
 	key := k.api.st.keys.key(resLeases, nodeLeaseNamespace, k.name)
@@ -123,7 +139,7 @@ func (k *kubelet) renewLease(ctx context.Context) error {
 // reportStatus patches nodes/status with fresh heartbeats (the kubelet
 // reads its Node from the apiserver's cache first, resourceVersion 0).
 func (k *kubelet) reportStatus(ctx context.Context) error {
-	err := k.api.update(ctx, k.cl, "patch nodes/status", resNodes, "", k.name, func(cur object) (object, error) {
+	err := k.api.update(ctx, k.hb, "patch nodes/status", resNodes, "", k.name, func(cur object) (object, error) {
 		n := cur.(*corev1.Node)
 		setNodeConditions(n, time.Now())
 		setManaged(n, managed("kubelet", "status", `{"f:status":{"f:conditions":{"k:{\"type\":\"DiskPressure\"}":{"f:lastHeartbeatTime":{}},"k:{\"type\":\"MemoryPressure\"}":{"f:lastHeartbeatTime":{}},"k:{\"type\":\"PIDPressure\"}":{"f:lastHeartbeatTime":{}},"k:{\"type\":\"Ready\"}":{"f:lastHeartbeatTime":{},"f:lastTransitionTime":{},"f:message":{},"f:reason":{},"f:status":{}}},"f:images":{},"f:nodeInfo":{"f:bootID":{}}}}`, time.Now()))
@@ -144,6 +160,8 @@ func (k *kubelet) onPod(ctx context.Context, wg *sync.WaitGroup, e watchEvent) {
 	if e.kind == evDeleted {
 		delete(k.started, e.key)
 		delete(k.terminating, e.key)
+		// The housekeeping's RemoveOrphanedStatuses forgets a gone pod's status.
+		k.sm.drop(e.old.obj.GetUID())
 		return
 	}
 	p := e.cur.obj.(*corev1.Pod)
@@ -159,89 +177,54 @@ func (k *kubelet) onPod(ctx context.Context, wg *sync.WaitGroup, e watchEvent) {
 	}
 }
 
-// startPod takes a pod from bound to Ready: ContainerCreating, then the
-// image pull and container start the spec models (not etcd's), Running,
-// Ready (no readiness probe).
+// startPod is the pod worker's first SyncPod and the one after the
+// container started (pkg/kubelet/kubelet.go SyncPod): the status it
+// generates first (Pending, ContainerCreating) goes to the status manager
+// before anything else; then the volume manager mounts the projected
+// service-account token (a TokenRequest, pkg/kubelet/token/
+// token_manager.go GetServiceAccountToken), the image is pulled and the
+// container started (the spec's ImagePull and ContainerStart, 0 by
+// default: a hollow kubelet's fake runtime starts it at once), and the
+// next PLEG relist sees it running, so the next SyncPod's status (Running
+// and Ready) goes to the status manager.
 func (k *kubelet) startPod(ctx context.Context, p *corev1.Pod, ip string) {
-	c := p.Spec.Containers[0]
-	nodeIP := nodeIP(k.i)
-	if k.podStatus(ctx, p, func(p *corev1.Pod) {
-		now := metav1.NewTime(time.Now())
-		p.Status.HostIP, p.Status.HostIPs, p.Status.StartTime = nodeIP, []corev1.HostIP{{IP: nodeIP}}, &now
-		setPodCondition(p, corev1.PodReadyToStartContainers, corev1.ConditionFalse, "")
-		setPodCondition(p, corev1.PodInitialized, corev1.ConditionTrue, "")
-		setPodCondition(p, corev1.PodReady, corev1.ConditionFalse, "ContainersNotReady")
-		setPodCondition(p, corev1.ContainersReady, corev1.ConditionFalse, "ContainersNotReady")
-		p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: c.Name, Image: c.Image,
-			State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ContainerCreating"}}}}
-	}) != nil {
+	k.sm.set(p, stageCreating, "")
+	if err := k.api.tokenRequest(ctx, k.cl, p); err != nil {
 		return
 	}
+	c := p.Spec.Containers[0]
 	sleep(ctx, k.s.ImagePull)
-	msg := fmt.Sprintf("Container image %q already present on machine", c.Image)
-	if k.s.ImagePull > 0 {
-		msg = fmt.Sprintf("Successfully pulled image %q in %s", c.Image, k.s.ImagePull)
+	if !k.s.HollowKubelets { // a hollow kubelet's recorder is a FakeRecorder (pkg/kubemark/hollow_kubelet.go)
+		msg := fmt.Sprintf("Container image %q already present on machine", c.Image)
+		if k.s.ImagePull > 0 {
+			msg = fmt.Sprintf("Successfully pulled image %q in %s", c.Image, k.s.ImagePull)
+		}
+		k.ev.emit(p, "Pod", "v1", "Pulled", msg)
+		k.ev.emit(p, "Pod", "v1", "Created", "Created container: "+c.Name)
 	}
-	k.ev.emit(p, "Pod", "v1", "Pulled", msg)
-	k.ev.emit(p, "Pod", "v1", "Created", "Created container: "+c.Name)
 	sleep(ctx, k.s.ContainerStart)
-	k.ev.emit(p, "Pod", "v1", "Started", "Started container "+c.Name)
+	if !k.s.HollowKubelets {
+		k.ev.emit(p, "Pod", "v1", "Started", "Started container "+c.Name)
+	}
+	sleep(ctx, k.untilRelist(time.Now()))
 	if ctx.Err() != nil {
 		return
 	}
-	started := true
-	if k.podStatus(ctx, p, func(p *corev1.Pod) {
-		now := metav1.NewTime(time.Now())
-		p.Status.Phase, p.Status.PodIP, p.Status.PodIPs = corev1.PodRunning, ip, []corev1.PodIP{{IP: ip}}
-		setPodCondition(p, corev1.PodReadyToStartContainers, corev1.ConditionTrue, "")
-		p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: c.Name, Image: c.Image, ImageID: c.Image + "@sha256:0f2b5c1e",
-			ContainerID: "containerd://" + string(newUID()), Started: &started,
-			State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: now}}}}
-	}) != nil {
-		return
-	}
-	_ = k.podStatus(ctx, p, func(p *corev1.Pod) {
-		setPodCondition(p, corev1.PodReady, corev1.ConditionTrue, "")
-		setPodCondition(p, corev1.ContainersReady, corev1.ConditionTrue, "")
-		if len(p.Status.ContainerStatuses) > 0 {
-			p.Status.ContainerStatuses[0].Ready = true
-		}
-	})
+	k.sm.set(p, stageRunning, ip)
 }
 
-// terminate stops a deleted pod's containers (at once), reports it and
-// removes it (the kubelet's final delete with grace period 0).
-func (k *kubelet) terminate(ctx context.Context, p *corev1.Pod) {
-	k.ev.emit(p, "Pod", "v1", "Killing", "Stopping container "+p.Spec.Containers[0].Name)
-	if k.podStatus(ctx, p, func(p *corev1.Pod) {
-		setPodCondition(p, corev1.PodReady, corev1.ConditionFalse, "PodCompleted")
-		setPodCondition(p, corev1.ContainersReady, corev1.ConditionFalse, "PodCompleted")
-		for i := range p.Status.ContainerStatuses {
-			s := &p.Status.ContainerStatuses[i]
-			s.Ready = false
-			s.State = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 0, Reason: "Completed",
-				FinishedAt: metav1.NewTime(time.Now())}}
-		}
-	}) != nil {
-		return
-	}
-	_ = k.api.remove(ctx, k.cl, resPods, p.Namespace, p.Name)
+// untilRelist is the wait from now until the PLEG's next relist.
+func (k *kubelet) untilRelist(now time.Time) time.Duration {
+	since := now.Sub(k.relist) % plegRelistPeriod
+	return plegRelistPeriod - since
 }
 
-// podStatus is one status manager sync: a GET of the pod, then a PATCH of
-// pods/status applying fn (skipped for a pod that is gone or replaced).
-func (k *kubelet) podStatus(ctx context.Context, pod *corev1.Pod, fn func(*corev1.Pod)) error {
-	if err := k.api.get(ctx, k.cl, resPods, pod.Namespace, pod.Name); err != nil {
-		return err
+// terminate stops a deleted pod's containers (at once) and hands the
+// terminated status to the status manager, which writes it and then
+// deletes the pod (grace period 0).
+func (k *kubelet) terminate(_ context.Context, p *corev1.Pod) {
+	if !k.s.HollowKubelets {
+		k.ev.emit(p, "Pod", "v1", "Killing", "Stopping container "+p.Spec.Containers[0].Name)
 	}
-	err := k.api.update(ctx, k.cl, "patch pods/status", resPods, pod.Namespace, pod.Name, func(cur object) (object, error) {
-		p := cur.(*corev1.Pod)
-		if p.UID != pod.UID {
-			return nil, errNotFound
-		}
-		fn(p)
-		setManaged(p, managed("kubelet", "status", `{"f:status":{"f:conditions":{"k:{\"type\":\"ContainersReady\"}":{".":{},"f:lastProbeTime":{},"f:lastTransitionTime":{},"f:status":{},"f:type":{}},"k:{\"type\":\"Initialized\"}":{".":{},"f:lastProbeTime":{},"f:lastTransitionTime":{},"f:status":{},"f:type":{}},"k:{\"type\":\"PodReadyToStartContainers\"}":{".":{},"f:lastProbeTime":{},"f:lastTransitionTime":{},"f:status":{},"f:type":{}},"k:{\"type\":\"Ready\"}":{".":{},"f:lastProbeTime":{},"f:lastTransitionTime":{},"f:status":{},"f:type":{}}},"f:containerStatuses":{},"f:hostIP":{},"f:hostIPs":{},"f:phase":{},"f:podIP":{},"f:podIPs":{".":{},"k:{\"ip\":\"\"}":{".":{},"f:ip":{}}},"f:startTime":{}}}`, time.Now()))
-		return p, nil
-	})
-	return err
+	k.sm.set(p, stageTerminated, "")
 }

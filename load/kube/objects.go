@@ -83,6 +83,15 @@ func newNamespace(name string, now time.Time) *corev1.Namespace {
 	return ns
 }
 
+// newServiceAccount is the namespace's "default" ServiceAccount as the
+// serviceaccount controller creates it (pkg/controller/serviceaccount/
+// serviceaccounts_controller.go), which the ServiceAccount admission
+// plugin gives every pod.
+func newServiceAccount(ns string, now time.Time) *corev1.ServiceAccount {
+	sa := &corev1.ServiceAccount{ObjectMeta: meta("default", ns, nil, now)}
+	return sa
+}
+
 func appLabels(app string) map[string]string { return map[string]string{"app": app} }
 
 func podTemplate(app string) corev1.PodTemplateSpec {

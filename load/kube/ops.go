@@ -15,7 +15,7 @@ type opTable struct {
 // opNames are every operation the engine can send.
 func opNames() []string {
 	names := []string{
-		"create namespaces", "create nodes", "patch nodes/status", "create leases", "update leases",
+		"create namespaces", "create serviceaccounts", "create serviceaccounts/token", "create nodes", "patch nodes/status", "create leases", "get leases", "update leases",
 		"get pods", "create pods", "create pods/binding", "patch pods/status", "delete pods",
 		"create deployments", "update deployments/status", "delete deployments",
 		"create replicasets", "update replicasets/status", "delete replicasets",

@@ -7,10 +7,14 @@ import (
 )
 
 // Per-item retry backoff of client-go's default controller rate limiter
-// (workqueue.DefaultTypedControllerRateLimiter: 5 ms doubling to 1000 s).
+// (workqueue.DefaultTypedControllerRateLimiter: 5 ms doubling to 1000 s),
+// and of the EndpointSlice controller's (defaultSyncBackOff 1 s doubling
+// to maxSyncBackOff 1000 s, pkg/controller/endpointslice/
+// endpointslice_controller.go).
 const (
-	retryBase = 5 * time.Millisecond
-	retryMax  = 1000 * time.Second
+	retryBase          = 5 * time.Millisecond
+	retryMax           = 1000 * time.Second
+	sliceSyncRetryBase = time.Second
 )
 
 // queue is client-go's workqueue as controllers use it: a key is queued at
@@ -24,10 +28,17 @@ type queue struct {
 	processing map[string]bool
 	failures   map[string]int
 	down       bool
+	// base is the first retry's backoff, doubled with each failure.
+	base time.Duration
 }
 
-func newQueue() *queue {
-	q := &queue{dirty: map[string]bool{}, processing: map[string]bool{}, failures: map[string]int{}}
+// newQueue is a workqueue with the default controller rate limiter.
+func newQueue() *queue { return newQueueBackoff(retryBase) }
+
+// newQueueBackoff is a workqueue whose per-item retry backoff starts at
+// base.
+func newQueueBackoff(base time.Duration) *queue {
+	q := &queue{dirty: map[string]bool{}, processing: map[string]bool{}, failures: map[string]int{}, base: base}
 	q.cond = sync.NewCond(&q.mu)
 	return q
 }
@@ -51,7 +62,7 @@ func (q *queue) retry(key string) {
 	n := q.failures[key]
 	q.failures[key] = n + 1
 	q.mu.Unlock()
-	d := retryBase << min(n, 30)
+	d := q.base << min(n, 30)
 	time.AfterFunc(min(d, retryMax), func() { q.add(key) })
 }
 

@@ -74,6 +74,9 @@ func Run(ctx context.Context, cli *clientv3.Client, s Spec) (run result.Run, err
 	for _, f := range cp.starters {
 		f(runCtx, &wg)
 	}
+	for _, h := range cp.leases {
+		wg.Go(func() { h.run(runCtx) })
+	}
 
 	kr := &result.KubeRun{Mode: s.Mode, Pods: s.Deployments * s.Replicas}
 	t0 := time.Now()
@@ -129,6 +132,7 @@ func Run(ctx context.Context, cli *clientv3.Client, s Spec) (run result.Run, err
 	kr.Conflicts = st.conflicts.Load()
 	kr.WatchLag, kr.WatchEvents = lag.summary()
 	kr.Components = cp.results()
+	kr.EtcdRequests = st.etcd.result()
 	run = result.Run{Name: "kube " + s.Mode, Conns: 1, Clients: len(cp.comps), Start: start, End: end,
 		Stats: rec.Stats(-1, end.Sub(start)), StoppedEarly: run.StoppedEarly, Kube: kr}
 	for i, name := range st.ops.names {
@@ -157,10 +161,15 @@ func (cp *controlPlane) setup(ctx context.Context, wg *sync.WaitGroup) error {
 			return fmt.Errorf("kube: watch caches did not list: %w", err)
 		}
 	}
-	for _, ns := range []string{cp.s.Namespace, nodeLeaseNamespace} {
+	for _, ns := range []string{cp.s.Namespace, nodeLeaseNamespace, leaseNamespace} {
 		if _, err := cp.apis[0].create(sctx, cp.user, resNamespaces, newNamespace(ns, time.Now())); err != nil && !isAlreadyExists(err) {
 			return err
 		}
+	}
+	// The serviceaccount controller's "default" ServiceAccount of the
+	// manifest's namespace, which its pods' TokenRequests read.
+	if _, err := cp.apis[0].create(sctx, cp.user, resServiceAccounts, newServiceAccount(cp.s.Namespace, time.Now())); err != nil && !isAlreadyExists(err) {
+		return err
 	}
 	jobs := make(chan *kubelet)
 	errs := make(chan error, len(cp.kubelets))

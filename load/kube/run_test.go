@@ -74,7 +74,7 @@ func TestManifestConverges(t *testing.T) {
 	}
 	for name, atLeast := range map[string]int64{
 		"create deployments": 2, "create services": 2, "create replicasets": 2, "create pods": 10,
-		"create pods/binding": 10, "get pods": 30, "patch pods/status": 30, "update replicasets/status": 2,
+		"create pods/binding": 10, "get pods": 20, "patch pods/status": 20, "create serviceaccounts/token": 20, "update replicasets/status": 2,
 		"update deployments/status": 2, "create endpoints": 2, "update endpoints": 2, "create endpointslices": 2,
 		"create events": 10, "create nodes": 2, "create leases": 2, "list pods": 2, "grant leases (events)": 1,
 		"delete deployments": 2, "delete replicasets": 2, "delete pods": 20, "create namespaces": 2,

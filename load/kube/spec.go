@@ -38,6 +38,15 @@ type Spec struct {
 	// Nodes is the number of emulated worker nodes (each a kubelet);
 	// PodsPerNode their max-pods.
 	Nodes, PodsPerNode int
+	// HollowKubelets makes the kubelets kubemark's hollow kubelets
+	// (cmd/kubemark, pkg/kubemark/hollow_kubelet.go), as a real control
+	// plane is measured with: their API client's limit is
+	// Limits.HollowKubelet instead of Limits.Kubelet, they
+	// send no events (their recorder is a FakeRecorder) and their prober
+	// marks every container ready at once (FakeManager), so a pod is Ready
+	// from its first status on. Otherwise they are kubelets with a
+	// runtime, at the kubelet's defaults.
+	HollowKubelets bool
 	// APIServers is the number of kube-apiservers: each has its own
 	// watch caches (a list and a watch per resource against etcd) and
 	// event lease manager; components are spread over them.
@@ -105,6 +114,10 @@ type Limits struct {
 	// KubeletEvents is the kubelet's event client limit (eventRecordQPS,
 	// eventBurst), apart from its API client.
 	KubeletEvents ClientLimits
+	// HollowKubelet is a hollow kubelet's API client limit (Spec.
+	// HollowKubelets): kubemark's --kube-api-qps 10, --kube-api-burst 20
+	// (cmd/kubemark/app/hollow_node.go).
+	HollowKubelet ClientLimits
 	// NodeStatusUpdate is how often a kubelet computes node status (and
 	// writes it if it changed or NodeStatusReport passed).
 	NodeStatusUpdate time.Duration

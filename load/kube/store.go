@@ -58,6 +58,8 @@ type store struct {
 	// dropped counts requests that ended after the run did (not
 	// recorded: they say nothing about etcd).
 	dropped atomic.Int64
+	// etcd counts the recorded requests as etcd_requests_total does.
+	etcd etcdCounts
 }
 
 // newStore sends the storage layer's requests through etcd's kubernetes
@@ -99,6 +101,16 @@ func (s *store) do(ctx context.Context, op string, f func(ctx context.Context) e
 	return end, err
 }
 
+// doKube is do for a request of kube-apiserver's storage layer: it is
+// also counted under its etcd_requests_total verb and resource.
+func (s *store) doKube(ctx context.Context, op string, v etcdVerb, r res, f func(ctx context.Context) error) (time.Time, error) {
+	end, err := s.do(ctx, op, f)
+	if err == nil || ctx.Err() == nil {
+		s.etcd.add(v, r)
+	}
+	return end, err
+}
+
 // inFlight returns the requests sent and not answered yet: sent, less
 // recorded, less those that ended with the run (not recorded). It reads
 // the sends first: requests answered while it reads the rest make it
@@ -117,9 +129,9 @@ func (s *store) wrote(r res, key string, rev int64, at time.Time) {
 
 // read is a Get whose object nobody uses (the kubelet's GET before its
 // status patch): the same request to etcd, without our decoding.
-func (s *store) read(ctx context.Context, op string, key string) error {
+func (s *store) read(ctx context.Context, op string, r res, key string) error {
 	var resp kubernetes.GetResponse
-	_, err := s.do(ctx, op, func(ctx context.Context) (err error) {
+	_, err := s.doKube(ctx, op, verbGet, r, func(ctx context.Context) (err error) {
 		resp, err = s.kv.Get(ctx, key, kubernetes.GetOptions{})
 		return err
 	})
@@ -132,7 +144,7 @@ func (s *store) read(ctx context.Context, op string, key string) error {
 // get is a Get: Range(key, limit 1).
 func (s *store) get(ctx context.Context, op string, r res, key string) (entry, error) {
 	var resp kubernetes.GetResponse
-	_, err := s.do(ctx, op, func(ctx context.Context) (err error) {
+	_, err := s.doKube(ctx, op, verbGet, r, func(ctx context.Context) (err error) {
 		resp, err = s.kv.Get(ctx, key, kubernetes.GetOptions{})
 		return err
 	})
@@ -158,7 +170,7 @@ func (s *store) create(ctx context.Context, op string, r res, obj object, lease 
 		return entry{}, err
 	}
 	var resp kubernetes.PutResponse
-	end, err := s.do(ctx, op, func(ctx context.Context) (err error) {
+	end, err := s.doKube(ctx, op, verbCreate, r, func(ctx context.Context) (err error) {
 		resp, err = s.kv.OptimisticPut(ctx, key, data, 0, kubernetes.PutOptions{LeaseID: lease})
 		return err
 	})
@@ -214,7 +226,7 @@ func (s *store) update(ctx context.Context, op string, r res, key string, cached
 			continue
 		}
 		var resp kubernetes.PutResponse
-		end, err := s.do(ctx, op, func(ctx context.Context) (err error) {
+		end, err := s.doKube(ctx, op, verbUpdate, r, func(ctx context.Context) (err error) {
 			resp, err = s.kv.OptimisticPut(ctx, key, data, cur.rev, kubernetes.PutOptions{GetOnFailure: true, LeaseID: lease})
 			return err
 		})
@@ -255,7 +267,7 @@ func (s *store) remove(ctx context.Context, op string, r res, key string, cached
 	}
 	for range maxUpdateAttempts {
 		var resp kubernetes.DeleteResponse
-		end, err := s.do(ctx, op, func(ctx context.Context) (err error) {
+		end, err := s.doKube(ctx, op, verbDelete, r, func(ctx context.Context) (err error) {
 			resp, err = s.kv.OptimisticDelete(ctx, key, rev, kubernetes.DeleteOptions{GetOnFailure: true})
 			return err
 		})
@@ -285,7 +297,7 @@ func (s *store) list(ctx context.Context, r res, limit int64) ([]entry, int64, e
 	cont := ""
 	for {
 		var resp kubernetes.ListResponse
-		_, err := s.do(ctx, "list "+r.name(), func(ctx context.Context) (err error) {
+		_, err := s.doKube(ctx, "list "+r.name(), verbList, r, func(ctx context.Context) (err error) {
 			resp, err = s.kv.List(ctx, prefix, kubernetes.ListOptions{Revision: rev, Limit: limit, Continue: cont})
 			return err
 		})
@@ -315,7 +327,7 @@ func (s *store) list(ctx context.Context, r res, limit int64) ([]entry, int64, e
 // object-count metric polls it.
 func (s *store) count(ctx context.Context, r res) (int64, error) {
 	var n int64
-	_, err := s.do(ctx, "count", func(ctx context.Context) (err error) {
+	_, err := s.doKube(ctx, "count", verbCount, r, func(ctx context.Context) (err error) {
 		n, err = s.kv.Count(ctx, s.keys.resourcePrefix(r), kubernetes.CountOptions{})
 		return err
 	})

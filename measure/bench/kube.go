@@ -47,6 +47,7 @@ func (o *kubeOptions) register(fl *pflag.FlagSet) {
 	fl.BoolVar(&o.steady, "steady", false, "steady state for --duration: node lease renewals and status updates, deployment churn")
 	fl.Float64Var(&s.ChurnPerMinute, "churn-per-minute", 1, "steady state: deployments deleted and re-created per minute (-1: none)")
 	fl.IntVar(&s.APIServers, "apiservers", 3, "emulated kube-apiservers, each with its own watch caches (the field report's 3 control-plane nodes)")
+	fl.BoolVar(&s.HollowKubelets, "hollow-kubelets", false, "the kubelets are kubemark's hollow kubelets, as a real control plane is measured with: 10 QPS / 20 burst, no events, pods ready at once")
 	fl.BoolVar(&s.Teardown, "teardown", false, "after every pod is Ready, delete the manifest through the control plane (garbage collector, kubelets) and measure it")
 	fl.DurationVar(&s.Timeout, "ready-timeout", 10*time.Minute, "give up waiting for every pod Ready after this long")
 	fl.Float64Var(&l.ControllerManager.QPS, "controller-manager-qps", l.ControllerManager.QPS, "kube-controller-manager --kube-api-qps (per controller client)")

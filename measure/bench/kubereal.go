@@ -256,7 +256,7 @@ func realManifest(ctx context.Context, cp *kubecp.ControlPlane, s kube.Spec, pro
 		return run, err
 	}
 	ms, ready, events := w.milestones(total)
-	kr := &result.KubeRun{Mode: "manifest", Pods: total, PodsReady: ready, WatchEvents: events, EtcdOps: etcdOps(before, after)}
+	kr := &result.KubeRun{Mode: "manifest", Pods: total, PodsReady: ready, WatchEvents: events, EtcdRequests: etcdOps(before, after)}
 	for _, m := range ms {
 		kr.Milestones = append(kr.Milestones, result.KubeMilestone{Name: m.name, Seconds: m.seconds})
 	}
@@ -266,7 +266,7 @@ func realManifest(ctx context.Context, cp *kubecp.ControlPlane, s kube.Spec, pro
 	run.Kube = kr
 	run.DurationSeconds = run.End.Sub(start).Seconds()
 	var sum float64
-	for _, op := range kr.EtcdOps {
+	for _, op := range kr.EtcdRequests {
 		sum += op.MeanSeconds * float64(op.Requests)
 		run.Requests += op.Requests
 		run.Ops = append(run.Ops, result.Op{Name: op.Operation + " " + op.Resource, Stats: result.Stats{Requests: op.Requests, DurationSeconds: run.DurationSeconds}})

@@ -99,14 +99,14 @@ func getBody(ctx context.Context, client *http.Client, url string) ([]byte, erro
 
 // etcdOps are the requests between two scrapes as the run's table, busiest
 // first: "operation resource" with the count and mean latency.
-func etcdOps(before, after etcdOpTotals) []result.KubeEtcdOp {
-	var ops []result.KubeEtcdOp
+func etcdOps(before, after etcdOpTotals) []result.KubeEtcdRequests {
+	var ops []result.KubeEtcdRequests
 	for k, n := range after.count {
 		d := n - before.count[k]
 		if d <= 0 {
 			continue
 		}
-		op := result.KubeEtcdOp{Operation: k.op, Resource: k.resource, Requests: int64(d + 0.5)}
+		op := result.KubeEtcdRequests{Operation: k.op, Resource: k.resource, Requests: int64(d + 0.5)}
 		if s := after.sum[k] - before.sum[k]; s > 0 {
 			op.MeanSeconds = s / d
 		}

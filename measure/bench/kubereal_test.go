@@ -79,7 +79,7 @@ func TestKubeRealControlPlane(t *testing.T) {
 	}
 	t.Logf("bench kube --control-plane real: %.1f s", time.Since(began).Seconds())
 	if len(doc.Runs) == 1 && doc.Runs[0].Kube != nil {
-		t.Logf("milestones %+v, etcd requests %+v", doc.Runs[0].Kube.Milestones, doc.Runs[0].Kube.EtcdOps)
+		t.Logf("milestones %+v, etcd requests %+v", doc.Runs[0].Kube.Milestones, doc.Runs[0].Kube.EtcdRequests)
 	}
 	if len(doc.Runs) != 1 || doc.Runs[0].Kube == nil {
 		t.Fatalf("runs %+v", doc.Runs)
@@ -100,7 +100,7 @@ func TestKubeRealControlPlane(t *testing.T) {
 		t.Errorf("milestones %+v", k.Milestones)
 	}
 	got := map[string]int64{}
-	for _, o := range k.EtcdOps {
+	for _, o := range k.EtcdRequests {
 		got[o.Operation+" "+o.Resource] = o.Requests
 		if o.MeanSeconds <= 0 {
 			t.Errorf("%s %s: mean %g", o.Operation, o.Resource, o.MeanSeconds)
