@@ -164,7 +164,7 @@ func (r *runner) kubeRealIteration(ctx context.Context, info RunInfo, bins kubec
 			err = serr
 		}
 	}()
-	if _, err := cp.StartNodes(ctx, kubecp.NodeOptions{Kubemark: kubemark, Count: s.Nodes, MaxPods: s.PodsPerNode, QPS: s.Limits.Kubelet.QPS, Burst: s.Limits.Kubelet.Burst}); err != nil {
+	if _, err := cp.StartNodes(ctx, kubecp.NodeOptions{Kubemark: kubemark, Count: s.Nodes, MaxPods: s.PodsPerNode, QPS: s.Limits.HollowKubelet.QPS, Burst: s.Limits.HollowKubelet.Burst}); err != nil {
 		return result.Run{}, startDetail(err)
 	}
 	fmt.Fprintf(c.Log, "control plane and %d nodes ready in %.1f s\n", s.Nodes, time.Since(began).Seconds())
@@ -186,7 +186,9 @@ func (r *runner) kubeRealIteration(ctx context.Context, info RunInfo, bins kubec
 // realLimits are the components' flags for the limits bench kube's
 // emulated control plane runs with (kube.DefaultLimits, or as the flags
 // set them), so that both run alike: the controller manager's and the
-// scheduler's client limits and the controllers' workers.
+// scheduler's client limits and the controllers' workers. The hollow
+// nodes get Limits.HollowKubelet, as `bench kube --hollow-kubelets`
+// emulates them (kubemark's 10/20 by default).
 func realLimits(l kube.Limits) map[string][]string {
 	return map[string][]string{
 		"kube-controller-manager": {
