@@ -68,18 +68,22 @@ type ServerSummary struct {
 	// GRPCByMethod splits GRPCRequests by method ("Range", "Txn",
 	// "LeaseGrant"): what the member served, whoever sent it (bench kube
 	// against a real control plane compares them with the emulator's).
-	GRPCByMethod    map[string]float64 `json:"grpc_by_method,omitempty"`
-	DBSizeBytes     float64            `json:"db_size_bytes,omitempty"` // gauge, at the end
-	DBInUseBytes    float64            `json:"db_in_use_bytes,omitempty"`
-	CPUCoresMean    float64            `json:"cpu_cores_mean,omitempty"`
-	CPUCoresMax     float64            `json:"cpu_cores_max,omitempty"` // highest interval
-	RSSMaxBytes     float64            `json:"rss_max_bytes,omitempty"`
-	DiskReadBytes   float64            `json:"disk_read_bytes,omitempty"` // /proc/PID/io, members etcdlab started
-	DiskWriteBytes  float64            `json:"disk_write_bytes,omitempty"`
-	DiskReadOps     float64            `json:"disk_read_ops,omitempty"`
-	DiskWriteOps    float64            `json:"disk_write_ops,omitempty"`
-	NetReceiveBytes float64            `json:"net_receive_bytes,omitempty"` // etcd's own counters, peers and clients
-	NetSendBytes    float64            `json:"net_send_bytes,omitempty"`
+	GRPCByMethod map[string]float64 `json:"grpc_by_method,omitempty"`
+	// WatchEventsSent is the events the member sent to its watchers
+	// (etcd_debugging_mvcc_events_total): what every watch of the run
+	// received from it, whoever watched.
+	WatchEventsSent float64 `json:"watch_events_sent,omitempty"`
+	DBSizeBytes     float64 `json:"db_size_bytes,omitempty"` // gauge, at the end
+	DBInUseBytes    float64 `json:"db_in_use_bytes,omitempty"`
+	CPUCoresMean    float64 `json:"cpu_cores_mean,omitempty"`
+	CPUCoresMax     float64 `json:"cpu_cores_max,omitempty"` // highest interval
+	RSSMaxBytes     float64 `json:"rss_max_bytes,omitempty"`
+	DiskReadBytes   float64 `json:"disk_read_bytes,omitempty"` // /proc/PID/io, members etcdlab started
+	DiskWriteBytes  float64 `json:"disk_write_bytes,omitempty"`
+	DiskReadOps     float64 `json:"disk_read_ops,omitempty"`
+	DiskWriteOps    float64 `json:"disk_write_ops,omitempty"`
+	NetReceiveBytes float64 `json:"net_receive_bytes,omitempty"` // etcd's own counters, peers and clients
+	NetSendBytes    float64 `json:"net_send_bytes,omitempty"`
 }
 
 // ServerPoint is one member over one scrape interval, ending at

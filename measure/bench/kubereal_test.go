@@ -117,9 +117,13 @@ func TestKubeRealControlPlane(t *testing.T) {
 	if r.Server == nil {
 		t.Fatal("no server series")
 	}
-	var txns float64
+	var txns, events float64
 	for _, m := range r.Server.Members {
 		txns += m.Summary.GRPCByMethod["Txn"]
+		events += m.Summary.WatchEventsSent
+	}
+	if events < float64(got["create pods"]) {
+		t.Errorf("the members sent %g watch events, fewer than the pods created (%v)", events, got)
 	}
 	if txns < float64(got["create pods"]+got["update pods"]) {
 		t.Errorf("members served %g Txns, fewer than the apiservers' pod creates and updates (%v)", txns, got)

@@ -50,6 +50,9 @@ const (
 	// Every method is pre-registered with every code, so most series stay
 	// at 0.
 	GRPCHandled Name = "grpc_server_handled_total"
+	// WatchEventsSent counts the events a member sent to its watchers
+	// (mvcc's totalEventsCounter, the same name from 3.4 to 3.7).
+	WatchEventsSent Name = "etcd_debugging_mvcc_events_total"
 	// GRPCCodeLabel and GRPCTypeLabel are GRPCHandled's labels for the
 	// status code ("OK", "Unavailable") and the RPC type ("unary").
 	GRPCCodeLabel = "grpc_code"

@@ -151,6 +151,7 @@ func TestDeriveRecorded(t *testing.T) {
 				{"OutOfRange", s.GRPCErrorsByCode["OutOfRange"], outOfRange},
 				{"Range", s.GRPCByMethod["Range"], diff("grpc_server_handled_total", func(l string) bool { return unary(l) && strings.Contains(l, `grpc_method="Range"`) })},
 				{"by method, summed", sum(s.GRPCByMethod), requests},
+				{"watch events sent", s.WatchEventsSent, diff("etcd_debugging_mvcc_events_total", nil)},
 				{"DB size", p.DBSizeBytes, rawSum(t, at, "etcd_mvcc_db_total_size_in_bytes", nil)},
 				{"DB in use", s.DBInUseBytes, rawSum(t, at, "etcd_mvcc_db_total_size_in_use_in_bytes", nil)},
 				{"received bytes/s", p.NetReceivePerS, (diff("etcd_network_client_grpc_received_bytes_total", nil) + diff("etcd_network_peer_received_bytes_total", all)) / secs},

@@ -31,6 +31,7 @@ type member struct {
 	downsampled bool
 	codes       map[string]float64 // unary RPCs over the run that did not end OK, by code
 	methods     map[string]float64 // unary RPCs over the run, by method
+	watchEvents float64            // events sent to watchers over the run
 	versions    []string
 
 	errors     int64
@@ -84,6 +85,9 @@ func (m *member) observe(s *metrics.Snapshot, io *ioSample) {
 			m.methods = map[string]float64{}
 		}
 		m.methods[method] += n
+	}
+	if n, ok := metrics.Increase(before, s, metrics.WatchEventsSent); ok {
+		m.watchEvents += n
 	}
 	m.total = merge(m.total, sp)
 	if !m.mergeShort(sp) {
@@ -172,7 +176,7 @@ func (m *member) mergeShort(sp span) bool {
 // series is the member's recording as a result.MemberSeries.
 func (m *member) series() result.MemberSeries {
 	ms := result.MemberSeries{Name: m.name, MetricsURL: m.url, Summary: m.total.summary(), ScrapeErrors: m.errors, FirstError: m.firstErr}
-	ms.Summary.GRPCErrorsByCode, ms.Summary.GRPCByMethod = m.codes, m.methods
+	ms.Summary.GRPCErrorsByCode, ms.Summary.GRPCByMethod, ms.Summary.WatchEventsSent = m.codes, m.methods, m.watchEvents
 	for _, sp := range m.points() {
 		ms.Points = append(ms.Points, sp.point())
 	}

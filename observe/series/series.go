@@ -76,7 +76,7 @@ func families() []metrics.Name {
 		metrics.SlowApplies, metrics.SlowReadIndexes, metrics.ProposalsPending, metrics.ProposalsFailed,
 		metrics.GRPCHandled, metrics.DBTotalSize, metrics.OldDBTotalSize, metrics.DBInUse, metrics.OldDBInUse,
 		metrics.ClientGRPCSent, metrics.ClientGRPCReceived, metrics.PeerSent, metrics.PeerReceived,
-		metrics.ProcessCPUSeconds, metrics.ProcessResidentMemory, metrics.ProcessStartTime,
+		metrics.ProcessCPUSeconds, metrics.ProcessResidentMemory, metrics.ProcessStartTime, metrics.WatchEventsSent,
 	}
 }
 
