@@ -46,6 +46,7 @@ func FlagNames() map[string]string {
 		"ControllerManagerQPS": "--controller-manager-qps", "ControllerManagerBurst": "--controller-manager-burst",
 		"SchedulerQPS": "--scheduler-qps", "SchedulerBurst": "--scheduler-burst",
 		"KubeletQPS": "--kubelet-qps", "KubeletBurst": "--kubelet-burst", "ReadyTimeout": "--ready-timeout",
+		"HollowKubeletQPS": "--hollow-kubelet-qps", "HollowKubeletBurst": "--hollow-kubelet-burst",
 	}
 }
 

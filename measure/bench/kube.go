@@ -48,6 +48,8 @@ func (o *kubeOptions) register(fl *pflag.FlagSet) {
 	fl.Float64Var(&s.ChurnPerMinute, "churn-per-minute", 1, "steady state: deployments deleted and re-created per minute (-1: none)")
 	fl.IntVar(&s.APIServers, "apiservers", 3, "emulated kube-apiservers, each with its own watch caches (the field report's 3 control-plane nodes)")
 	fl.BoolVar(&s.HollowKubelets, "hollow-kubelets", false, "the kubelets are kubemark's hollow kubelets, as a real control plane is measured with: 10 QPS / 20 burst, no events, pods ready at once")
+	fl.Float64Var(&l.HollowKubelet.QPS, "hollow-kubelet-qps", l.HollowKubelet.QPS, "a hollow kubelet's --kube-api-qps (kubemark's default; --hollow-kubelets and the real control plane's nodes)")
+	fl.IntVar(&l.HollowKubelet.Burst, "hollow-kubelet-burst", l.HollowKubelet.Burst, "a hollow kubelet's --kube-api-burst")
 	fl.BoolVar(&s.Teardown, "teardown", false, "after every pod is Ready, delete the manifest through the control plane (garbage collector, kubelets) and measure it")
 	fl.DurationVar(&s.Timeout, "ready-timeout", 10*time.Minute, "give up waiting for every pod Ready after this long")
 	fl.Float64Var(&l.ControllerManager.QPS, "controller-manager-qps", l.ControllerManager.QPS, "kube-controller-manager --kube-api-qps (per controller client)")
@@ -104,6 +106,8 @@ func (c *Config) validateKube() error {
 		return invalid.Errorf("{SchedulerQPS} must be above 0 and {SchedulerBurst} at least 1")
 	case bad(l.Kubelet):
 		return invalid.Errorf("{KubeletQPS} must be above 0 and {KubeletBurst} at least 1")
+	case bad(l.HollowKubelet):
+		return invalid.Errorf("{HollowKubeletQPS} must be above 0 and {HollowKubeletBurst} at least 1")
 	}
 	if l.DeploymentWorkers < 1 || l.ReplicaSetWorkers < 1 {
 		return invalid.Errorf("{ConcurrentDeploymentSyncs} and {ConcurrentReplicasetSyncs} must be at least 1")
