@@ -262,8 +262,10 @@ func realManifest(ctx context.Context, cp *kubecp.ControlPlane, s kube.Spec, pro
 	for _, m := range ms {
 		kr.Milestones = append(kr.Milestones, result.KubeMilestone{Name: m.name, Seconds: m.seconds})
 	}
-	if ready >= total {
-		kr.TimeToReadySeconds = ms[len(ms)-1].seconds
+	for _, m := range ms {
+		if m.name == stageName(nStages-1) && ready >= total {
+			kr.TimeToReadySeconds = m.seconds
+		}
 	}
 	run.Kube = kr
 	run.DurationSeconds = run.End.Sub(start).Seconds()

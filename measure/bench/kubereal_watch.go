@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"sort"
 	"sync"
 	"time"
 
@@ -217,8 +218,8 @@ func (w *podWatch) waitReady(ctx context.Context, total int, progress func(ready
 }
 
 // milestones are the seconds from start until every one of total pods had
-// reached each stage (a stage not reached by all is left out), and the
-// pods Ready.
+// reached each stage (a stage not reached by all is left out), in time
+// order, and the pods Ready.
 func (w *podWatch) milestones(total int) (ms []stageTime, ready int, events int64) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -234,6 +235,9 @@ func (w *podWatch) milestones(total int) (ms []stageTime, ready int, events int6
 		}
 		ms = append(ms, stageTime{stageName(i), last.Sub(w.start).Seconds()})
 	}
+	// In time order: a hollow kubelet's pod is Ready from its first
+	// status, before its phase is Running.
+	sort.SliceStable(ms, func(i, j int) bool { return ms[i].seconds < ms[j].seconds })
 	return ms, w.counts[nStages-1], w.events
 }
 
