@@ -6,7 +6,7 @@
 # the seconds scenario 3 adds. Factors: none; a slow disk (the hdd
 # preset's fsync); 0.1% loss on every link (a 200 ms RTO each); jitter of
 # a quarter of each link's round trip; members on 0.3 cores each (a 4-vCPU
-# node shared with its control-plane components).
+# node shared with its control-plane components); FACTOR+FACTOR combines them.
 #
 #   perf/kube-article-factors.sh [ROUNDS=1] [FACTORS="none hdd loss jitter cpu"]
 set -euo pipefail
@@ -22,6 +22,7 @@ topo() { # preset factor -> a topology file
   python3 - "lab/topology/presets/$p.yaml" "$f" "$out" <<'PY'
 import sys, yaml, re
 src, factor, out = sys.argv[1:]
+parts = set(factor.split("+"))  # "hdd+loss": both
 t = yaml.safe_load(open(src))
 def ms(s): return float(re.match(r"([0-9.]+)ms", s).group(1))
 links = t.setdefault("links", [])
@@ -29,14 +30,14 @@ if "rtt" in t:  # multicloud-0: one rtt for every pair: spell the pairs out
     r = t.pop("rtt")
     links[:0] = [{"between": [a, b], "rtt": r} for a, b in (("m1", "m2"), ("m1", "m3"), ("m2", "m3"))]
 for l in links:
-    if factor == "loss":
+    if "loss" in parts:
         l["loss"] = 0.001
-    if factor == "jitter":
+    if "jitter" in parts:
         half = ms(l["rtt"]) / 2
         l["jitter"] = f"{half/2:g}ms"
-if factor == "hdd":
+if "hdd" in parts:
     t["storage"] = {"fsync_delay": "lognormal:p50=23ms,p99=268ms"}
-if factor == "cpu":
+if "cpu" in parts:
     t["cpus"] = 0.3
 t["name"] = f"{t['name']}-{factor}"
 yaml.safe_dump(t, open(out, "w"))
