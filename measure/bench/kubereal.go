@@ -174,8 +174,15 @@ func (r *runner) kubeRealIteration(ctx context.Context, info RunInfo, bins kubec
 	}
 	return r.obs.run(ctx, info, func() (result.Run, error) {
 		cpu := load.StartCPU()
+		cp0, cpErr := cp.CPUSeconds()
+		began := time.Now()
 		run, err := realManifest(ctx, cp, s, progress)
+		// What sent the requests is the control plane, not etcdlab (which
+		// only watched): the load's CPU is theirs together.
 		run.LoadCPUCores, run.MachineCPUCores = cpu.Cores()
+		if cp1, err1 := cp.CPUSeconds(); cpErr == nil && err1 == nil && cp1 > cp0 {
+			run.LoadCPUCores += (cp1 - cp0) / time.Since(began).Seconds()
+		}
 		if run.Kube != nil {
 			run.Kube.ControlPlane = fmt.Sprintf("real: Kubernetes %s, %d kube-apiserver(s), %d hollow nodes", v, s.APIServers, s.Nodes)
 		}
