@@ -27,12 +27,19 @@ import (
 
 	"github.com/etcdlab/etcdlab/invalid"
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
+	"github.com/etcdlab/etcdlab/lab/kubebuild"
 )
 
 // Binaries are the control plane's executables (lab/kubebuild's Binaries
 // of kubebuild.ControlPlane()).
 type Binaries struct {
 	APIServer, ControllerManager, Scheduler string
+}
+
+// BinariesOf picks the control plane's executables out of what
+// lab/kubebuild's Builder.Binaries or Cached returned.
+func BinariesOf(paths map[kubebuild.Component]string) Binaries {
+	return Binaries{APIServer: paths[kubebuild.APIServer], ControllerManager: paths[kubebuild.ControllerManager], Scheduler: paths[kubebuild.Scheduler]}
 }
 
 // Options configure a control plane.

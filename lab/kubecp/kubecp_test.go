@@ -27,7 +27,7 @@ func binaries(t *testing.T) Binaries {
 	if !ok {
 		t.Skipf("Kubernetes %s is not in the build cache (build it once: ETCDLAB_BUILD_KUBE=1 go test -run TestBuildAndCache ./lab/kubebuild/)", kubebuild.Pinned)
 	}
-	return Binaries{APIServer: paths[kubebuild.APIServer], ControllerManager: paths[kubebuild.ControllerManager], Scheduler: paths[kubebuild.Scheduler]}
+	return BinariesOf(paths)
 }
 
 // TestStartRefusals: a control plane without etcd endpoints or binaries is

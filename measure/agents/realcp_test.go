@@ -33,7 +33,7 @@ func binaries(t *testing.T) kubecp.Binaries {
 	if !ok {
 		t.Skipf("Kubernetes %s is not in the build cache (build it once: ETCDLAB_BUILD_KUBE=1 go test -run TestBuildAndCache ./lab/kubebuild/)", kubebuild.Pinned)
 	}
-	return kubecp.Binaries{APIServer: paths[kubebuild.APIServer], ControllerManager: paths[kubebuild.ControllerManager], Scheduler: paths[kubebuild.Scheduler]}
+	return kubecp.BinariesOf(paths)
 }
 
 // TestAgentsJobOnRealControlPlane is issue 26's item 3: the agents' Job,

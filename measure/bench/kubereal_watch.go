@@ -33,7 +33,6 @@ type podWatch struct {
 	mu     sync.Mutex
 	seen   map[string]*[nStages]time.Time
 	counts [nStages]int
-	events int64
 	err    error
 	change chan struct{} // closed and replaced on every change
 }
@@ -149,13 +148,9 @@ func (w *podWatch) follow(body io.Reader, rv string) (string, bool) {
 func (w *podWatch) observe(typ string, p *corev1.Pod, t time.Time) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if typ == "DELETED" {
-		w.events++
-	}
 	if typ != "ADDED" && typ != "MODIFIED" {
 		return
 	}
-	w.events++
 	st := w.seen[p.Name]
 	if st == nil {
 		st = &[nStages]time.Time{}
@@ -220,7 +215,7 @@ func (w *podWatch) waitReady(ctx context.Context, total int, progress func(ready
 // milestones are the seconds from start until every one of total pods had
 // reached each stage (a stage not reached by all is left out), in time
 // order, and the pods Ready.
-func (w *podWatch) milestones(total int) (ms []stageTime, ready int, events int64) {
+func (w *podWatch) milestones(total int) (ms []stageTime, ready int) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for i := range nStages {
@@ -238,7 +233,7 @@ func (w *podWatch) milestones(total int) (ms []stageTime, ready int, events int6
 	// In time order: a hollow kubelet's pod is Ready from its first
 	// status, before its phase is Running.
 	sort.SliceStable(ms, func(i, j int) bool { return ms[i].seconds < ms[j].seconds })
-	return ms, w.counts[nStages-1], w.events
+	return ms, w.counts[nStages-1]
 }
 
 // stageTime is a milestone.
