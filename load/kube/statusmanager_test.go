@@ -24,7 +24,10 @@ func TestKubeletStatusWrites(t *testing.T) {
 		hollow   bool
 		min, max int64 // status PATCHes
 	}{
-		{"kubelet", false, 2 * pods, 2 * pods},
+		// Two statuses a pod (Pending, then Running and Ready after the
+		// next relist); both merge into one write when the node's status
+		// goroutine is late, as on a loaded machine (seen in CI).
+		{"kubelet", false, pods, 2 * pods},
 		{"hollow kubelet at 2 QPS", true, pods, 2*pods - 1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
