@@ -46,6 +46,8 @@ const (
 	MetricWALBusy       MetricName = "wal_busy"
 	MetricDBSize        MetricName = "db_size_bytes"
 	MetricRunSeconds    MetricName = "run_seconds"
+	MetricQuotaErrors   MetricName = "quota_errors"
+	MetricLoadCores     MetricName = "load_cores_limit"
 )
 
 // Better says which way a metric improves.
@@ -170,6 +172,10 @@ func Metrics() []Metric {
 			Of: server(func(m *Measures) float64 { return m.DBSizeBytes })},
 		{Name: MetricRunSeconds, What: "measured runs' duration", Unit: UnitSeconds, Better: LowerIsBetter,
 			Of: ran(func(m *Measures) float64 { return m.RunSeconds })},
+		{Name: MetricQuotaErrors, What: "requests refused for the backend quota", Unit: UnitCount, Better: LowerIsBetter,
+			Of: ran(func(m *Measures) float64 { return float64(m.QuotaErrors) })},
+		{Name: MetricLoadCores, What: "cores the load generator's Go runtime could use (GOMAXPROCS)", Unit: UnitCores, Better: HigherIsBetter,
+			Of: func(_ *Cell, m *Measures) (float64, bool) { return float64(m.LoadCoresLimit), m.LoadCoresLimit > 0 }},
 	}
 }
 
@@ -181,6 +187,13 @@ func MetricOf(name string) (Metric, bool) {
 		}
 	}
 	return Metric{}, false
+}
+
+// Metric is n's row (the zero Metric for a name the table lacks; every
+// constant has a row).
+func (n MetricName) Metric() Metric {
+	m, _ := MetricOf(string(n))
+	return m
 }
 
 // Names are the metric's name and its aliases.
