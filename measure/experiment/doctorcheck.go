@@ -3,11 +3,15 @@ package experiment
 import (
 	"slices"
 	"strings"
+
+	judgedoctor "github.com/etcdlab/etcdlab/judge/doctor"
 )
 
-// causes are the doctor's causes an incident may expect (judge/doctor's
-// Cause constants; "" is a healthy cluster).
-var causes = []string{"", "membership", "leader", "quota", "fragmentation", "cpu", "network", "disk", "requests", "defrag"} //nolint:gochecknoglobals // constant list
+// expectable are the doctor's causes an incident may expect: every one
+// but the clock's, which the lab cannot skew.
+func expectable() []judgedoctor.Cause {
+	return slices.DeleteFunc(judgedoctor.Causes(), func(c judgedoctor.Cause) bool { return c == judgedoctor.CauseClock })
+}
 
 // checkDoctor checks doctor workload i: its setups are local, its
 // expectation names a cause and a member of them, its fill is one kind,
@@ -22,8 +26,12 @@ func (s *Spec) checkDoctor(i int) error {
 			return s.errorf(at(), "an incident is injected into a local setup; setup %q is a live cluster, which etcdlab does not break", st.Name)
 		}
 	}
-	if !slices.Contains(causes, d.Expect.Cause) {
-		return s.errorf(at("expect", "cause"), "%q: want one of %s, or leave it out for a healthy cluster", d.Expect.Cause, strings.Join(causes[1:], ", "))
+	if want := expectable(); d.Expect.Cause != "" && !slices.Contains(want, d.Expect.Cause) {
+		names := make([]string, len(want))
+		for k, c := range want {
+			names[k] = string(c)
+		}
+		return s.errorf(at("expect", "cause"), "%q: want one of %s, or leave it out for a healthy cluster", d.Expect.Cause, strings.Join(names, ", "))
 	}
 	for _, m := range []struct{ field, v string }{{"expect.member", d.Expect.Member}, {"leader", d.Leader}} {
 		if m.v == "" || (m.v == "leader" && m.field == "expect.member") {

@@ -1,5 +1,7 @@
 package experiment
 
+import judgedoctor "github.com/etcdlab/etcdlab/judge/doctor"
+
 // DoctorJob is an incident: what is done to a fresh local cluster (data
 // written first, a background load, a fault timeline) before `etcdlab
 // doctor` diagnoses it with the members' logs, and the diagnosis it
@@ -28,17 +30,18 @@ type DoctorJob struct {
 }
 
 // Expect is an incident's expected diagnosis. Cause is a doctor cause
-// (disk, cpu, network, membership, leader, quota, fragmentation,
-// defrag, requests), "" for a healthy cluster (no finding at all).
+// (judge/doctor's Cause: disk, cpu, network, membership, leader, quota,
+// fragmentation, defrag, requests; expectable lists them), "" for a
+// healthy cluster (no finding at all).
 // Member is a member name, "leader" (the member the timeline's "leader"
 // step hit, else the leader when the diagnosis starts), or "" (the
 // cluster's, or any member).
 // Fires are verdict IDs that must be WARN or FAIL in the diagnosis
 // (server.grpc_p99: etcd's etcdGRPCRequestsSlow).
 type Expect struct {
-	Cause  string   `yaml:"cause"`
-	Member string   `yaml:"member"`
-	Fires  []string `yaml:"fires"`
+	Cause  judgedoctor.Cause `yaml:"cause"`
+	Member string            `yaml:"member"`
+	Fires  []string          `yaml:"fires"`
 }
 
 // Fill is data written before an incident's load, in transactions of

@@ -134,7 +134,7 @@ func (d *DoctorJob) describe() string {
 	}
 	want := "no finding"
 	if d.Expect.Cause != "" {
-		want = d.Expect.Cause
+		want = string(d.Expect.Cause)
 		if d.Expect.Member != "" {
 			want += " on " + d.Expect.Member
 		}
