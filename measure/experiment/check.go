@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/etcdlab/etcdlab/invalid"
 	"github.com/etcdlab/etcdlab/lab/cluster"
 	"github.com/etcdlab/etcdlab/result"
 )
@@ -152,51 +151,26 @@ func (s *Spec) checkSetup(i int) error {
 	return nil
 }
 
-// checkWorkload checks that workload i is exactly one thing, and the disk
-// and check options.
+// checkWorkload checks that workload i is exactly one job of the
+// registry, on setups the file has, and has its job check its fields
+// (jobcheck.go).
 func (s *Spec) checkWorkload(i int) error {
 	w := &s.Workloads[i]
-	kinds := 0
-	for _, set := range []bool{w.Bench != "", w.Disk != nil, w.Check != nil, w.Doctor != nil} {
-		if set {
-			kinds++
-		}
-	}
-	if kinds != 1 {
-		return s.errorf([]any{"workloads", i}, "workload %q needs exactly one of bench, disk, check or doctor", w.Name)
+	if w.set != 1 {
+		return s.errorf([]any{"workloads", i}, "workload %q needs exactly one of %s", w.Name, orList(s.jobs.Names()))
 	}
 	for j, name := range w.Setups {
 		if s.setup(name) == nil {
 			return s.errorf([]any{"workloads", i, "setups", j}, "no setup named %q", name)
 		}
 	}
-	switch {
-	case w.Doctor != nil:
-		return s.checkDoctor(i)
-	case w.Disk != nil:
-		for j, st := range s.Setups {
-			if st.Live() {
-				return s.errorf([]any{"workloads", i, "disk"}, "the disk job runs on a local setup's storage; setup %q (setups[%d]) is a live cluster", st.Name, j)
-			}
-		}
-		if _, err := diskOptions(w.Disk, "."); err != nil {
-			return s.errorf([]any{"workloads", i, "disk"}, "%s", errText(err, yamlDiskName))
-		}
-	case w.Check != nil:
-		for _, l := range []struct{ field, v string }{{"load", w.Check.Load}, {"max_load", w.Check.MaxLoad}} {
-			if l.v != "" && !slices.Contains([]string{"s", "m", "l", "xl"}, l.v) {
-				return s.errorf([]any{"workloads", i, "check", l.field}, "load level must be s, m, l or xl, not %q", l.v)
-			}
-		}
-	default:
-		if _, err := splitLine(w.Bench); err != nil {
-			return s.errorf([]any{"workloads", i, "bench"}, "%v", err)
-		}
-		for _, name := range placeholders(w.Bench) {
-			if _, ok := s.Sweep.Lookup(name); !ok {
-				return s.errorf([]any{"workloads", i, "bench"}, "{%s} has no values: add %s to sweep", name, name)
-			}
-		}
+	return s.jobs.Lookup(w.Job).Check(&checker{s: s, i: i}, w.Fields)
+}
+
+// placeholders lists the sweep's parameters workload w uses.
+func (s *Spec) placeholders(w *Workload) []string {
+	if j := s.jobs.Lookup(w.Job); j != nil {
+		return j.Placeholders(w.Fields)
 	}
 	return nil
 }
@@ -205,14 +179,22 @@ func (s *Spec) checkWorkload(i int) error {
 func (s *Spec) checkSweep() error {
 	for _, p := range s.Sweep {
 		used := false
-		for _, w := range s.Workloads {
-			used = used || slices.Contains(placeholders(w.Bench), p.Name)
+		for i := range s.Workloads {
+			used = used || slices.Contains(s.placeholders(&s.Workloads[i]), p.Name)
 		}
 		if !used {
 			return s.errorf([]any{"sweep", p.Name}, "no workload uses {%s}", p.Name)
 		}
 	}
 	return nil
+}
+
+// orList writes names as "a, b or c".
+func orList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // actionNames lists the faults a step may name, for a message: "kill,
@@ -224,10 +206,7 @@ func actionNames() string {
 			names = append(names, a.Name)
 		}
 	}
-	if len(names) < 2 {
-		return strings.Join(names, "")
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+	return orList(names)
 }
 
 // actions are a fault's actions, by name.
@@ -460,18 +439,4 @@ func (s *Spec) sweepNames() []string {
 		out = append(out, p.Name)
 	}
 	return out
-}
-
-// yamlDiskName names measure/disk's option fields as the file does.
-func yamlDiskName(field string) string {
-	return map[string]string{"BlockSize": "bs", "Size": "size", "Runtime": "runtime", "Sync": "sync", "Profile": "profile"}[field]
-}
-
-// errText renders an error, naming options with name when it is an
-// invalid-input error.
-func errText(err error, name func(string) string) string {
-	if inv := invalid.As(err); inv != nil {
-		return strings.Replace(err.Error(), inv.Error(), inv.Text(name), 1)
-	}
-	return err.Error()
 }

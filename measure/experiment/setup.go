@@ -13,8 +13,8 @@ import (
 	"github.com/etcdlab/etcdlab/emulate/slowfs"
 	"github.com/etcdlab/etcdlab/emulate/wan"
 	"github.com/etcdlab/etcdlab/lab/cluster"
-	"github.com/etcdlab/etcdlab/lab/member"
 	"github.com/etcdlab/etcdlab/lab/topology"
+	"github.com/etcdlab/etcdlab/measure/experiment/job"
 )
 
 // setupEnv is what a setup's cluster options depend on besides the file.
@@ -89,9 +89,9 @@ func (s *Spec) clusterOptions(st *Setup, env setupEnv) (cluster.Options, error) 
 		o.MemberCPUs = map[string]float64{}
 	}
 	maps.Copy(o.MemberCPUs, st.MemberCPUs)
-	o.Tuning = mergeTuning(o.Tuning, st.Etcd)
+	mergeTuning(&o, st.Etcd)
 	if err := o.Tuning.Validate(); err != nil {
-		return o, badField("etcd", "%s", errText(err, yamlTuningName))
+		return o, badField("etcd", "%s", job.ErrText(err, yamlTuningName))
 	}
 	switch {
 	case st.Storage == "" || st.Storage == StorageDisk:
@@ -132,7 +132,7 @@ func (s *Spec) clusterOptions(st *Setup, env setupEnv) (cluster.Options, error) 
 		case strings.Contains(err.Error(), "CPUs"):
 			field = "cpus"
 		}
-		return o, badField(field, "%s", errText(err, yamlClusterName))
+		return o, badField(field, "%s", job.ErrText(err, yamlClusterName))
 	}
 	return o, nil
 }
@@ -183,8 +183,8 @@ func (s *Spec) relPath(p string) string {
 func (s *Spec) partitions(st *Setup) bool {
 	faults := slices.Clone(s.Faults)
 	for _, w := range s.Workloads {
-		if w.Doctor != nil && (len(w.Setups) == 0 || slices.Contains(w.Setups, st.Name)) {
-			faults = append(faults, w.Doctor.Faults...)
+		if len(w.Setups) == 0 || slices.Contains(w.Setups, st.Name) {
+			faults = append(faults, w.faults...)
 		}
 	}
 	for _, f := range faults {
@@ -196,7 +196,8 @@ func (s *Spec) partitions(st *Setup) bool {
 }
 
 // mergeTuning lays the file's tuning over the topology's.
-func mergeTuning(t member.Tuning, e Tuning) member.Tuning {
+func mergeTuning(o *cluster.Options, e Tuning) {
+	t := &o.Tuning
 	if e.HeartbeatMs != 0 {
 		t.HeartbeatMs = e.HeartbeatMs
 	}
@@ -218,7 +219,6 @@ func mergeTuning(t member.Tuning, e Tuning) member.Tuning {
 	if e.Metrics != "" {
 		t.Metrics = e.Metrics
 	}
-	return t
 }
 
 // yamlTuningName names member.Tuning's fields as the file does.

@@ -1,4 +1,4 @@
-package experiment
+package jobs
 
 // DoctorJob is an incident: what is done to a fresh local cluster (data
 // written first, a background load, a fault timeline) before `etcdlab
