@@ -4,13 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"strings"
 	"time"
 
-	"github.com/etcdlab/etcdlab/emulate/wan"
 	"github.com/etcdlab/etcdlab/lab/cluster"
-	"github.com/etcdlab/etcdlab/lab/etcdclient"
 	"github.com/etcdlab/etcdlab/lab/topology"
 	"github.com/etcdlab/etcdlab/measure/experiment/job"
 	"github.com/etcdlab/etcdlab/result"
@@ -48,11 +44,14 @@ func (r *runner) runCell(ctx context.Context, pc *Cell, last bool) (cell result.
 	}()
 
 	var sc *setupCluster
-	var conn etcdclient.Config
+	t := &job.Target{
+		Leader: pc.Setup.Leader, LoadCPUs: r.loadCPUs(pc.Setup), Executable: r.o.Executable, Live: r.o.Live, Cell: &cell,
+	}
 	if pc.Setup.Live() {
 		var err error
 		cell.Environment.MemberCores = pc.Setup.MemberCores
-		if conn, err = r.plan.Spec.liveConn(pc.Setup); err != nil {
+		t.MetricsURLs = pc.Setup.MetricsURLs
+		if t.Conn, err = r.plan.Spec.live(pc.Setup).Conn(); err != nil {
 			fail(err)
 			return cell
 		}
@@ -76,8 +75,7 @@ func (r *runner) runCell(ctx context.Context, pc *Cell, last bool) (cell result.
 			delete(r.clusters, pc.Setup.Name)
 			cell.Overhead.TeardownSeconds = time.Since(began).Seconds()
 		}()
-		conn = sc.c.Client()
-		conn.DialTimeout = etcdclient.DefaultDialTimeout
+		t.Cluster, t.Options, t.Conn = sc.c, sc.opts, job.LocalConn(sc.c)
 		st := sc.c.State()
 		cell.Environment.Members, cell.Environment.LocalCluster = len(st.Members), true
 		cell.Environment.DataDir, cell.Environment.ServerVersion = st.DataDir, st.EtcdVersion
@@ -86,10 +84,10 @@ func (r *runner) runCell(ctx context.Context, pc *Cell, last bool) (cell result.
 			cell.Environment.MemberVersions[m.Name] = m.EtcdVersion
 		}
 		wp, _ := pc.Work.(job.WritePath)
-		cell.Environment.CommitRTTSeconds, cell.Environment.WriteRTTSeconds = emulatedRTTs(sc.opts.Links, st.Members, wp)
+		cell.Environment.CommitRTTSeconds, cell.Environment.WriteRTTSeconds = emulatedRTTs(sc.opts, st.Members, wp)
 	}
 
-	doc, err := r.runWork(ctx, pc, sc, conn, &cell)
+	doc, err := r.runWork(ctx, pc, sc, t)
 	if doc != nil {
 		cell.Environment = mergeEnvironment(cell.Environment, doc.Environment)
 		cell.Bench, cell.Runs, cell.Summaries = doc.Bench, doc.Runs, doc.Summaries
@@ -107,7 +105,7 @@ func (r *runner) runCell(ctx context.Context, pc *Cell, last bool) (cell result.
 // mod n (the cluster's endpoints are in member order), or to the leader
 // (job.WritePath); the write path is left out when the work does not say
 // its connections (a bench line that sweeps them, or no bench line).
-func emulatedRTTs(links map[wan.Dir]wan.Link, members []cluster.MemberState, wp job.WritePath) (commit, write map[string]float64) {
+func emulatedRTTs(o cluster.Options, members []cluster.MemberState, wp job.WritePath) (commit, write map[string]float64) {
 	names := make([]string, len(members))
 	for i, m := range members {
 		names[i] = m.Name
@@ -122,7 +120,7 @@ func emulatedRTTs(links map[wan.Dir]wan.Link, members []cluster.MemberState, wp 
 		}
 		return out
 	}
-	commit = seconds(topology.CommitRTT(links, names))
+	commit = seconds(topology.CommitRTT(o.Links, names))
 	if wp == nil || commit == nil {
 		return commit, nil
 	}
@@ -133,7 +131,7 @@ func emulatedRTTs(links map[wan.Dir]wan.Link, members []cluster.MemberState, wp 
 	if toLeader {
 		write = map[string]float64{}
 		for _, l := range names {
-			write[l] = seconds(topology.WriteRTT(links, names, []string{l}))[l]
+			write[l] = seconds(topology.WriteRTT(o.Links, names, []string{l}))[l]
 		}
 		return commit, write
 	}
@@ -141,7 +139,7 @@ func emulatedRTTs(links map[wan.Dir]wan.Link, members []cluster.MemberState, wp 
 	for i := range conns {
 		endpoints = append(endpoints, names[i%len(names)])
 	}
-	return commit, seconds(topology.WriteRTT(links, names, endpoints))
+	return commit, seconds(topology.WriteRTT(o.Links, names, endpoints))
 }
 
 // mergeEnvironment keeps what the workload's result says and fills in
@@ -196,15 +194,11 @@ func (r *runner) cluster(ctx context.Context, st *Setup) (*setupCluster, float64
 // runWork runs the cell's work against its cluster: the file's fault
 // timeline during a job.FileFaults work's measured run on a local setup,
 // finished (and recorded in the cell) when the work returns.
-func (r *runner) runWork(ctx context.Context, pc *Cell, sc *setupCluster, conn etcdclient.Config, cell *result.Cell) (*result.Document, error) {
-	t := &job.Target{
-		Conn: conn, Leader: pc.Setup.Leader, LoadCPUs: r.loadCPUs(pc.Setup), Executable: r.o.Executable, Live: r.o.Live, Cell: cell,
-	}
+func (r *runner) runWork(ctx context.Context, pc *Cell, sc *setupCluster, t *job.Target) (*result.Document, error) {
 	if sc == nil {
-		t.MetricsURLs = pc.Setup.MetricsURLs
 		return pc.Work.Run(ctx, t)
 	}
-	t.Cluster, t.Options = sc.c, sc.opts
+	cell := t.Cell
 	t.Timeline = func(job.Faults) job.Timeline {
 		if len(pc.Workload.faults) == 0 {
 			return nil
@@ -244,19 +238,11 @@ func (t *cellTimeline) Unavailable() string       { return t.unavailable() }
 func (t *cellTimeline) LeaderHit() string         { return t.leaderHit() }
 func (t *cellTimeline) Finish()                   { t.cell.Faults = t.finish(t.reused) }
 
-// liveConn is how to reach a live setup; the password is read from its
-// file now, so it is in no file etcdlab writes.
-func (s *Spec) liveConn(st *Setup) (etcdclient.Config, error) {
-	c := etcdclient.Config{
-		Endpoints: st.Endpoints, CACert: s.relPath(st.CACert), Cert: s.relPath(st.Cert), Key: s.relPath(st.Key),
-		InsecureSkipVerify: st.InsecureSkipVerify, User: st.User, DialTimeout: etcdclient.DefaultDialTimeout,
+// live is how to reach a live setup, its files relative to the file's
+// directory.
+func (s *Spec) live(st *Setup) job.Live {
+	return job.Live{
+		Setup: st.Name, Endpoints: st.Endpoints, CACert: s.relPath(st.CACert), Cert: s.relPath(st.Cert), Key: s.relPath(st.Key),
+		InsecureSkipVerify: st.InsecureSkipVerify, User: st.User, PasswordFile: s.relPath(st.PasswordFile),
 	}
-	if st.PasswordFile != "" {
-		b, err := os.ReadFile(s.relPath(st.PasswordFile))
-		if err != nil {
-			return c, fmt.Errorf("setup %s: password_file: %w", st.Name, err)
-		}
-		c.User = st.User + ":" + strings.TrimRight(string(b), "\r\n")
-	}
-	return c, nil
 }

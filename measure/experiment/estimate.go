@@ -1,12 +1,9 @@
 package experiment
 
 import (
-	"fmt"
-	"slices"
 	"time"
 
-	"github.com/etcdlab/etcdlab/emulate/wan"
-	"github.com/etcdlab/etcdlab/lab/cluster"
+	"github.com/etcdlab/etcdlab/lab/topology"
 	"github.com/etcdlab/etcdlab/measure/experiment/job"
 )
 
@@ -25,8 +22,8 @@ const (
 
 // estimate models how long cell c takes: the overhead of its cluster, and
 // its work's (job.Work.Estimate) at a request's latency on its cluster:
-// loopback's, plus the emulated network's, plus twice the median fsync
-// delay.
+// loopback's, plus the emulated network's (topology.PutLatency), plus
+// twice the median fsync delay.
 func (s *Spec) estimate(c *Cell) time.Duration {
 	overhead := CellOverhead
 	if c.Setup.Live() {
@@ -36,7 +33,7 @@ func (s *Spec) estimate(c *Cell) time.Duration {
 	var fsync time.Duration
 	if !c.Setup.Live() {
 		if o, err := s.clusterOptions(c.Setup, setupEnv{}); err == nil {
-			lat += emulatedLatency(o)
+			lat += topology.PutLatency(o.Links, o.Members)
 			if o.FsyncDelay != nil {
 				fsync = o.FsyncDelay.Median()
 				lat += 2 * fsync
@@ -44,35 +41,4 @@ func (s *Spec) estimate(c *Cell) time.Duration {
 		}
 	}
 	return overhead + c.Work.Estimate(job.Env{Latency: lat, Fsync: fsync})
-}
-
-// emulatedLatency is what an emulated network adds to a put, averaged
-// over which member leads: the client's round trip to the leader, and the
-// leader's round trip to the follower that completes its quorum.
-func emulatedLatency(o cluster.Options) time.Duration {
-	if len(o.Links) == 0 {
-		return 0
-	}
-	rtt := func(a, b string) time.Duration {
-		return o.Links[wan.Dir{From: a, To: b}].Delay + o.Links[wan.Dir{From: b, To: a}].Delay
-	}
-	names := make([]string, o.Members)
-	for i := range names {
-		names[i] = fmt.Sprintf("m%d", i+1)
-	}
-	var sum time.Duration
-	for _, leader := range names {
-		var peers []time.Duration
-		for _, f := range names {
-			if f != leader {
-				peers = append(peers, rtt(leader, f))
-			}
-		}
-		slices.Sort(peers)
-		if q := o.Members / 2; q > 0 && q <= len(peers) {
-			sum += peers[q-1] // the quorum's last follower
-		}
-		sum += rtt(cluster.ClientNode, leader)
-	}
-	return sum / time.Duration(o.Members)
 }

@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/etcdlab/etcdlab/emulate/slowfs"
-	"github.com/etcdlab/etcdlab/emulate/wan"
 	"github.com/etcdlab/etcdlab/lab/cluster"
 	"github.com/etcdlab/etcdlab/lab/topology"
 	"github.com/etcdlab/etcdlab/measure/experiment/job"
@@ -116,7 +115,7 @@ func (s *Spec) clusterOptions(st *Setup, env setupEnv) (cluster.Options, error) 
 		return o, badField("storage", "%q: want disk, tmpfs, dir:PATH or slow:DELAY (slow:10ms, slow:lognormal:p50=23ms,p99=268ms)", st.Storage)
 	}
 	if s.partitions(st) && o.Links == nil {
-		o.Links = map[wan.Dir]wan.Link{} // an emulated network whose links pass bytes straight through
+		o.Links = topology.PassThrough()
 	}
 	if err := o.Validate(); err != nil {
 		field := "members"
