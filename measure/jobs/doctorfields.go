@@ -1,4 +1,6 @@
-package experiment
+package jobs
+
+import "github.com/etcdlab/etcdlab/measure/experiment/job"
 
 import judgedoctor "github.com/etcdlab/etcdlab/judge/doctor"
 
@@ -20,13 +22,13 @@ type DoctorJob struct {
 	// their --duration is set to cover it.
 	Load []string `yaml:"load"`
 	// Faults is the incident's timeline, from the load's start, in the
-	// form of the file's faults.
-	Faults []Fault `yaml:"faults"`
+	// form of the file's faults (the experiment reads and runs it).
+	Faults job.Faults `yaml:"faults"`
 	// Settle is how long the incident runs before the diagnosis starts
 	// (default 3s).
-	Settle Duration `yaml:"settle"`
+	Settle job.Duration `yaml:"settle"`
 	// Window is the diagnosis' window (default doctor's, 8s).
-	Window Duration `yaml:"window"`
+	Window job.Duration `yaml:"window"`
 }
 
 // Expect is an incident's expected diagnosis. Cause is a doctor cause
@@ -61,3 +63,6 @@ type Fill struct {
 // defaultSettle is DoctorJob.Settle's default: long enough for a fault's
 // effects (an election, a throttled process's backlog) to show.
 const defaultSettle = 3_000_000_000 // 3 s, in Duration's nanoseconds
+
+// JobFaults is the incident's own timeline (job.WithFaults).
+func (d *DoctorJob) JobFaults() job.Faults { return d.Faults }
