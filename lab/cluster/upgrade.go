@@ -297,7 +297,7 @@ func (c *Cluster) waitCaughtUp(ctx context.Context, i int) error {
 	}
 	for {
 		if done, err := p.Exited(); done {
-			return fmt.Errorf("its new process exited (%v): %s", err, p.Tail(3))
+			return fmt.Errorf("its new process exited (%w): %s", err, p.Tail(3))
 		}
 		var self MemberStatus
 		var leaderIndex uint64
