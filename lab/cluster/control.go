@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"net"
 	"net/http"
@@ -22,12 +23,17 @@ import (
 // The control socket lets other etcdlab processes (`cluster status`,
 // `cluster fault`) ask the process that runs a cluster to change links,
 // restart members and probe paths. It is an abstract Unix socket named
-// after the controller's PID and start time, so nothing is left on disk,
-// and it answers only the controller's own user.
+// after the controller's PID and start time and the cluster's data
+// directory, so nothing is left on disk, two clusters of one process
+// (tests run `cluster up` in-process side by side) never share one, and
+// it answers only the controller's own user.
 
-// ControlAddr is the control socket of the controller id.
-func ControlAddr(id proc.ID) string {
-	return fmt.Sprintf("@etcdlab-%d-%d", id.PID, id.StartTime)
+// ControlAddr is the control socket of the cluster whose controller is id
+// and whose data directory is dataDir.
+func ControlAddr(id proc.ID, dataDir string) string {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(dataDir))
+	return fmt.Sprintf("@etcdlab-%d-%d-%08x", id.PID, id.StartTime, h.Sum32())
 }
 
 // LinkView is one directed link as `cluster status` shows it.
@@ -52,11 +58,11 @@ type LinkChange struct {
 }
 
 // ServeControl serves the control socket until ctx ends. It returns once
-// listening (or failing to). The socket is named after the process, so one
-// cluster per process may serve it (the `cluster up` process). restarted, if set, is called after a member
+// listening (or failing to). The socket is named after the process and
+// the data directory (ControlAddr). restarted, if set, is called after a member
 // was restarted (its process changed), e.g. to rewrite the state file.
 func (c *Cluster) ServeControl(ctx context.Context, restarted func()) error {
-	ln, err := net.Listen("unix", ControlAddr(c.ctl))
+	ln, err := net.Listen("unix", ControlAddr(c.ctl, c.dir.root))
 	if err != nil {
 		return fmt.Errorf("control socket: %w", err)
 	}
@@ -229,7 +235,7 @@ type Control struct {
 
 // NewControl connects to the controller that the state describes.
 func NewControl(st State) *Control {
-	addr := ControlAddr(st.Controller)
+	addr := ControlAddr(st.Controller, st.DataDir)
 	tr := &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 		var d net.Dialer
 		return d.DialContext(ctx, "unix", addr)
