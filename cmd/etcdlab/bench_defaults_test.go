@@ -287,6 +287,7 @@ func TestBenchParamNames(t *testing.T) {
 	notFlags := map[string]bool{"Command": true, "Args": true, "Conn": true, "LocalBaseDir": true, "Log": true, "Cluster": true,
 		"Kube":      true, // bench kube's options, whose fields are its flags (TestKubeFlagNames)
 		"KubeReal":  true, // the real control plane's: --kube-version, --state-file (and Dir, the library's)
+		"Engines":   true, // the engines the caller offers (engines.All)
 		"Observers": true} // what the caller has follow the runs (the CLI: live metrics from --listen-metrics, progress)
 	b := (&app{stdout: io.Discard, stderr: io.Discard}).newBench()
 	typ := reflect.TypeFor[bench.Config]()

@@ -88,6 +88,12 @@ type Config struct {
 	ControlPlane string
 	KubeReal     KubeReal
 
+	// Engines are the engines Run picks from: the first whose For
+	// accepts the configuration sends the load (Engine). nil means
+	// Builtin(); the CLI and the experiment runner pass package
+	// measure/bench/engines' All, which adds the real control plane's.
+	Engines []Engine
+
 	CompactInterval   time.Duration
 	CompactIndexDelta int64
 	CheckHashKV       bool

@@ -14,6 +14,7 @@ import (
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
 	"github.com/etcdlab/etcdlab/lab/topology"
 	"github.com/etcdlab/etcdlab/measure/bench"
+	"github.com/etcdlab/etcdlab/measure/bench/engines"
 	"github.com/etcdlab/etcdlab/measure/check"
 	"github.com/etcdlab/etcdlab/measure/disk"
 	"github.com/etcdlab/etcdlab/result"
@@ -238,6 +239,7 @@ func (r *runner) runBench(ctx context.Context, pc *Cell, sc *setupCluster, conn 
 		obs = append([]bench.Observer{timelineObserver{tl}}, obs...)
 	}
 	cfg.Observers = append(slices.Clip(cfg.Observers), obs...)
+	cfg.Engines = engines.All()
 	doc, err := bench.Run(ctx, cfg)
 	if tl != nil {
 		cell.Faults = tl.finish(pc.Setup.Reuse)

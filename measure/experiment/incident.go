@@ -13,6 +13,7 @@ import (
 	judgedoctor "github.com/etcdlab/etcdlab/judge/doctor"
 	"github.com/etcdlab/etcdlab/lab/cluster"
 	"github.com/etcdlab/etcdlab/measure/bench"
+	"github.com/etcdlab/etcdlab/measure/bench/engines"
 	"github.com/etcdlab/etcdlab/measure/doctor"
 	"github.com/etcdlab/etcdlab/result"
 )
@@ -86,7 +87,7 @@ func (r *runner) runDoctor(ctx context.Context, pc *Cell, sc *setupCluster, cell
 	loadErrs := make([]error, len(pc.Loads))
 	for i, cl := range pc.Loads {
 		cfg := cl.Config
-		cfg.Cluster, cfg.Log = c, io.Discard
+		cfg.Cluster, cfg.Log, cfg.Engines = c, io.Discard, engines.All()
 		cfg.Duration = d.settle() + d.window() + loadSlack
 		cfg.Total = 0
 		loads.Go(func() {
