@@ -64,7 +64,7 @@ func Run(ctx context.Context, cfg Config) (*result.Document, error) {
 
 	var guard *safety.Guard
 	if cfg.writes() && t.local == nil {
-		if err := cfg.checkSafety(ctx, t, keysPerReq); err != nil {
+		if err := cfg.checkSafety(ctx, t, estimate(eng, &cfg, keysPerReq)); err != nil {
 			return nil, obs.endRuns(ctx, info, err)
 		}
 		guard = t.safety().StartGuard(ctx)
@@ -125,13 +125,10 @@ func Run(ctx context.Context, cfg Config) (*result.Document, error) {
 	return doc, nil
 }
 
-// estimateBytes estimates how much a run adds to the database, or 0 when it
-// cannot be told in advance (a closed-loop --duration run; the guard
-// watches those).
-func (cfg *Config) estimateBytes(keysPerReq float64) int64 {
-	if cfg.Command == CmdKube {
-		return cfg.kubeEstimateBytes()
-	}
+// sweepEstimate estimates how much a sweep of runs adds to the database,
+// or 0 when it cannot be told in advance (a closed-loop --duration run;
+// the guard watches those); watch-latency's runs write PutTotal keys.
+func (cfg *Config) sweepEstimate(keysPerReq float64, watch bool) int64 {
 	requests := float64(cfg.Total)
 	if cfg.Total == 0 {
 		if cfg.Rate == 0 {
@@ -139,8 +136,8 @@ func (cfg *Config) estimateBytes(keysPerReq float64) int64 {
 		}
 		requests = cfg.Rate * cfg.Duration.Seconds()
 	}
-	if cfg.Command == CmdWatchLatency {
-		requests, keysPerReq = float64(cfg.PutTotal), 1
+	if watch {
+		requests, keysPerReq = float64(cfg.Watch.PutTotal), 1
 	}
 
 	wu, _ := parseWarmup(cfg.Warmup)
@@ -184,8 +181,8 @@ func (cfg *Config) describe() *result.BenchConfig {
 			ChurnPerMinute: k.ChurnPerMinute, ReadyTimeout: result.Duration(k.Timeout), APIServers: k.APIServers, Teardown: k.Teardown,
 			HollowKubelets: k.HollowKubelets}
 	case CmdWatchLatency:
-		bc.Workload = &result.Workload{Streams: cfg.Streams, WatchersPerStream: cfg.WatchersPerStream, PutTotal: cfg.PutTotal, PutRate: cfg.PutRate,
-			PrevKV: new(cfg.PrevKV), ValSize: new(cfg.ValSize)}
+		bc.Workload = &result.Workload{Streams: cfg.Watch.Streams, WatchersPerStream: cfg.Watch.WatchersPerStream, PutTotal: cfg.Watch.PutTotal, PutRate: cfg.Watch.PutRate,
+			PrevKV: new(cfg.Watch.PrevKV), ValSize: new(cfg.ValSize)}
 	}
 	return bc
 }

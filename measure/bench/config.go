@@ -74,11 +74,8 @@ type Config struct {
 	Consistency    string
 	CountOnly      bool
 
-	// watch-latency
-	Streams, WatchersPerStream int
-	PrevKV                     bool
-	PutTotal                   int
-	PutRate                    int
+	// Watch is watch-latency's options.
+	Watch WatchOptions
 
 	// Kube is bench kube's workload (its Prefix, Duration and
 	// RequestTimeout come from the fields above).
@@ -249,13 +246,8 @@ func (c *Config) validate() error {
 		return invalid.Errorf("{RWRatio} must not be negative, not %g", c.RWRatio)
 	}
 	if c.Command == CmdWatchLatency {
-		for _, f := range []struct {
-			field string
-			n     int
-		}{{"Streams", c.Streams}, {"WatchersPerStream", c.WatchersPerStream}, {"PutTotal", c.PutTotal}, {"PutRate", c.PutRate}} {
-			if f.n < 1 {
-				return invalid.Errorf("{"+f.field+"} must be at least 1, not %d", f.n)
-			}
+		if err := c.Watch.validate(); err != nil {
+			return err
 		}
 	}
 	if err := c.validateSeries(); err != nil {

@@ -37,9 +37,27 @@ type Engine interface {
 	Run(ctx context.Context, r *Runs) error
 }
 
+// Estimator is an Engine that tells, before anything is written, how many
+// bytes its load adds to the database, for the quota rule on a cluster
+// etcdlab did not start (load/safety's CheckQuota, with every agent's
+// share). keysPerReq is what the sessions' workload writes per request.
+// Without an Estimator, or at 0, only the guard watches the database
+// during the runs, as for a closed-loop --duration run.
+type Estimator interface {
+	EstimateBytes(cfg *Config, keysPerReq float64) int64
+}
+
+// estimate is eng's estimate of what cfg's load adds to the database.
+func estimate(eng Engine, cfg *Config, keysPerReq float64) int64 {
+	if e, ok := eng.(Estimator); ok {
+		return e.EstimateBytes(cfg, keysPerReq)
+	}
+	return 0
+}
+
 // Builtin is the engines of this package, in the order Run tries them:
 // sessions, watch-latency and the emulated kube control plane.
-func Builtin() []Engine { return []Engine{sessions{}, watchLatency{}, kubeEmulated{}} }
+func Builtin() []Engine { return []Engine{Sessions{}, WatchLatency{}, KubeEmulated{}} }
 
 // NoEngineError says that no engine of Config.Engines sends the
 // configured load (the real control plane's engine lives in package

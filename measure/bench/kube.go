@@ -122,21 +122,23 @@ func (c *Config) kubeSpec() kube.Spec {
 	return s
 }
 
-// kubeEmulated is bench kube on load/kube's emulated control plane: the
-// control loops against etcd directly, one run per iteration. A
-// stateless value.
-type kubeEmulated struct{}
+// KubeEmulated is the Engine of bench kube on load/kube's emulated
+// control plane: the control loops against etcd directly, one run per
+// iteration. A stateless value.
+type KubeEmulated struct{}
 
-func (kubeEmulated) Name() string { return "kube emulated" }
+// Name names the engine.
+func (KubeEmulated) Name() string { return "kube emulated" }
 
-func (kubeEmulated) For(c *Config) bool {
+// For accepts bench kube with ControlPlane emulated (or unset).
+func (KubeEmulated) For(c *Config) bool {
 	return c.Command == CmdKube && (c.ControlPlane == "" || c.ControlPlane == ControlPlaneEmulated)
 }
 
 // Run runs the Kubernetes-shaped workload's iterations. On a cluster
 // etcdlab did not start, kube-apiserver's compaction (which compacts the
 // whole key space, everyone's history) stays off unless Compact says so.
-func (kubeEmulated) Run(ctx context.Context, r *Runs) error {
+func (KubeEmulated) Run(ctx context.Context, r *Runs) error {
 	c, t := r.cfg, r.t
 	if t.local == nil && !c.Compact {
 		c.Kube.Limits.CompactionInterval = -1
@@ -184,11 +186,12 @@ func (c *Config) kubeKV(ctx context.Context, t *target, doc *result.Document) (p
 	return u.KV(), u.Close, nil
 }
 
-// kubeEstimateBytes bounds what a kube run adds to the database before
+// EstimateBytes bounds what a kube run adds to the database before
 // compaction: every pod written about 8 times (create, binding, status
 // phases, deletion) and the manifest's other objects about 10 times, each
-// revision about 4 KiB (a pod in protobuf with its status), per iteration.
-func (c *Config) kubeEstimateBytes() int64 {
+// revision about 4 KiB (a pod in protobuf with its status), per
+// iteration. A real control plane writes the same objects.
+func (KubeEmulated) EstimateBytes(c *Config, _ float64) int64 {
 	s := c.Kube
 	writes := float64(s.Deployments*s.Replicas*8+s.Deployments*10*3) * float64(c.Iterations)
 	if s.Mode == kube.ModeSteady {

@@ -8,14 +8,17 @@ import (
 	"github.com/etcdlab/etcdlab/result"
 )
 
-// sessions is etcd benchmark's commands (put, range, txn-put, txn-mixed,
-// lease-keepalive) as load sessions: per connection count a session, per
-// client count a warm-up and the iterations. A stateless value.
-type sessions struct{}
+// Sessions is the Engine of etcd benchmark's commands (put, range,
+// txn-put, txn-mixed, lease-keepalive) as load sessions: per connection
+// count a session, per client count a warm-up and the iterations. A
+// stateless value.
+type Sessions struct{}
 
-func (sessions) Name() string { return "sessions" }
+// Name names the engine.
+func (Sessions) Name() string { return "sessions" }
 
-func (sessions) For(c *Config) bool {
+// For accepts etcd benchmark's commands but watch-latency.
+func (Sessions) For(c *Config) bool {
 	switch c.Command {
 	case CmdPut, CmdRange, CmdTxnPut, CmdTxnMixed, CmdLeaseKeepalive:
 		return true
@@ -24,7 +27,7 @@ func (sessions) For(c *Config) bool {
 }
 
 // Run runs every sweep point: connections, warm-up, iterations.
-func (sessions) Run(ctx context.Context, r *Runs) error {
+func (Sessions) Run(ctx context.Context, r *Runs) error {
 	for _, conns := range r.cfg.Conns {
 		sess, err := r.cfg.open(ctx, r.t, r.wl, conns)
 		if err != nil {
@@ -40,6 +43,12 @@ func (sessions) Run(ctx context.Context, r *Runs) error {
 		}
 	}
 	return nil
+}
+
+// EstimateBytes is the sweep's requests (warm-up included) times what
+// each writes; 0 for a closed-loop --duration run.
+func (Sessions) EstimateBytes(cfg *Config, keysPerReq float64) int64 {
+	return cfg.sweepEstimate(keysPerReq, false)
 }
 
 // stopped reports whether the runs end here: ctx ended or the last run

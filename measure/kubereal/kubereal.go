@@ -56,6 +56,12 @@ func (Engine) For(c *bench.Config) bool {
 	return c.Command == bench.CmdKube && c.ControlPlane == bench.ControlPlaneReal
 }
 
+// EstimateBytes is the emulated control plane's estimate: a real one
+// writes the same objects.
+func (Engine) EstimateBytes(c *bench.Config, keysPerReq float64) int64 {
+	return bench.KubeEmulated{}.EstimateBytes(c, keysPerReq)
+}
+
 // Run runs bench kube's manifest through a real control plane, one fresh
 // control plane per iteration, and removes everything it stored after
 // each.
