@@ -194,7 +194,9 @@ func (c *Config) validate() error {
 			return invalid.Errorf("txn-mixed takes at most a key and an end key")
 		}
 	default:
-		return invalid.Errorf("unknown bench command %q", c.Command)
+		if _, err := c.engine(); err != nil { // a command of an engine outside Builtin
+			return invalid.Errorf("unknown bench command %q", c.Command)
+		}
 	}
 	if len(c.Conns) == 0 || len(c.Clients) == 0 {
 		return invalid.Errorf("{Conns} and {Clients} need at least one value")
