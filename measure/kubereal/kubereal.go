@@ -42,7 +42,9 @@ const (
 )
 
 // registry is the claim a real control plane's run holds on the cluster.
-var registry = safety.Claim{Prefix: registryPrefix, Extra: []string{compactRevKey}, OwnerKey: ownerKey}
+func registry() safety.Claim {
+	return safety.Claim{Prefix: registryPrefix, Extra: []string{compactRevKey}, OwnerKey: ownerKey}
+}
 
 // Engine is bench kube --control-plane real. A stateless value: one may
 // serve several runs at once.
@@ -75,7 +77,7 @@ func (Engine) Run(ctx context.Context, r *bench.Runs) error {
 	if err := claimRegistry(ctx, sc, r.Note); err != nil {
 		return err
 	}
-	defer func() { _ = sc.Release(ctx, registry) }()
+	defer func() { _ = sc.Release(ctx, registry()) }()
 	vs := c.KubeReal.Version
 	if vs == "" {
 		vs = kubebuild.Pinned
@@ -95,7 +97,7 @@ func (Engine) Run(ctx context.Context, r *bench.Runs) error {
 	r.Note(fmt.Sprintf("a real control plane: Kubernetes %s, %d kube-apiserver(s) (%s), kube-controller-manager, kube-scheduler, %d kubemark hollow nodes (the kubelet's code, a fake container runtime); its etcd requests are the apiservers' own metrics", v, s.APIServers, apiserverPlacement(s.APIServers), s.Nodes))
 	return r.Iterate(ctx, bench.CmdKube, func(info bench.RunInfo) (result.Run, error) {
 		run, err := it.run(ctx, info)
-		if cerr := sc.Clear(context.WithoutCancel(ctx), registry); cerr != nil && err == nil {
+		if cerr := sc.Clear(context.WithoutCancel(ctx), registry()); cerr != nil && err == nil {
 			err = fmt.Errorf("remove the control plane's keys: %w", cerr)
 		}
 		return run, err
@@ -107,7 +109,7 @@ func (Engine) Run(ctx context.Context, r *bench.Runs) error {
 // keys nobody claimed are invalid input, a killed run's keys removed are
 // a note.
 func claimRegistry(ctx context.Context, sc safety.Cluster, note func(string)) error {
-	swept, err := sc.Claim(ctx, registry)
+	swept, err := sc.Claim(ctx, registry())
 	if swept != "" {
 		note(fmt.Sprintf("removed the keys of a real control plane whose etcdlab (%s) was killed", swept))
 	}

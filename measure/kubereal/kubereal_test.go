@@ -189,7 +189,7 @@ func TestClaimRegistry(t *testing.T) {
 		} else if n := c.Count("/registry/"); n != int64(tc.keys) {
 			t.Errorf("%s: refused, yet %d of %d keys left", tc.name, n, tc.keys)
 		}
-		if err := sc.Release(ctx, registry); err != nil {
+		if err := sc.Release(ctx, registry()); err != nil {
 			t.Fatal(err)
 		}
 		c.NoKeys("/registry/")
