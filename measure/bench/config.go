@@ -3,6 +3,13 @@
 // etcdlab did not start, runs sweeps, warm-ups and iterations, cleans up,
 // and returns one result document. `etcdlab bench` is a thin CLI over it.
 //
+// Run is the lifecycle; what one run sends is an Engine's (engine.go):
+// etcd benchmark's sessions (sessions.go), watch-latency
+// (watchlatency.go), the emulated Kubernetes control plane (kube.go), or
+// an engine of another package that Config.Engines offers (the real
+// control plane, package measure/kubereal; the table is package
+// measure/bench/engines).
+//
 // What happens around a run rather than in it (live metrics, progress,
 // the members' scraper, an experiment's fault timeline, the agents'
 // barrier) is an Observer of the run's lifecycle (observer.go): Run tells
