@@ -11,7 +11,11 @@ import (
 	"github.com/etcdlab/etcdlab/result"
 )
 
-// Run runs the benchmark cfg describes and returns its result.
+// Run runs the benchmark cfg describes and returns its result. It is the
+// lifecycle: validate, slice, connect, observers, safety checks, the runs,
+// compaction and hash notes, clean-up; the runs themselves are the
+// Engine's that sends the load (the first of Config.Engines, or Builtin,
+// whose For accepts cfg), each passed through the observers.
 //
 // A configuration that cannot run (bad options, a prefix already in use, a
 // load too large for the quota) is an invalid-input error (invalid.Is) that
