@@ -2,6 +2,7 @@ package archtest
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +18,9 @@ const module = "github.com/etcdlab/etcdlab/"
 type rule struct {
 	pkgs  []string
 	allow []string
+	// max, if positive, is how many of the module's packages each of pkgs
+	// may import at most, whatever allow lets it.
+	max int
 }
 
 // leaves import nothing of ours but internal helpers.
@@ -53,17 +57,27 @@ func rules() []rule {
 		{pkgs: []string{"observe/promhist"}, allow: append([]string{"observe/metrics", "result", "invalid"}, leaves...)},
 		{pkgs: []string{"observe/*"}, allow: append([]string{"result", "invalid"}, leaves...)},
 		// measure/bench is etcd benchmark's command: the CLI's, the
-		// experiment runner's (which runs bench command lines) and the
+		// experiment's bench job's (measure/jobs runs bench command lines) and the
 		// agents' (a bench run with their coordination as an Observer,
 		// merged), nobody else's building block; it imports none of them.
-		{pkgs: []string{"measure/experiment"}, allow: append([]string{"lab/*", "emulate/*", "load", "load/*", "observe/*", "measure/bench", "measure/bench/engines", "measure/agents", "measure/check", "measure/disk", "measure/doctor", "judge", "judge/*", "result", "invalid"}, leaves...)},
+		// measure/experiment runs experiment files: setups, the plan,
+		// cells (cluster, fault timeline, teardown) and the result. What a
+		// cell runs is a job of measure/experiment/job's registry, which
+		// the CLI hands it: it imports no command.
+		{pkgs: []string{"measure/experiment"}, max: 12, allow: append([]string{"lab/*", "emulate/*", "load", "observe/*", "measure/experiment/job", "judge/bottleneck", "result", "invalid"}, leaves...)},
+		// measure/experiment/job is the seam between the experiment runner
+		// and its jobs: interfaces and plain data, no command.
+		{pkgs: []string{"measure/experiment/job"}, allow: append([]string{"lab/cluster", "lab/etcdclient", "load", "result", "invalid"}, leaves...)},
+		// measure/jobs are the experiment's jobs, one adapter per command
+		// (bench, disk, check, doctor); they do not import the runner.
+		{pkgs: []string{"measure/jobs"}, allow: append([]string{"lab/*", "emulate/*", "load", "load/*", "observe/*", "measure/experiment/job", "measure/bench", "measure/bench/engines", "measure/agents", "measure/check", "measure/disk", "measure/doctor", "judge", "judge/*", "result", "invalid"}, leaves...)},
 		// measure/doctor is read-only: it reaches members (lab/etcdclient),
 		// reads metrics, logs and Prometheus, and runs the disk job.
 		{pkgs: []string{"measure/doctor"}, allow: append([]string{"lab/etcdclient", "measure/disk", "observe/*", "judge", "judge/*", "result", "invalid"}, leaves...)},
 		{pkgs: []string{"measure/agents"}, allow: append([]string{"lab/*", "emulate/*", "load", "load/*", "observe/*", "measure/bench", "judge", "judge/*", "result", "invalid"}, leaves...)},
 		// bench's engines that bench cannot import (they implement
 		// bench.Engine): the real control plane; engines is their table,
-		// for the CLI and the experiment runner.
+		// for the CLI and the experiment's bench job.
 		{pkgs: []string{"measure/kubereal"}, allow: append([]string{"lab/*", "load", "load/*", "observe/metrics", "measure/bench", "result", "invalid"}, leaves...)},
 		{pkgs: []string{"measure/bench/engines"}, allow: []string{"measure/bench", "measure/kubereal"}},
 		{pkgs: []string{"measure/bench"}, allow: append([]string{"lab/*", "emulate/*", "load", "load/*", "observe/*", "judge", "judge/*", "result", "invalid"}, leaves...)},
@@ -117,6 +131,9 @@ func check(imports map[string][]string) []string {
 			bad = append(bad, pkg+": no rule (add it to docs/architecture.md and this test)")
 			continue
 		}
+		if n := countOthers(pkg, deps); r.max > 0 && n > r.max {
+			bad = append(bad, fmt.Sprintf("%s imports %d of the module's packages, more than its %d", pkg, n, r.max))
+		}
 		for _, d := range deps {
 			if d == pkg {
 				continue
@@ -131,6 +148,15 @@ func check(imports map[string][]string) []string {
 		}
 	}
 	return bad
+}
+
+// countOthers is how many distinct packages deps names besides pkg.
+func countOthers(pkg string, deps []string) int {
+	seen := map[string]bool{pkg: true}
+	for _, d := range deps {
+		seen[d] = true
+	}
+	return len(seen) - 1
 }
 
 // moduleImports lists the module's packages and their imports of each other.
@@ -195,9 +221,18 @@ func TestRulesCatch(t *testing.T) {
 		ok       bool
 	}{
 		{"measure/check", "measure/bench", false},
-		{"measure/experiment", "measure/bench", true},
+		{"measure/experiment", "measure/bench", false},
 		{"measure/agents", "measure/bench", true},
-		{"measure/experiment", "measure/agents", true},
+		{"measure/experiment", "measure/agents", false},
+		{"measure/experiment", "measure/check", false},
+		{"measure/experiment", "measure/disk", false},
+		{"measure/experiment", "measure/jobs", false},
+		{"measure/experiment", "measure/experiment/job", true},
+		{"measure/experiment/job", "measure/bench", false},
+		{"measure/experiment/job", "lab/cluster", true},
+		{"measure/jobs", "measure/bench", true},
+		{"measure/jobs", "measure/doctor", true},
+		{"measure/jobs", "measure/experiment", false},
 		{"measure/bench", "measure/agents", false},
 		{"measure/doctor", "measure/bench", false},
 		{"measure/experiment", "render", false},
@@ -218,7 +253,8 @@ func TestRulesCatch(t *testing.T) {
 		{"judge", "judge/doctor", false},
 		{"judge/doctor", "judge/bottleneck", false},
 		{"measure/experiment", "judge/bottleneck", true},
-		{"measure/experiment", "measure/doctor", true},
+		{"measure/experiment", "measure/doctor", false},
+		{"measure/experiment", "judge/doctor", false},
 		{"measure/doctor", "judge/doctor", true},
 		{"cmd/etcdlab", "internal/exitcode", true},
 		{"newstage/x", "result", false},
@@ -240,12 +276,24 @@ func TestRulesCatch(t *testing.T) {
 		{"measure/kubereal", "observe/series", false},
 		{"measure/bench", "measure/kubereal", false},
 		{"measure/bench/engines", "measure/kubereal", true},
-		{"measure/experiment", "measure/bench/engines", true},
+		{"measure/jobs", "measure/bench/engines", true},
 		{"measure/experiment", "measure/kubereal", false},
 	} {
 		bad := check(map[string][]string{tc.pkg: {tc.dep}})
 		if got := len(bad) == 0; got != tc.ok {
 			t.Errorf("%s -> %s: allowed=%v, want %v (%v)", tc.pkg, tc.dep, got, tc.ok, bad)
 		}
+	}
+	// A row's max: measure/experiment may import 12 of the module's
+	// packages, not 13.
+	var deps []string
+	for _, d := range []string{"lab/cluster", "lab/topology", "lab/cgroup", "lab/etcdbuild", "lab/etcdclient", "emulate/slowfs", "emulate/wan", "load", "observe/envinfo", "judge/bottleneck", "result", "invalid"} {
+		deps = append(deps, d)
+		if bad := check(map[string][]string{"measure/experiment": deps}); (len(bad) == 0) != (len(deps) <= 12) {
+			t.Errorf("measure/experiment importing %d packages: %v", len(deps), bad)
+		}
+	}
+	if bad := check(map[string][]string{"measure/experiment": append(deps, "measure/experiment/job")}); len(bad) != 1 {
+		t.Errorf("measure/experiment importing 13 packages: %v", bad)
 	}
 }
