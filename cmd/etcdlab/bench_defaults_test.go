@@ -153,7 +153,8 @@ func TestBenchDefaults(t *testing.T) {
 			c.Command, c.Total = bench.CmdLeaseKeepalive, 10000
 		})},
 		{[]string{"watch-latency"}, with(func(c *bench.Config) {
-			c.Command, c.Streams, c.WatchersPerStream, c.PutTotal, c.PutRate, c.KeySize, c.ValSize = bench.CmdWatchLatency, 10, 10, 1000, 100, 32, 32
+			c.Command, c.KeySize, c.ValSize = bench.CmdWatchLatency, 32, 32
+			c.Watch = bench.WatchOptions{Streams: 10, WatchersPerStream: 10, PutTotal: 1000, PutRate: 100}
 			c.Total = 1000 // etcdlab counts the run's requests: its --put-total puts
 		})},
 	} {
@@ -269,7 +270,7 @@ func TestBenchConfigFromFlags(t *testing.T) {
 			return reflect.DeepEqual(c.Args, []string{"a", "b"}) && c.Consistency == "s" && c.Limit == 7 && c.CountOnly
 		}},
 		{[]string{"txn-mixed", "--rw-ratio", "3", "--end-key", "z"}, func(c bench.Config) bool { return c.RWRatio == 3 && c.EndKey == "z" && c.Limit == 1000 }},
-		{[]string{"watch-latency", "--put-total", "50", "--prevkv"}, func(c bench.Config) bool { return c.PutTotal == 50 && c.Total == 50 && c.PrevKV }},
+		{[]string{"watch-latency", "--put-total", "50", "--prevkv"}, func(c bench.Config) bool { return c.Watch.PutTotal == 50 && c.Total == 50 && c.Watch.PrevKV }},
 		{[]string{"--members", "1", "--prefix", "/p/", "--keep", "lease-keepalive", "--total", "9"}, func(c bench.Config) bool {
 			return c.LocalMembers == 1 && c.Prefix == "/p/" && c.Keep && c.Total == 9
 		}},
@@ -287,11 +288,17 @@ func TestBenchParamNames(t *testing.T) {
 	notFlags := map[string]bool{"Command": true, "Args": true, "Conn": true, "LocalBaseDir": true, "Log": true, "Cluster": true,
 		"Kube":      true, // bench kube's options, whose fields are its flags (TestKubeFlagNames)
 		"KubeReal":  true, // the real control plane's: --kube-version, --state-file (and Dir, the library's)
+		"Engines":   true, // the engines the caller offers (engines.All)
+		"Watch":     true, // watch-latency's options, whose fields are checked below
 		"Observers": true} // what the caller has follow the runs (the CLI: live metrics from --listen-metrics, progress)
 	b := (&app{stdout: io.Discard, stderr: io.Discard}).newBench()
-	typ := reflect.TypeFor[bench.Config]()
-	for i := range typ.NumField() {
-		field := typ.Field(i).Name
+	var fields []string
+	for _, typ := range []reflect.Type{reflect.TypeFor[bench.Config](), reflect.TypeFor[bench.WatchOptions]()} {
+		for i := range typ.NumField() {
+			fields = append(fields, typ.Field(i).Name)
+		}
+	}
+	for _, field := range fields {
 		if notFlags[field] {
 			continue
 		}

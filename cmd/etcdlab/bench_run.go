@@ -8,6 +8,7 @@ import (
 	"github.com/etcdlab/etcdlab/internal/exitcode"
 	"github.com/etcdlab/etcdlab/load"
 	"github.com/etcdlab/etcdlab/measure/bench"
+	"github.com/etcdlab/etcdlab/measure/bench/engines"
 	"github.com/etcdlab/etcdlab/render"
 	"github.com/etcdlab/etcdlab/result"
 	"github.com/spf13/cobra"
@@ -69,6 +70,7 @@ func (a *app) runBench(c *cobra.Command, o bench.Output, cfg bench.Config) error
 	if bar {
 		cfg.Observers = append(cfg.Observers, bench.ShowProgress(progressBar(a.stderr)))
 	}
+	cfg.Engines = engines.All()
 	doc, err := bench.Run(c.Context(), cfg)
 	if bar {
 		fmt.Fprint(a.stderr, "\r\033[K")

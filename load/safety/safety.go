@@ -2,7 +2,9 @@
 // start, shared by `etcdlab bench` and `etcdlab check`: write only under an
 // empty prefix of one's own, never push the database past half its quota
 // (refuse a run whose estimate could, stop a run whose database does), and
-// delete what was written, also after Ctrl-C.
+// delete what was written, also after Ctrl-C; and, for a writer whose
+// keys are not its own to name (a real kube-apiserver), a Claim on a
+// prefix that a killed owner's successor removes.
 package safety
 
 import (

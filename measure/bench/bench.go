@@ -6,13 +6,16 @@ import (
 	"time"
 
 	"github.com/etcdlab/etcdlab/invalid"
-	"github.com/etcdlab/etcdlab/load"
 	"github.com/etcdlab/etcdlab/load/safety"
 	"github.com/etcdlab/etcdlab/observe/envinfo"
 	"github.com/etcdlab/etcdlab/result"
 )
 
-// Run runs the benchmark cfg describes and returns its result.
+// Run runs the benchmark cfg describes and returns its result. It is the
+// lifecycle: validate, slice, connect, observers, safety checks, the runs,
+// compaction and hash notes, clean-up; the runs themselves are the
+// Engine's that sends the load (the first of Config.Engines, or Builtin,
+// whose For accepts cfg), each passed through the observers.
 //
 // A configuration that cannot run (bad options, a prefix already in use, a
 // load too large for the quota) is an invalid-input error (invalid.Is) that
@@ -39,6 +42,10 @@ func Run(ctx context.Context, cfg Config) (*result.Document, error) {
 			note(n)
 		}
 	}
+	eng, err := cfg.engine()
+	if err != nil {
+		return nil, err
+	}
 	t, err := connect(ctx, &cfg, &doc.Environment)
 	if err != nil {
 		return nil, err
@@ -61,7 +68,7 @@ func Run(ctx context.Context, cfg Config) (*result.Document, error) {
 
 	var guard *safety.Guard
 	if cfg.writes() && t.local == nil {
-		if err := cfg.checkSafety(ctx, t, keysPerReq); err != nil {
+		if err := cfg.checkSafety(ctx, t, estimate(eng, &cfg, keysPerReq)); err != nil {
 			return nil, obs.endRuns(ctx, info, err)
 		}
 		guard = t.safety().StartGuard(ctx)
@@ -80,8 +87,12 @@ func Run(ctx context.Context, cfg Config) (*result.Document, error) {
 			compacted <- msg
 		}()
 	}
-	r := &runner{cfg: &cfg, t: t, doc: doc, obs: obs, guard: guard}
-	runErr := obs.endRuns(ctx, info, r.runAll(ctx, wl))
+	r := &Runs{cfg: &cfg, t: t, doc: doc, obs: obs, wl: wl, guard: guard}
+	runErr := eng.Run(ctx, r)
+	if runErr == nil {
+		doc.Summaries = result.Summarize(doc.Runs)
+	}
+	runErr = obs.endRuns(ctx, info, runErr)
 	close(stopCompact)
 	if cfg.CompactInterval > 0 {
 		note(<-compacted)
@@ -118,125 +129,10 @@ func Run(ctx context.Context, cfg Config) (*result.Document, error) {
 	return doc, nil
 }
 
-// runner is one Run's runs in progress: what every run shares. Used on
-// Run's goroutine only.
-type runner struct {
-	cfg   *Config // the load this process sends (an agent's slice)
-	t     *target
-	doc   *result.Document
-	obs   *lifecycle
-	guard *safety.Guard // nil on a cluster etcdlab started
-	seq   int64         // the next request's sequence number
-}
-
-// runAll runs every sweep point: connections, warm-up, iterations.
-func (r *runner) runAll(ctx context.Context, wl load.Workload) error {
-	cfg := r.cfg
-	if cfg.Command == CmdKube {
-		if cfg.ControlPlane == ControlPlaneReal {
-			return r.runKubeReal(ctx)
-		}
-		return r.runKube(ctx)
-	}
-	for _, conns := range cfg.Conns {
-		if cfg.Command == CmdWatchLatency {
-			for it := 1; it <= cfg.Iterations && ctx.Err() == nil; it++ {
-				info := RunInfo{Name: runName(cfg, conns, 0, it), Index: len(r.doc.Runs)}
-				run, err := r.obs.run(ctx, info, func() (result.Run, error) {
-					ws := cfg.watchSpec()
-					ws.Live = r.obs.live
-					return load.RunWatchLatency(ctx, r.t.conn, r.t.endpoints, conns, ws)
-				})
-				if err != nil {
-					return runFailure(err)
-				}
-				run.Name, run.Iteration = runName(cfg, conns, run.Clients, it), it
-				r.doc.Runs = append(r.doc.Runs, run)
-			}
-			continue
-		}
-		sess, err := cfg.open(ctx, r.t, wl, conns)
-		if err != nil {
-			return runFailure(err)
-		}
-		err = r.runPoint(ctx, sess, conns)
-		_ = sess.Close()
-		if err != nil {
-			return err
-		}
-		if r.stopped(ctx) {
-			break
-		}
-	}
-	r.doc.Summaries = result.Summarize(r.doc.Runs)
-	return nil
-}
-
-// stopped reports whether the runs end here: ctx ended or the last run
-// stopped early.
-func (r *runner) stopped(ctx context.Context) bool {
-	return ctx.Err() != nil || (len(r.doc.Runs) > 0 && r.doc.Runs[len(r.doc.Runs)-1].StoppedEarly != "")
-}
-
-// runPoint runs every client count on one session: warm-up, then
-// iterations.
-func (r *runner) runPoint(ctx context.Context, sess *load.Session, conns int) error {
-	cfg := r.cfg
-	wu, _ := parseWarmup(cfg.Warmup)
-	for _, clients := range cfg.Clients {
-		spec := cfg.spec(clients)
-		spec.Live = r.obs.live
-		if r.guard != nil {
-			spec.Stop, spec.StopReason = r.guard.Stop(), r.guard.Reason
-		}
-		if wu.count > 0 || wu.duration > 0 {
-			info := RunInfo{Name: fmt.Sprintf("%s conns=%d clients=%d warm-up", cfg.Command, conns, clients), Warmup: true, Index: len(r.doc.Runs)}
-			ws := spec
-			ws.Total, ws.Duration, ws.FirstSeq, ws.Canary = wu.count, wu.duration, r.seq, 0
-			ws.Progress = r.obs.loadProgress(info, wu.count)
-			w, err := r.obs.run(ctx, info, func() (result.Run, error) { return sess.Run(ctx, ws) })
-			if err != nil {
-				return runFailure(err)
-			}
-			r.seq += w.Requests + w.Stats.ErrorCount()
-		}
-		for it := 1; it <= cfg.Iterations && ctx.Err() == nil; it++ {
-			info := RunInfo{Name: runName(cfg, conns, clients, it), Index: len(r.doc.Runs)}
-			spec.Total, spec.Duration, spec.FirstSeq = cfg.Total, cfg.Duration, r.seq
-			spec.Progress = r.obs.loadProgress(info, cfg.Total)
-			run, err := r.obs.run(ctx, info, func() (result.Run, error) { return sess.Run(ctx, spec) })
-			if err != nil {
-				return runFailure(err)
-			}
-			r.seq += run.Requests + run.Stats.ErrorCount()
-			run.Name, run.Iteration = info.Name, it
-			r.doc.Runs = append(r.doc.Runs, run)
-			if run.StoppedEarly != "" {
-				break
-			}
-		}
-		if r.stopped(ctx) {
-			break
-		}
-	}
-	return nil
-}
-
-func runName(cfg *Config, conns, clients, it int) string {
-	s := fmt.Sprintf("%s conns=%d clients=%d", cfg.Command, conns, clients)
-	if cfg.Iterations > 1 {
-		s += fmt.Sprintf(" iteration=%d", it)
-	}
-	return s
-}
-
-// estimateBytes estimates how much a run adds to the database, or 0 when it
-// cannot be told in advance (a closed-loop --duration run; the guard
-// watches those).
-func (cfg *Config) estimateBytes(keysPerReq float64) int64 {
-	if cfg.Command == CmdKube {
-		return cfg.kubeEstimateBytes()
-	}
+// sweepEstimate estimates how much a sweep of runs adds to the database,
+// or 0 when it cannot be told in advance (a closed-loop --duration run;
+// the guard watches those); watch-latency's runs write PutTotal keys.
+func (cfg *Config) sweepEstimate(keysPerReq float64, watch bool) int64 {
 	requests := float64(cfg.Total)
 	if cfg.Total == 0 {
 		if cfg.Rate == 0 {
@@ -244,19 +140,13 @@ func (cfg *Config) estimateBytes(keysPerReq float64) int64 {
 		}
 		requests = cfg.Rate * cfg.Duration.Seconds()
 	}
-	if cfg.Command == CmdWatchLatency {
-		requests, keysPerReq = float64(cfg.PutTotal), 1
+	if watch {
+		requests, keysPerReq = float64(cfg.Watch.PutTotal), 1
 	}
 
 	wu, _ := parseWarmup(cfg.Warmup)
 	requests = requests*float64(cfg.Iterations*len(cfg.Clients)*len(cfg.Conns)) + float64(wu.count)
 	return safety.Estimate(requests, keysPerReq, cfg.Prefix, cfg.KeySize, cfg.ValSize)
-}
-
-// watchSpec is watch-latency's load (its Live is the run's observers').
-func (cfg *Config) watchSpec() load.WatchSpec {
-	return load.WatchSpec{Key: cfg.Prefix + "watch", ValueSize: cfg.ValSize, Streams: cfg.Streams, WatchersPerStream: cfg.WatchersPerStream,
-		PrevKV: cfg.PrevKV, PutTotal: cfg.PutTotal, PutRate: cfg.PutRate, RequestTimeout: cfg.RequestTimeout}
 }
 
 // describe records the configuration in the result, without credentials.
@@ -295,8 +185,8 @@ func (cfg *Config) describe() *result.BenchConfig {
 			ChurnPerMinute: k.ChurnPerMinute, ReadyTimeout: result.Duration(k.Timeout), APIServers: k.APIServers, Teardown: k.Teardown,
 			HollowKubelets: k.HollowKubelets}
 	case CmdWatchLatency:
-		bc.Workload = &result.Workload{Streams: cfg.Streams, WatchersPerStream: cfg.WatchersPerStream, PutTotal: cfg.PutTotal, PutRate: cfg.PutRate,
-			PrevKV: new(cfg.PrevKV), ValSize: new(cfg.ValSize)}
+		bc.Workload = &result.Workload{Streams: cfg.Watch.Streams, WatchersPerStream: cfg.Watch.WatchersPerStream, PutTotal: cfg.Watch.PutTotal, PutRate: cfg.Watch.PutRate,
+			PrevKV: new(cfg.Watch.PrevKV), ValSize: new(cfg.ValSize)}
 	}
 	return bc
 }

@@ -30,7 +30,7 @@ func baseConfig(c *clustertest.Cluster, command string) Config {
 	return Config{
 		Command: command, Conn: c.Client(), Conns: []int{2}, Clients: []int{4}, Total: 200,
 		RequestTimeout: 5 * time.Second, Iterations: 1, KeySize: 8, ValSize: 32, Consistency: "l",
-		TxnOps: 1, RWRatio: 1, Limit: 100, Streams: 2, WatchersPerStream: 2, PutTotal: 50, PutRate: 500,
+		TxnOps: 1, RWRatio: 1, Limit: 100, Watch: WatchOptions{Streams: 2, WatchersPerStream: 2, PutTotal: 50, PutRate: 500},
 	}
 }
 
@@ -207,7 +207,7 @@ func TestValidate(t *testing.T) {
 		{"txn ops past key space", func(c *Config) { c.Command, c.TxnOps, c.KeySpaceSize = CmdTxnPut, 3, 2 }, "{TxnOps} (3) must not exceed {KeySpaceSize} (2)"},
 		{"negative rw ratio", func(c *Config) { c.Command, c.RWRatio = CmdTxnMixed, -1 }, "{RWRatio} must not be negative, not -1"},
 		{"watch put rate 0", func(c *Config) {
-			c.Command, c.Streams, c.WatchersPerStream, c.PutTotal = CmdWatchLatency, 1, 1, 1
+			c.Command, c.Watch.Streams, c.Watch.WatchersPerStream, c.Watch.PutTotal = CmdWatchLatency, 1, 1, 1
 		}, "{PutRate} must be at least 1, not 0"},
 		{"bad engine", func(c *Config) { c.Engine = "fast" }, `{Engine} must be wire or grpc, not "fast"`},
 		{"range without key", func(c *Config) { c.Command = CmdRange }, "range needs a key"},

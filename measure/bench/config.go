@@ -3,6 +3,13 @@
 // etcdlab did not start, runs sweeps, warm-ups and iterations, cleans up,
 // and returns one result document. `etcdlab bench` is a thin CLI over it.
 //
+// Run is the lifecycle; what one run sends is an Engine's (engine.go):
+// etcd benchmark's sessions (sessions.go), watch-latency
+// (watchlatency.go), the emulated Kubernetes control plane (kube.go), or
+// an engine of another package that Config.Engines offers (the real
+// control plane, package measure/kubereal; the table is package
+// measure/bench/engines).
+//
 // What happens around a run rather than in it (live metrics, progress,
 // the members' scraper, an experiment's fault timeline, the agents'
 // barrier) is an Observer of the run's lifecycle (observer.go): Run tells
@@ -74,11 +81,8 @@ type Config struct {
 	Consistency    string
 	CountOnly      bool
 
-	// watch-latency
-	Streams, WatchersPerStream int
-	PrevKV                     bool
-	PutTotal                   int
-	PutRate                    int
+	// Watch is watch-latency's options.
+	Watch WatchOptions
 
 	// Kube is bench kube's workload (its Prefix, Duration and
 	// RequestTimeout come from the fields above).
@@ -87,6 +91,12 @@ type Config struct {
 	// ControlPlaneReal, configured by KubeReal.
 	ControlPlane string
 	KubeReal     KubeReal
+
+	// Engines are the engines Run picks from: the first whose For
+	// accepts the configuration sends the load (Engine). nil means
+	// Builtin(); the CLI and the experiment runner pass package
+	// measure/bench/engines' All, which adds the real control plane's.
+	Engines []Engine
 
 	CompactInterval   time.Duration
 	CompactIndexDelta int64
@@ -191,7 +201,9 @@ func (c *Config) validate() error {
 			return invalid.Errorf("txn-mixed takes at most a key and an end key")
 		}
 	default:
-		return invalid.Errorf("unknown bench command %q", c.Command)
+		if _, err := c.engine(); err != nil { // a command of an engine outside Builtin
+			return invalid.Errorf("unknown bench command %q", c.Command)
+		}
 	}
 	if len(c.Conns) == 0 || len(c.Clients) == 0 {
 		return invalid.Errorf("{Conns} and {Clients} need at least one value")
@@ -243,13 +255,8 @@ func (c *Config) validate() error {
 		return invalid.Errorf("{RWRatio} must not be negative, not %g", c.RWRatio)
 	}
 	if c.Command == CmdWatchLatency {
-		for _, f := range []struct {
-			field string
-			n     int
-		}{{"Streams", c.Streams}, {"WatchersPerStream", c.WatchersPerStream}, {"PutTotal", c.PutTotal}, {"PutRate", c.PutRate}} {
-			if f.n < 1 {
-				return invalid.Errorf("{"+f.field+"} must be at least 1, not %d", f.n)
-			}
+		if err := c.Watch.validate(); err != nil {
+			return err
 		}
 	}
 	if err := c.validateSeries(); err != nil {

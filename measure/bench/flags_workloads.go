@@ -170,8 +170,7 @@ func (o *watchLatencyOptions) register(fl *pflag.FlagSet) {
 
 // apply copies the options; the run's request count is --put-total.
 func (o *watchLatencyOptions) apply(cfg *Config) {
-	cfg.Streams, cfg.WatchersPerStream, cfg.PrevKV = o.streams, o.watchersPerStream, o.prevKV
-	cfg.PutTotal, cfg.PutRate = o.putTotal, o.putRate
+	cfg.Watch = WatchOptions{Streams: o.streams, WatchersPerStream: o.watchersPerStream, PrevKV: o.prevKV, PutTotal: o.putTotal, PutRate: o.putRate}
 	cfg.KeySize, cfg.ValSize = o.keySize, o.valSize
 	cfg.Total = int64(o.putTotal)
 }

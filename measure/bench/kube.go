@@ -3,7 +3,6 @@ package bench
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
@@ -123,47 +122,48 @@ func (c *Config) kubeSpec() kube.Spec {
 	return s
 }
 
-// runKube runs the Kubernetes-shaped workload's iterations. On a cluster
+// KubeEmulated is the Engine of bench kube on load/kube's emulated
+// control plane: the control loops against etcd directly, one run per
+// iteration. A stateless value.
+type KubeEmulated struct{}
+
+// Name names the engine.
+func (KubeEmulated) Name() string { return "kube emulated" }
+
+// For accepts bench kube with ControlPlane emulated (or unset).
+func (KubeEmulated) For(c *Config) bool {
+	return c.Command == CmdKube && (c.ControlPlane == "" || c.ControlPlane == ControlPlaneEmulated)
+}
+
+// Run runs the Kubernetes-shaped workload's iterations. On a cluster
 // etcdlab did not start, kube-apiserver's compaction (which compacts the
 // whole key space, everyone's history) stays off unless Compact says so.
-func (r *runner) runKube(ctx context.Context) error {
-	c, t, doc := r.cfg, r.t, r.doc
+func (KubeEmulated) Run(ctx context.Context, r *Runs) error {
+	c, t := r.cfg, r.t
 	if t.local == nil && !c.Compact {
 		c.Kube.Limits.CompactionInterval = -1
-		doc.Notes = append(doc.Notes, "kube-apiserver's compaction every 5 min is off: it compacts the whole cluster, not only the workload's keys (--compact turns it on)")
+		r.Note("kube-apiserver's compaction every 5 min is off: it compacts the whole cluster, not only the workload's keys (--compact turns it on)")
 	}
-	kv, closeKV, err := c.kubeKV(ctx, t, doc)
+	kv, closeKV, err := c.kubeKV(ctx, t, r.doc)
 	if err != nil {
 		return runFailure(err)
 	}
 	defer closeKV()
-	for it := 1; it <= c.Iterations && ctx.Err() == nil; it++ {
-		name := CmdKube
-		if c.Iterations > 1 {
-			name += fmt.Sprintf(" iteration=%d", it)
-		}
-		info := RunInfo{Name: name, Index: len(doc.Runs)}
+	return r.Iterate(ctx, CmdKube, func(info RunInfo) (result.Run, error) {
 		s := c.kubeSpec()
 		s.KV = kv
 		if p := r.obs.progress(info); p != nil {
 			s.Progress = func(ready, total int) { p(int64(ready), int64(total)) }
 		}
 		s.Live = r.obs.live
-		run, err := r.obs.run(ctx, info, func() (result.Run, error) {
+		return r.obs.run(ctx, info, func() (result.Run, error) {
 			cpu := load.StartCPU()
 			kr, err := kube.Run(ctx, t.cli, s)
 			kr.LoadCPUCores, kr.MachineCPUCores = cpu.Cores()
 			kr.LoadCoresLimit = cpu.Procs()
 			return kr, err
 		})
-		if err != nil {
-			return runFailure(err)
-		}
-		run.Name, run.Iteration = name, it
-		doc.Runs = append(doc.Runs, run)
-	}
-	doc.Summaries = result.Summarize(doc.Runs)
-	return nil
+	})
 }
 
 // kubeKV is the transport of the kube-apiservers' Range and Txn requests:
@@ -186,11 +186,12 @@ func (c *Config) kubeKV(ctx context.Context, t *target, doc *result.Document) (p
 	return u.KV(), u.Close, nil
 }
 
-// kubeEstimateBytes bounds what a kube run adds to the database before
+// EstimateBytes bounds what a kube run adds to the database before
 // compaction: every pod written about 8 times (create, binding, status
 // phases, deletion) and the manifest's other objects about 10 times, each
-// revision about 4 KiB (a pod in protobuf with its status), per iteration.
-func (c *Config) kubeEstimateBytes() int64 {
+// revision about 4 KiB (a pod in protobuf with its status), per
+// iteration. A real control plane writes the same objects.
+func (KubeEmulated) EstimateBytes(c *Config, _ float64) int64 {
 	s := c.Kube
 	writes := float64(s.Deployments*s.Replicas*8+s.Deployments*10*3) * float64(c.Iterations)
 	if s.Mode == kube.ModeSteady {

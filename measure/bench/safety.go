@@ -42,11 +42,11 @@ func checkQuota(ctx context.Context, t *target, estimate int64) error {
 // checkSafety applies the rules for a cluster etcdlab did not start
 // before anything is written: an empty prefix of the run's own, and a load
 // that fits the quota (all the agents' load, for an agent).
-func (cfg *Config) checkSafety(ctx context.Context, t *target, keysPerReq float64) error {
+func (cfg *Config) checkSafety(ctx context.Context, t *target, estimate int64) error {
 	if err := checkPrefixEmpty(ctx, t, cfg.Prefix); err != nil {
 		return err
 	}
-	if est := cfg.estimateBytes(keysPerReq) * int64(max(1, cfg.Agent.Count)); est > 0 {
+	if est := estimate * int64(max(1, cfg.Agent.Count)); est > 0 {
 		return checkQuota(ctx, t, est)
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/etcdlab/etcdlab/measure/bench"
+	"github.com/etcdlab/etcdlab/measure/bench/engines"
 	"github.com/etcdlab/etcdlab/measure/experiment/job"
 	"github.com/etcdlab/etcdlab/result"
 )
@@ -165,5 +166,6 @@ func (w *BenchWork) Run(ctx context.Context, t *job.Target) (*result.Document, e
 		obs = append([]bench.Observer{timelineObserver{t.Faults}}, obs...)
 	}
 	cfg.Observers = append(slices.Clip(cfg.Observers), obs...)
+	cfg.Engines = engines.All()
 	return bench.Run(ctx, cfg)
 }

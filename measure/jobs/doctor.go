@@ -13,6 +13,7 @@ import (
 	judgedoctor "github.com/etcdlab/etcdlab/judge/doctor"
 	"github.com/etcdlab/etcdlab/lab/cluster"
 	"github.com/etcdlab/etcdlab/measure/bench"
+	"github.com/etcdlab/etcdlab/measure/bench/engines"
 	"github.com/etcdlab/etcdlab/measure/doctor"
 	"github.com/etcdlab/etcdlab/measure/experiment/job"
 	"github.com/etcdlab/etcdlab/result"
@@ -92,7 +93,7 @@ func (w *DoctorWork) run(ctx context.Context, t *job.Target) error {
 	loadErrs := make([]error, len(w.Loads))
 	for i, cl := range w.Loads {
 		cfg := cl.Config
-		cfg.Cluster, cfg.Log = c, io.Discard
+		cfg.Cluster, cfg.Log, cfg.Engines = c, io.Discard, engines.All()
 		cfg.Duration = d.settle() + d.window() + loadSlack
 		cfg.Total = 0
 		loads.Go(func() {

@@ -1,4 +1,4 @@
-package bench
+package kubereal
 
 import (
 	"context"
@@ -13,6 +13,8 @@ import (
 	"github.com/etcdlab/etcdlab/lab/cluster"
 	"github.com/etcdlab/etcdlab/lab/clustertest"
 	"github.com/etcdlab/etcdlab/lab/kubebuild"
+	"github.com/etcdlab/etcdlab/load/safety"
+	"github.com/etcdlab/etcdlab/measure/bench"
 )
 
 // TestKubeRealRefusals: what a real control plane cannot do is one line
@@ -29,7 +31,7 @@ func TestKubeRealRefusals(t *testing.T) {
 		{[]string{"kube", "--control-plane=real", "--kube-version=2.0"}, "not a Kubernetes version"},
 		{[]string{"kube", "--control-plane=kind"}, "emulated or real"},
 	} {
-		cl, err := ParseArgs(append([]string{"--endpoints=127.0.0.1:1"}, tc.args...))
+		cl, err := bench.ParseArgs(append([]string{"--endpoints=127.0.0.1:1"}, tc.args...))
 		if err == nil {
 			err = cl.Config.Validate()
 		}
@@ -38,12 +40,14 @@ func TestKubeRealRefusals(t *testing.T) {
 		}
 	}
 	c := clustertest.Start(t, cluster.Options{})
-	cl, err := ParseArgs([]string{"--endpoints=" + strings.Join(c.Client().Endpoints, ","), "kube", "--control-plane=real",
+	cl, err := bench.ParseArgs([]string{"--endpoints=" + strings.Join(c.Client().Endpoints, ","), "kube", "--control-plane=real",
 		"--state-file=" + filepath.Join(t.TempDir(), "cluster.json")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Run(context.Background(), cl.Config)
+	cfg := cl.Config
+	cfg.Engines = engines()
+	_, err = bench.Run(context.Background(), cfg)
 	if err == nil || !strings.Contains(err.Error(), "runs only on a lab cluster") {
 		t.Fatalf("a cluster not in the state file: %v", err)
 	}
@@ -65,15 +69,16 @@ func TestKubeRealControlPlane(t *testing.T) {
 		t.Skipf("Kubernetes %s is not in the build cache (docs/kube.md)", kubebuild.Pinned)
 	}
 	c := clustertest.Start(t, cluster.Options{Members: 3, BaseDir: clustertest.Tmpfs(t)})
-	cl, err := ParseArgs([]string{"--request-timeout=10s", "kube", "--control-plane=real", "--deployments=2", "--replicas=5", "--nodes=2", "--apiservers=3"})
+	cl, err := bench.ParseArgs([]string{"--request-timeout=10s", "kube", "--control-plane=real", "--deployments=2", "--replicas=5", "--nodes=2", "--apiservers=3"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg := cl.Config
-	cfg.Cluster, cfg.ScrapeInterval = c.Cluster, DefaultScrapeInterval
+	cfg.Engines = engines()
+	cfg.Cluster, cfg.ScrapeInterval = c.Cluster, bench.DefaultScrapeInterval
 	cfg.KubeReal.Dir = t.TempDir()
 	began := time.Now()
-	doc, err := Run(context.Background(), cfg)
+	doc, err := bench.Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,12 +143,14 @@ func TestKubeRealControlPlane(t *testing.T) {
 }
 
 // TestClaimRegistry: a killed run's control plane keys are removed by the
-// next claim, which then names this process; a live owner, or /registry
-// keys nobody claimed, are refused and left alone; release removes both.
+// next claim (a note says so), which then names this process; a live
+// owner, or /registry keys nobody claimed, are refused as invalid input
+// and left alone; release removes both.
 func TestClaimRegistry(t *testing.T) {
 	c := clustertest.Start(t, cluster.Options{})
 	cli := c.KV()
 	ctx := context.Background()
+	sc := safety.Cluster{Cli: cli, Endpoints: c.Client().Endpoints, Timeout: 5 * time.Second}
 	init1, err := proc.Of(1)
 	if err != nil {
 		t.Fatal(err)
@@ -166,8 +173,9 @@ func TestClaimRegistry(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		note, err := claimRegistry(ctx, cli, 5*time.Second)
-		if (err == nil) != (tc.wantErr == "") || (err != nil && !strings.Contains(err.Error(), tc.wantErr)) || (note != "") != tc.wantNote {
+		var note string
+		err := claimRegistry(ctx, sc, func(s string) { note = s })
+		if (err == nil) != (tc.wantErr == "") || (err != nil && (!strings.Contains(err.Error(), tc.wantErr) || !invalid.Is(err))) || (note != "") != tc.wantNote {
 			t.Errorf("%s: note %q, err %v; want error %q", tc.name, note, err, tc.wantErr)
 		}
 		if tc.wantErr == "" {
@@ -181,10 +189,14 @@ func TestClaimRegistry(t *testing.T) {
 		} else if n := c.Count("/registry/"); n != int64(tc.keys) {
 			t.Errorf("%s: refused, yet %d of %d keys left", tc.name, n, tc.keys)
 		}
-		if err := releaseRegistry(ctx, cli, 5*time.Second); err != nil {
+		if err := sc.Release(ctx, registry()); err != nil {
 			t.Fatal(err)
 		}
 		c.NoKeys("/registry/")
 		c.NoKeys(ownerKey)
 	}
 }
+
+// engines is the table the CLI passes (measure/bench/engines, which this
+// package's tests cannot import).
+func engines() []bench.Engine { return append(bench.Builtin(), Engine{}) }

@@ -1,4 +1,4 @@
-package bench
+package kubereal
 
 import (
 	"bufio"
@@ -240,4 +240,25 @@ func (w *podWatch) milestones(total int) (ms []stageTime, ready int) {
 type stageTime struct {
 	name    string
 	seconds float64
+}
+
+// getBody GETs url and returns its body, or an error for any status but 200.
+func getBody(ctx context.Context, client *http.Client, url string) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	return body, nil
 }
