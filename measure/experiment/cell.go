@@ -231,7 +231,7 @@ func (r *runner) runBench(ctx context.Context, pc *Cell, sc *setupCluster, conn 
 	var tl *timeline
 	if sc != nil && len(r.plan.Spec.Faults) > 0 {
 		tl = newTimeline(sc.c, r.plan.Spec.Faults)
-		if err := tl.prepareUpgrades(ctx, r.plan.Spec.relPath(".")); err != nil {
+		if err := tl.prepare(ctx, r.plan.Spec.relPath(".")); err != nil {
 			cell.Faults = tl.finish(pc.Setup.Reuse)
 			return nil, err
 		}
