@@ -29,9 +29,9 @@ type step struct {
 	target   string        // as written: a member, leader or follower; an upgrade's etcd
 	prepared []string      // the fault's arguments once prepared (prepare), nil when it has no Prepare
 	args     []string      // the fault's arguments after the member
-	fault  int           // the fault's index
-	undo   bool          // the undo of fault's action, on the member it hit
-	after  time.Duration // an undo's For: at least this long after the fault was applied
+	fault    int           // the fault's index
+	undo     bool          // the undo of fault's action, on the member it hit
+	after    time.Duration // an undo's For: at least this long after the fault was applied
 }
 
 // timeline applies a fault timeline to a cluster during one cell's
