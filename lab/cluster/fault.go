@@ -12,11 +12,14 @@ import (
 )
 
 // Fault is one kind of fault a local cluster can be given: killing a
-// member, pausing it, cutting its links, and what undoes each. Every user
+// member, pausing it, cutting its links, and what undoes each, or moving
+// every member to another etcd (upgrade, downgrade). Every user
 // of faults (`etcdlab cluster fault`, the control socket, experiment
 // timelines) finds them in one registry (LookupFault, ParseFault), so that
 // a new kind of fault is one file that implements Fault plus one line in
-// registry.
+// registry. A fault may have capabilities beyond it, each an interface
+// its users ask for: LongFault (it lasts: About.Timeout), Preparer (work
+// before the run), ArgsChecker (arguments checked beyond their number).
 //
 // Implementations are stateless values: safe for concurrent use.
 type Fault interface {
@@ -42,8 +45,8 @@ type About struct {
 	Name string
 	// Args is what the fault takes after its name, for messages ("one
 	// member name"); it takes from MinArgs to MaxArgs of them. Faults with
-	// MinArgs 1 take a member first, and may be given one alone (as
-	// experiment timelines do).
+	// MinArgs 1 take a member first (an etcd when Etcd), and may be given
+	// one alone (as experiment timelines do).
 	Args             string
 	MinArgs, MaxArgs int
 	// Usage is the arguments' synopsis ("MEMBER", "A [B]") and Help what
