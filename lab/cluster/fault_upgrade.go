@@ -33,7 +33,7 @@ type upgrade struct{ move }
 
 func (upgrade) About() About {
 	return About{Name: FaultUpgrade, Args: "one etcd (a version such as 3.6.16, a binary's path, or embedded)", MinArgs: 1, MaxArgs: 1,
-		Usage: "VERSION|PATH|embedded", Help: "replace every member's etcd, one at a time, while the cluster serves",
+		Usage: "ETCD", Help: "replace every member's etcd by ETCD (a version, a binary's path or embedded), one at a time, while the cluster serves",
 		Etcd: true, Timeout: moveTimeout}
 }
 
@@ -60,7 +60,7 @@ type downgrade struct{ move }
 
 func (downgrade) About() About {
 	return About{Name: FaultDowngrade, Args: "one etcd one minor version older (a version such as 3.5.35, a binary's path, or embedded)", MinArgs: 1, MaxArgs: 1,
-		Usage: "VERSION|PATH|embedded", Help: "etcd's downgrade API, then every member's etcd replaced by the older one, one at a time",
+		Usage: "ETCD", Help: "etcd's downgrade API, then every member's etcd replaced by ETCD, one minor version older, one at a time",
 		Etcd: true, Timeout: moveTimeout}
 }
 
