@@ -148,6 +148,7 @@ func (t *timeline) run(ctx context.Context, began time.Time) {
 		if err == nil && a.LongRunning() {
 			// In a goroutine of its own, so that later steps keep their
 			// times.
+			hit[s.fault] = name
 			t.long.Add(1)
 			go t.runLong(idx, s, name)
 			continue
