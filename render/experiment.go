@@ -307,7 +307,7 @@ func experimentComparisonCharts(docs []result.Named, cs []compare.Comparison) ([
 	var points []string
 	seen := map[string]bool{}
 	for _, r := range cs[0].Rows {
-		if r.Metric == "throughput" && !seen[r.Point] {
+		if r.Metric == result.MetricThroughput.Metric().What && !seen[r.Point] {
 			seen[r.Point] = true
 			points = append(points, r.Point)
 		}
@@ -344,8 +344,8 @@ func experimentComparisonCharts(docs []result.Named, cs []compare.Comparison) ([
 			if i > 0 {
 				c = cs[i-1]
 			}
-			tput[i] = append(tput[i], value(c, p, "throughput", base))
-			p99[i] = append(p99[i], value(c, p, "latency p99", base)*1000)
+			tput[i] = append(tput[i], value(c, p, result.MetricThroughput.Metric().What, base))
+			p99[i] = append(p99[i], value(c, p, result.MetricLatencyP99.Metric().What, base)*1000)
 			row = append(row, f1(tput[i][k]), ms(p99[i][k]/1000))
 		}
 		t.Rows = append(t.Rows, row)

@@ -3,7 +3,6 @@ package render
 import (
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/etcdlab/etcdlab/result"
 )
@@ -54,17 +53,17 @@ type figMark struct {
 // metricSpec is one figure against the setups or the swept param.
 type metricSpec struct {
 	id, title, unit string
-	published       string // the Published metric drawn beside it
+	published       result.MetricName // the Published metric drawn beside it
 	logY            bool
 	value           func(c expCell) (float64, bool)
 }
 
 func clientMetrics() []metricSpec {
 	return []metricSpec{
-		{"throughput", "Throughput", "requests per second", "throughput_rps", false, func(c expCell) (float64, bool) { return c.M.Throughput.Mean, true }},
-		{"p50", "Latency p50", "latency p50 (ms)", "p50_seconds", false, func(c expCell) (float64, bool) { return c.M.P50.Mean * 1000, true }},
-		{"p99", "Latency p99", "latency p99 (ms)", "p99_seconds", false, func(c expCell) (float64, bool) { return c.M.P99.Mean * 1000, true }},
-		{"mean", "Latency mean", "latency mean (ms)", "avg_seconds", false, func(c expCell) (float64, bool) { return c.M.Mean.Mean * 1000, c.M.Mean.Mean > 0 }},
+		{"throughput", "Throughput", "requests per second", result.MetricThroughput, false, func(c expCell) (float64, bool) { return c.M.Throughput.Mean, true }},
+		{"p50", "Latency p50", "latency p50 (ms)", result.MetricLatencyP50, false, func(c expCell) (float64, bool) { return c.M.P50.Mean * 1000, true }},
+		{"p99", "Latency p99", "latency p99 (ms)", result.MetricLatencyP99, false, func(c expCell) (float64, bool) { return c.M.P99.Mean * 1000, true }},
+		{"mean", "Latency mean", "latency mean (ms)", result.MetricLatencyMean, false, func(c expCell) (float64, bool) { return c.M.Mean.Mean * 1000, c.M.Mean.Mean > 0 }},
 	}
 }
 
@@ -228,13 +227,13 @@ func (m expModel) sharedCores() (float64, bool) {
 
 // publishedFor is the article's value of metric for cell c, in the unit
 // its chart draws (ms for latencies).
-func (m expModel) publishedFor(c expCell, metric string) (float64, bool) {
+func (m expModel) publishedFor(c expCell, metric result.MetricName) (float64, bool) {
 	if metric == "" {
 		return 0, false
 	}
 	for _, p := range m.pubs {
-		if p.Metric == metric && matches(p.Match, c.Cell) {
-			if strings.HasSuffix(metric, "_seconds") {
+		if p.Metric == string(metric) && matches(p.Match, c.Cell) {
+			if unitOf(p.Metric) == result.UnitSeconds {
 				return p.Value * 1000, true
 			}
 			return p.Value, true
@@ -278,8 +277,10 @@ func (m expModel) bars() []figData {
 	}
 	// The latency distribution, setups side by side per percentile.
 	pcts := []struct {
-		name, metric string
-	}{{"p10", "p10_seconds"}, {"p25", "p25_seconds"}, {"p50", "p50_seconds"}, {"p75", "p75_seconds"}, {"p90", "p90_seconds"}, {"p95", "p95_seconds"}, {"p99", "p99_seconds"}, {"p99.9", "p999_seconds"}}
+		name   string
+		metric result.MetricName
+	}{{"p10", result.MetricLatencyP10}, {"p25", result.MetricLatencyP25}, {"p50", result.MetricLatencyP50}, {"p75", result.MetricLatencyP75},
+		{"p90", result.MetricLatencyP90}, {"p95", result.MetricLatencyP95}, {"p99", result.MetricLatencyP99}, {"p99.9", result.MetricLatencyP999}}
 	f := figData{ID: "exp-distribution", Title: "Latency distribution per setup (mean over iterations)", Kind: "bars", YLabel: "latency (ms)"}
 	for _, p := range pcts {
 		f.Categories = append(f.Categories, p.name)
@@ -289,7 +290,7 @@ func (m expModel) bars() []figData {
 		ours, pub := figSeries{Name: cats[i]}, figSeries{Name: "article: " + cats[i], Published: true}
 		anyPub := false
 		for _, p := range pcts {
-			v, _ := ourValue(c, p.metric)
+			v, _ := ourValue(c, string(p.metric))
 			a, ok := m.publishedFor(c, p.metric)
 			ours.Y, pub.Y = append(ours.Y, v*1000), append(pub.Y, a)
 			anyPub = anyPub || ok

@@ -46,39 +46,21 @@ type gainMetric struct {
 	value      func(c expCell) (result.MeanSD, bool)
 }
 
+// gainMetrics are the metrics table's rows that have a spread across
+// iterations (result.Metric.Spread), in its order. A time to Ready is
+// shown as the seconds added: the parts the emulation leaves out (image
+// pulls, container starts) add a constant, not a factor.
 func gainMetrics() []gainMetric {
-	bench := func(f func(m result.Measures) result.MeanSD) func(c expCell) (result.MeanSD, bool) {
-		return func(c expCell) (result.MeanSD, bool) {
-			if isKube(c.Cell) {
-				return result.MeanSD{}, false
-			}
-			return f(c.M), true
+	var out []gainMetric
+	for _, mt := range result.Metrics() {
+		if mt.Spread == nil {
+			continue
 		}
+		out = append(out, gainMetric{name: mt.What, unit: mt.Unit, higher: mt.Better == result.HigherIsBetter,
+			added: mt.Name == result.MetricTimeToReady, published: mt.Names(),
+			value: func(c expCell) (result.MeanSD, bool) { return mt.Spread(c.Cell, &c.M) }})
 	}
-	return []gainMetric{
-		{"throughput", "req/s", true, false, []string{"throughput_rps"}, bench(func(m result.Measures) result.MeanSD { return m.Throughput })},
-		{"latency mean", "s", false, false, []string{"avg_seconds", "mean_seconds"}, bench(func(m result.Measures) result.MeanSD { return m.Mean })},
-		{"latency p50", "s", false, false, []string{"p50_seconds"}, bench(func(m result.Measures) result.MeanSD { return m.P50 })},
-		{"latency p99", "s", false, false, []string{"p99_seconds"}, bench(func(m result.Measures) result.MeanSD { return m.P99 })},
-		{"time to every pod Ready", "s", false, true, []string{"time_to_ready_seconds"}, timeToReadySD},
-	}
-}
-
-// isKube reports whether a cell ran the Kubernetes workload.
-func isKube(c *result.Cell) bool {
-	return slices.ContainsFunc(c.Runs, func(r result.Run) bool { return r.Kube != nil })
-}
-
-// timeToReadySD is a kube cell's time to every pod Ready across its
-// iterations.
-func timeToReadySD(c expCell) (result.MeanSD, bool) {
-	var vals []float64
-	for _, r := range c.Cell.Runs {
-		if r.Kube != nil && r.Kube.TimeToReadySeconds > 0 {
-			vals = append(vals, r.Kube.TimeToReadySeconds)
-		}
-	}
-	return result.MeanSDOf(vals), len(vals) > 0
+	return out
 }
 
 // gainTables are the report's % tables: one per comparison the

@@ -90,7 +90,7 @@ func publishedGrowth(e *result.Experiment, cells []expCell) []publishedRow {
 	for _, key := range order {
 		pts := byKey[key]
 		metric, _, _ := strings.Cut(key, "\x00")
-		added := strings.HasSuffix(metric, "_seconds")
+		added := unitOf(metric) == result.UnitSeconds
 		first := pts[0]
 		for _, pt := range pts[1:] {
 			ours := "not measured by etcdlab"
@@ -153,137 +153,23 @@ func matchLabel(match map[string]string) string {
 	return strings.Join(parts, " ")
 }
 
-// latencyFields are the published latency metrics a run's Latency has.
-func latencyField(metric string, l result.Latency) (float64, bool) {
-	switch metric {
-	case "min_seconds":
-		return l.Min, true
-	case "mean_seconds", "avg_seconds":
-		return l.Mean, true
-	case "max_seconds":
-		return l.Max, true
-	case "p10_seconds":
-		return l.P10, true
-	case "p25_seconds":
-		return l.P25, true
-	case "p75_seconds":
-		return l.P75, true
-	case "p90_seconds":
-		return l.P90, true
-	case "p95_seconds":
-		return l.P95, true
-	case "p999_seconds", "p99.9_seconds":
-		return l.P999, true
-	}
-	return 0, false
-}
-
-// ourValue is a cell's figure for a published metric: the summary's mean
-// for throughput, p50 and p99, the mean over its measured runs for other
-// latencies and the total time.
+// ourValue is a cell's figure for a published metric, as the metrics
+// table takes it (result.Metrics: the summary's mean for throughput, p50
+// and p99, the mean over its measured runs for other latencies and the
+// total time, the disk job's for a disk cell); false for a metric the
+// table does not have.
 func ourValue(c expCell, metric string) (float64, bool) {
-	if metric == "fsync_p99_seconds" || metric == "fsync_iops" {
-		return diskValue(c.Cell.Disk, metric) // a disk cell has no runs
-	}
-	if !c.ran() {
+	mt, ok := result.MetricOf(metric)
+	if !ok {
 		return 0, false
 	}
-	switch metric {
-	case "throughput_rps":
-		return c.M.Throughput.Mean, true
-	case "p50_seconds":
-		return c.M.P50.Mean, true
-	case "p99_seconds":
-		return c.M.P99.Mean, true
-	case "total_seconds":
-		return c.M.RunSeconds / float64(c.M.Runs), true
-	case "wal_fsync_p99_seconds":
-		return c.M.WALFsyncP99, c.M.ServerRuns > 0
-	case "backend_commit_p99_seconds":
-		return c.M.BackendCommitP99, c.M.ServerRuns > 0
-	case "peer_rtt_p99_seconds":
-		return c.M.PeerRTTP99, c.M.ServerRuns > 0 && c.M.PeerRTTP99 > 0
-	case "member_cpu_cores":
-		return c.M.MemberCPUCores, c.M.ServerRuns > 0
-	case "slow_applies":
-		return c.M.SlowApplies, c.M.ServerRuns > 0
-	case "time_to_ready_seconds":
-		return timeToReady(c.Cell)
-	}
-	var sum float64
-	n := 0
-	for _, r := range c.Cell.Runs {
-		if v, ok := latencyField(metric, r.Latency); ok && r.Requests > 0 {
-			sum += v
-			n++
-		}
-	}
-	if n == 0 {
-		return 0, false
-	}
-	return sum / float64(n), true
-}
-
-// timeToReady is the mean time to every pod Ready over a kube cell's runs
-// that reached it.
-func timeToReady(c *result.Cell) (float64, bool) {
-	var vals []float64
-	for _, r := range c.Runs {
-		if r.Kube != nil && r.Kube.TimeToReadySeconds > 0 {
-			vals = append(vals, r.Kube.TimeToReadySeconds)
-		}
-	}
-	if len(vals) == 0 {
-		return 0, false
-	}
-	return result.MeanSDOf(vals).Mean, true
-}
-
-// diskValue is the disk job's figure for a published disk metric: its
-// first job's sync p99 or IOPS.
-func diskValue(d *result.Disk, metric string) (float64, bool) {
-	if d == nil || len(d.Jobs) == 0 {
-		return 0, false
-	}
-	j := d.Jobs[0]
-	if metric == "fsync_iops" {
-		return j.IOPS, j.IOPS > 0
-	}
-	v := j.SyncLatency.At(99)
-	return v, v > 0
+	return mt.Of(c.Cell, &c.M)
 }
 
 // metricName names a published metric for people.
 func metricName(metric string) string {
-	switch metric {
-	case "throughput_rps":
-		return "throughput"
-	case "total_seconds":
-		return "total time"
-	case "mean_seconds", "avg_seconds":
-		return "latency mean"
-	case "fsync_p99_seconds":
-		return "fdatasync p99 (disk job)"
-	case "fsync_iops":
-		return "fdatasync IOPS (disk job)"
-	case "wal_fsync_p99_seconds":
-		return "WAL fsync p99"
-	case "backend_commit_p99_seconds":
-		return "backend commit p99"
-	case "peer_rtt_p99_seconds":
-		return "peer round trip p99"
-	case "member_cpu_cores":
-		return "members' CPU (cores)"
-	case "slow_applies":
-		return "slow applies"
-	case "time_to_ready_seconds":
-		return "time to every pod Ready"
-	}
-	if p, ok := strings.CutSuffix(metric, "_seconds"); ok {
-		if p == "p999" {
-			p = "p99.9"
-		}
-		return "latency " + p
+	if mt, ok := result.MetricOf(metric); ok {
+		return mt.What
 	}
 	return metric
 }
@@ -291,10 +177,16 @@ func metricName(metric string) string {
 // roundRate rounds our rates as reports show them (round1); published
 // figures keep the article's precision.
 func roundRate(metric string, v float64) float64 {
-	if strings.HasSuffix(metric, "_rps") {
+	if unitOf(metric) == result.UnitRate {
 		return round1(v)
 	}
 	return v
+}
+
+// unitOf is a metric's unit, "" for a metric the table does not have.
+func unitOf(metric string) string {
+	mt, _ := result.MetricOf(metric)
+	return mt.Unit
 }
 
 // pctChange renders a change in percent: one decimal below 10%.
@@ -307,10 +199,10 @@ func pctChange(p float64) string {
 
 // metricValue renders a value in its metric's unit.
 func metricValue(metric string, v float64) string {
-	switch {
-	case strings.HasSuffix(metric, "_rps"):
-		return humanize.Commaf(v) + " req/s"
-	case strings.HasSuffix(metric, "_seconds"):
+	switch unitOf(metric) {
+	case result.UnitRate:
+		return humanize.Commaf(v) + " " + result.UnitRate
+	case result.UnitSeconds:
 		return units.Seconds(v)
 	}
 	return fmt.Sprintf("%.4g", v)
@@ -319,11 +211,8 @@ func metricValue(metric string, v float64) string {
 // ourMetricValue renders our value in its metric's unit, a server
 // quantile in etcd's lowest bucket as "≤ bound" (all its histogram says).
 func ourMetricValue(metric string, v float64) string {
-	switch metric {
-	case "wal_fsync_p99_seconds", "backend_commit_p99_seconds":
-		return units.Quantile(v, result.LowestDiskBucket)
-	case "peer_rtt_p99_seconds":
-		return units.Quantile(v, result.LowestPeerRTTBucket)
+	if mt, ok := result.MetricOf(metric); ok && mt.Floor > 0 {
+		return units.Quantile(v, mt.Floor)
 	}
 	return metricValue(metric, v)
 }

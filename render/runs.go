@@ -47,7 +47,7 @@ func pm(m result.MeanSD, scale float64, f string) string {
 // spreadsheets. Latencies are in seconds.
 func BenchCSV(w io.Writer, doc *result.Document) error {
 	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"run", "op", "conns", "clients", "iteration", "requests", "errors", "duration_seconds", "throughput_rps",
+	_ = cw.Write([]string{"run", "op", "conns", "clients", "iteration", "requests", "errors", "duration_seconds", string(result.MetricThroughput),
 		"min", "mean", "stddev", "max", "p10", "p25", "p50", "p75", "p90", "p95", "p99", "p99.9"})
 	row := func(r result.Run, op string, s result.Stats) {
 		l := s.Latency

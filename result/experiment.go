@@ -117,29 +117,12 @@ type CellOverhead struct {
 	CleanupSeconds      float64 `json:"cleanup_seconds,omitempty"` // keys deleted on a live cluster
 }
 
-// PublishedMetrics are the figures a Published may name: the bench
-// summary's (throughput and latency percentiles across iterations), the
-// server's (averaged over runs, the member a commit waits for), the disk
-// job's, and the Kubernetes workload's time to every pod Ready (mean over
-// the iterations that reached it). docs/experiments.md lists them; render shows ours beside
-// each.
-func PublishedMetrics() []string {
-	return []string{
-		"throughput_rps", "total_seconds", "avg_seconds",
-		"p10_seconds", "p25_seconds", "p50_seconds", "p75_seconds", "p90_seconds", "p95_seconds", "p99_seconds", "p999_seconds",
-		"fsync_p99_seconds", "fsync_iops",
-		"wal_fsync_p99_seconds", "backend_commit_p99_seconds", "peer_rtt_p99_seconds",
-		"member_cpu_cores", "slow_applies",
-		"time_to_ready_seconds",
-	}
-}
-
 // Published is a figure the source article reported, to show beside ours.
 type Published struct {
 	// Cell matches the cells it compares with: a cell ID, or a set of
 	// params that must all match ("setup": "multicloud-0").
 	Match  map[string]string `json:"match"`
-	Metric string            `json:"metric"` // throughput_rps, p50_seconds, p99_seconds, ...
+	Metric string            `json:"metric"` // a MetricName (metrics.go)
 	Value  float64           `json:"value"`
 	// Note says what differs between the article's setup and ours
 	// (hardware, distance, emulated or real).
@@ -197,7 +180,7 @@ type Bottleneck struct {
 	// rules (docs/experiment-reports.md).
 	Resource  string `json:"resource"`
 	Statement string `json:"statement"`
-	// Figures are the numbers behind it, by name ("member_cpu_cores":
-	// 1.9, "cores": 2, "wal_fsync_p99_seconds": 0.0004).
+	// Figures are the numbers behind it, by name: a MetricName
+	// (MetricMemberCPU: 1.9) or a name of the statement's own ("cores": 2).
 	Figures map[string]float64 `json:"figures,omitempty"`
 }

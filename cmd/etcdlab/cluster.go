@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -166,89 +165,63 @@ func (a *app) clusterUp(c *cobra.Command, f *upFlags) error {
 			}
 		}
 	}
-	if prev, err := cluster.ReadStateFile(f.stateFile); err == nil {
-		if prev.Running() {
-			return exitcode.Failuref("a cluster is already running (etcdlab pid %d, state file %s); stop it with 'etcdlab cluster down' or use another --state-file", prev.Controller.PID, f.stateFile)
-		}
-		fmt.Fprintf(a.stderr, "replacing stale state file %s (etcdlab pid %d has exited)\n", f.stateFile, prev.Controller.PID)
-	}
-	// Before anything starts: an address that cannot be listened on
-	// leaves nothing behind.
-	live := load.NewLive(load.LiveOptions{Command: "cluster up"})
-	srv, err := a.serveMetrics(f.listen, live)
-	if err != nil {
-		return err
-	}
-	defer srv.close()
 	o := f.opts
 	o.StartTimeout = f.timeout
-	o.Log = a.stderr
-	if o.TLS {
-		dir, err := filepath.Abs(filepath.Dir(f.stateFile))
-		if err != nil {
-			return err
-		}
-		o.ClientTLSDir = dir // absolute, so the state file works from anywhere
+	u, closeMetrics := a.upOptions(f)
+	defer closeMetrics()
+	err = cluster.Up(ctx, o, u)
+	var running *cluster.RunningError
+	var be *cluster.BudgetError
+	switch {
+	case errors.As(err, &running):
+		return exitcode.Failuref("%v; stop it with 'etcdlab cluster down' or use another --state-file", err)
+	case errors.As(err, &be):
+		return exitcode.With(err, exitcode.Usage) // this machine cannot do what was asked; nothing was done
 	}
-	o.OnExit = func(name string, err error) {
-		fmt.Fprintf(a.stderr, "etcdlab: member %s exited (%v); the others keep running\n", name, err)
-	}
-	began := time.Now()
-	cl, err := cluster.Start(ctx, o)
-	if err != nil {
-		_ = os.Remove(filepath.Dir(f.stateFile)) // only if empty: leave nothing behind
-		var be *cluster.BudgetError
-		if errors.As(err, &be) {
-			return exitcode.With(err, exitcode.Usage) // this machine cannot do what was asked; nothing was done
-		}
-		return err
-	}
-	st := cl.State()
-	if srv != nil { // before the state file says the cluster is up
-		m, err := cluster.NewMetrics(cl)
-		if err == nil {
-			err = srv.register(m)
-			defer m.Close()
-		}
-		if err != nil {
-			_ = cl.Stop()
-			return err
-		}
-		defer live.Begin(st.DataDir)()
-	}
-	if err := cl.ServeControl(ctx, func() { _ = cluster.WriteStateFile(f.stateFile, cl.State()) }); err != nil {
-		_ = cl.Stop()
-		return err
-	}
-	if err := cluster.WriteStateFile(f.stateFile, st); err != nil {
-		_ = cl.Stop()
-		return err
-	}
-	a.printUp(st, f, time.Since(began))
-	if cl.Emulated() {
-		a.printLinkMatrix(cl)
-	}
+	return err
+}
 
-	<-ctx.Done()
-	srv.close() // no scrape of a cluster that is stopping
-	fmt.Fprintln(a.stderr, "stopping the cluster...")
-	stopErr := cl.Stop()
-	if cur, err := cluster.ReadStateFile(f.stateFile); err == nil && cur.Controller == st.Controller {
-		_ = os.Remove(f.stateFile)
-	}
-	_ = os.Remove(filepath.Dir(f.stateFile)) // only if empty
-	if o.BaseDir == topology.TmpfsDir {
-		_ = os.Remove(topology.TmpfsDir) // only if empty
-	}
-	if stopErr != nil {
-		return stopErr
-	}
-	if kept := cl.KeptDataDir(); kept != "" {
-		fmt.Fprintf(a.stderr, "stopped; data kept in %s\n", kept)
-	} else {
-		fmt.Fprintln(a.stderr, "stopped; removed", st.DataDir)
-	}
-	return nil
+// upOptions are cluster up's stages: --listen-metrics served before
+// anything starts, the cluster's metrics registered once it is ready and
+// the server closed when it begins to stop, the members printed once the
+// state file names them. closeMetrics closes the server if Up returned
+// before.
+func (a *app) upOptions(f *upFlags) (u cluster.UpOptions, closeMetrics func()) {
+	live := load.NewLive(load.LiveOptions{Command: "cluster up"})
+	var srv *metricsServer
+	return cluster.UpOptions{
+		StateFile: f.stateFile,
+		Stderr:    a.stderr,
+		BeforeStart: func() (err error) { // an address that cannot be listened on leaves nothing behind
+			srv, err = a.serveMetrics(f.listen, live)
+			return err
+		},
+		Started: func(cl *cluster.Cluster) (func(), error) {
+			if srv == nil {
+				return nil, nil
+			}
+			m, err := cluster.NewMetrics(cl)
+			if err != nil {
+				return nil, err
+			}
+			if err := srv.register(m); err != nil {
+				m.Close()
+				return nil, err
+			}
+			end := live.Begin(cl.State().DataDir)
+			return func() {
+				srv.close() // no scrape of a cluster that is stopping
+				m.Close()
+				end()
+			}, nil
+		},
+		Ready: func(cl *cluster.Cluster, st cluster.State, took time.Duration) {
+			a.printUp(st, f, took)
+			if cl.Emulated() {
+				a.printLinkMatrix(cl)
+			}
+		},
+	}, func() { srv.close() }
 }
 
 func (a *app) printUp(st cluster.State, f *upFlags, took time.Duration) {

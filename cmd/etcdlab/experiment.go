@@ -17,6 +17,7 @@ import (
 	"github.com/etcdlab/etcdlab/load"
 	"github.com/etcdlab/etcdlab/measure/bench"
 	"github.com/etcdlab/etcdlab/measure/experiment"
+	"github.com/etcdlab/etcdlab/measure/jobs"
 	"github.com/etcdlab/etcdlab/render"
 	"github.com/etcdlab/etcdlab/result"
 	"github.com/spf13/cobra"
@@ -195,15 +196,16 @@ func (a *app) runExperiment(c *cobra.Command, args []string, o experimentRunOpti
 }
 
 // loadSpec reads the experiment named on the command line, or the one
-// stored in the result being resumed; with both, they must be the same.
+// stored in the result being resumed (with both, they must be the same),
+// its workloads with the jobs of measure/jobs' registry.
 func loadSpec(args []string, old *result.Document) (*experiment.Spec, error) {
 	if len(args) == 0 && old == nil {
 		return nil, exitcode.Usagef("name a built-in experiment (etcdlab experiment list) or an experiment file")
 	}
 	if len(args) == 0 {
-		return experiment.ResumeSpec(old)
+		return experiment.ResumeSpec(old, jobs.Registry())
 	}
-	return experiment.Load(args[0])
+	return experiment.Load(args[0], jobs.Registry())
 }
 
 // saveExperiment writes result.json atomically (experiment.Save); a
@@ -253,7 +255,7 @@ func writeExperimentList(w interface{ Write([]byte) (int, error) }) error {
 	fmt.Fprintln(tw, "NAME\tQUICK\tFULL\tTITLE")
 	var sources []string
 	for _, name := range experiment.Builtins() {
-		s, err := experiment.Load(name)
+		s, err := experiment.Load(name, jobs.Registry())
 		if err != nil {
 			return err
 		}

@@ -3,11 +3,9 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -129,18 +127,14 @@ func TestLoadBudget(t *testing.T) {
 	}
 }
 
-// procTicks is a process's user plus system time in clock ticks
-// (/proc/PID/stat fields 14 and 15).
+// procTicks is a process's user plus system time in clock ticks.
 func procTicks(t *testing.T, pid int) int64 {
 	t.Helper()
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	st, err := proc.ReadStat(pid)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
-	u, _ := strconv.ParseInt(f[11], 10, 64)
-	s, _ := strconv.ParseInt(f[12], 10, 64)
-	return u + s
+	return int64(st.UTime + st.STime)
 }
 
 // TestExperimentLoadBudget: a local setup's load_cpus runs its bench cell

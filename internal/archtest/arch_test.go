@@ -2,6 +2,7 @@ package archtest
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +18,9 @@ const module = "github.com/etcdlab/etcdlab/"
 type rule struct {
 	pkgs  []string
 	allow []string
+	// max, if positive, is how many of the module's packages each of pkgs
+	// may import at most, whatever allow lets it.
+	max int
 }
 
 // leaves import nothing of ours but internal helpers.
@@ -34,7 +38,22 @@ func rules() []rule {
 		{pkgs: []string{"cmd/*", "perf/*"}, allow: []string{"*"}},
 		{pkgs: []string{"invalid", "result", "internal/*"}, allow: leaves},
 		{pkgs: []string{"emulate/*"}, allow: append([]string{"emulate/*", "invalid"}, leaves...)},
-		{pkgs: []string{"lab/*"}, allow: append([]string{"lab/*", "emulate/*", "invalid", "result"}, leaves...)},
+		// lab/ states its own import graph, one row per package, from
+		// the bottom up: mechanisms that import nothing of lab's (a
+		// child process, a cgroup, certificates, a client, the build
+		// procedure), what builds on one of them (etcd's and
+		// Kubernetes' recipes, a member's config), then what runs
+		// clusters and control planes from them, then what reads
+		// clusters (topologies, the test kit). A new lab package gets a
+		// row of its own.
+		{pkgs: []string{"lab/child", "lab/cgroup", "lab/pki"}, allow: leaves},
+		{pkgs: []string{"lab/buildcache", "lab/etcdclient"}, allow: append([]string{"invalid"}, leaves...)},
+		{pkgs: []string{"lab/etcdbuild", "lab/kubebuild"}, allow: append([]string{"lab/buildcache", "invalid"}, leaves...)},
+		{pkgs: []string{"lab/member"}, allow: append([]string{"lab/etcdbuild", "invalid"}, leaves...)},
+		{pkgs: []string{"lab/cluster"}, allow: append([]string{"lab/child", "lab/cgroup", "lab/pki", "lab/etcdclient", "lab/etcdbuild", "lab/member", "emulate/*", "invalid", "result"}, leaves...)},
+		{pkgs: []string{"lab/kubecp"}, allow: append([]string{"lab/child", "lab/pki", "lab/etcdclient", "lab/kubebuild", "invalid"}, leaves...)},
+		{pkgs: []string{"lab/topology"}, allow: append([]string{"lab/cluster", "lab/member", "emulate/*", "invalid", "result"}, leaves...)},
+		{pkgs: []string{"lab/clustertest"}, allow: append([]string{"lab/cluster", "lab/member", "lab/etcdclient", "invalid"}, leaves...)},
 		// load/kube records its requests with load's Recorder (load
 		// imports no workload package, so there is no cycle).
 		{pkgs: []string{"load/kube"}, allow: append([]string{"load", "load/*", "lab/etcdclient", "result", "invalid"}, leaves...)},
@@ -53,10 +72,20 @@ func rules() []rule {
 		{pkgs: []string{"observe/promhist"}, allow: append([]string{"observe/metrics", "result", "invalid"}, leaves...)},
 		{pkgs: []string{"observe/*"}, allow: append([]string{"result", "invalid"}, leaves...)},
 		// measure/bench is etcd benchmark's command: the CLI's, the
-		// experiment runner's (which runs bench command lines) and the
+		// experiment's bench job's (measure/jobs runs bench command lines) and the
 		// agents' (a bench run with their coordination as an Observer,
 		// merged), nobody else's building block; it imports none of them.
-		{pkgs: []string{"measure/experiment"}, allow: append([]string{"lab/*", "emulate/*", "load", "load/*", "observe/*", "measure/bench", "measure/agents", "measure/check", "measure/disk", "measure/doctor", "judge", "judge/*", "result", "invalid"}, leaves...)},
+		// measure/experiment runs experiment files: setups, the plan,
+		// cells (cluster, fault timeline, teardown) and the result. What a
+		// cell runs is a job of measure/experiment/job's registry, which
+		// the CLI hands it: it imports no command.
+		{pkgs: []string{"measure/experiment"}, max: 12, allow: append([]string{"lab/*", "emulate/*", "load", "observe/*", "measure/experiment/job", "judge/bottleneck", "result", "invalid"}, leaves...)},
+		// measure/experiment/job is the seam between the experiment runner
+		// and its jobs: interfaces and plain data, no command.
+		{pkgs: []string{"measure/experiment/job"}, allow: append([]string{"lab/cluster", "lab/etcdclient", "load", "result", "invalid"}, leaves...)},
+		// measure/jobs are the experiment's jobs, one adapter per command
+		// (bench, disk, check, doctor); they do not import the runner.
+		{pkgs: []string{"measure/jobs"}, allow: append([]string{"lab/*", "emulate/*", "load", "load/*", "observe/*", "measure/experiment/job", "measure/bench", "measure/agents", "measure/check", "measure/disk", "measure/doctor", "judge", "judge/*", "result", "invalid"}, leaves...)},
 		// measure/doctor is read-only: it reaches members (lab/etcdclient),
 		// reads metrics, logs and Prometheus, and runs the disk job.
 		{pkgs: []string{"measure/doctor"}, allow: append([]string{"lab/etcdclient", "measure/disk", "observe/*", "judge", "judge/*", "result", "invalid"}, leaves...)},
@@ -112,6 +141,9 @@ func check(imports map[string][]string) []string {
 			bad = append(bad, pkg+": no rule (add it to docs/architecture.md and this test)")
 			continue
 		}
+		if n := countOthers(pkg, deps); r.max > 0 && n > r.max {
+			bad = append(bad, fmt.Sprintf("%s imports %d of the module's packages, more than its %d", pkg, n, r.max))
+		}
 		for _, d := range deps {
 			if d == pkg {
 				continue
@@ -126,6 +158,15 @@ func check(imports map[string][]string) []string {
 		}
 	}
 	return bad
+}
+
+// countOthers is how many distinct packages deps names besides pkg.
+func countOthers(pkg string, deps []string) int {
+	seen := map[string]bool{pkg: true}
+	for _, d := range deps {
+		seen[d] = true
+	}
+	return len(seen) - 1
 }
 
 // moduleImports lists the module's packages and their imports of each other.
@@ -190,9 +231,18 @@ func TestRulesCatch(t *testing.T) {
 		ok       bool
 	}{
 		{"measure/check", "measure/bench", false},
-		{"measure/experiment", "measure/bench", true},
+		{"measure/experiment", "measure/bench", false},
 		{"measure/agents", "measure/bench", true},
-		{"measure/experiment", "measure/agents", true},
+		{"measure/experiment", "measure/agents", false},
+		{"measure/experiment", "measure/check", false},
+		{"measure/experiment", "measure/disk", false},
+		{"measure/experiment", "measure/jobs", false},
+		{"measure/experiment", "measure/experiment/job", true},
+		{"measure/experiment/job", "measure/bench", false},
+		{"measure/experiment/job", "lab/cluster", true},
+		{"measure/jobs", "measure/bench", true},
+		{"measure/jobs", "measure/doctor", true},
+		{"measure/jobs", "measure/experiment", false},
 		{"measure/bench", "measure/agents", false},
 		{"measure/doctor", "measure/bench", false},
 		{"measure/experiment", "render", false},
@@ -213,7 +263,8 @@ func TestRulesCatch(t *testing.T) {
 		{"judge", "judge/doctor", false},
 		{"judge/doctor", "judge/bottleneck", false},
 		{"measure/experiment", "judge/bottleneck", true},
-		{"measure/experiment", "measure/doctor", true},
+		{"measure/experiment", "measure/doctor", false},
+		{"measure/experiment", "judge/doctor", false},
 		{"measure/doctor", "judge/doctor", true},
 		{"cmd/etcdlab", "internal/exitcode", true},
 		{"newstage/x", "result", false},
@@ -226,6 +277,21 @@ func TestRulesCatch(t *testing.T) {
 		{"observe/envinfo", "lab/cluster", false},
 		{"deploy", "judge", false},
 		{"lab/clustertest", "lab/cluster", true},
+		{"lab/cluster", "lab/child", true},
+		{"lab/kubecp", "lab/child", true},
+		{"lab/child", "lab/cluster", false},
+		{"lab/child", "internal/proc", true},
+		{"lab/kubecp", "lab/cluster", false},
+		{"lab/cluster", "lab/kubecp", false},
+		{"lab/cluster", "lab/topology", false},
+		{"lab/etcdbuild", "lab/kubebuild", false},
+		{"lab/buildcache", "lab/etcdbuild", false},
+		{"lab/buildcache", "internal/atomicfile", true},
+		{"lab/kubebuild", "lab/buildcache", true},
+		{"lab/member", "lab/cluster", false},
+		{"lab/etcdclient", "lab/cluster", false},
+		{"lab/pki", "emulate/wan", false},
+		{"lab/newthing", "invalid", false},
 		{"lab/clustertest", "load", false},
 		{"measure/bench", "lab/clustertest", false},
 		{"lab/cluster", "lab/clustertest", false},
@@ -235,5 +301,17 @@ func TestRulesCatch(t *testing.T) {
 		if got := len(bad) == 0; got != tc.ok {
 			t.Errorf("%s -> %s: allowed=%v, want %v (%v)", tc.pkg, tc.dep, got, tc.ok, bad)
 		}
+	}
+	// A row's max: measure/experiment may import 12 of the module's
+	// packages, not 13.
+	var deps []string
+	for _, d := range []string{"lab/cluster", "lab/topology", "lab/cgroup", "lab/etcdbuild", "lab/etcdclient", "emulate/slowfs", "emulate/wan", "load", "observe/envinfo", "judge/bottleneck", "result", "invalid"} {
+		deps = append(deps, d)
+		if bad := check(map[string][]string{"measure/experiment": deps}); (len(bad) == 0) != (len(deps) <= 12) {
+			t.Errorf("measure/experiment importing %d packages: %v", len(deps), bad)
+		}
+	}
+	if bad := check(map[string][]string{"measure/experiment": append(deps, "measure/experiment/job")}); len(bad) != 1 {
+		t.Errorf("measure/experiment importing 13 packages: %v", bad)
 	}
 }

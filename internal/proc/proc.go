@@ -4,11 +4,8 @@
 package proc
 
 import (
-	"bytes"
 	"fmt"
 	"os"
-	"strconv"
-	"strings"
 	"syscall"
 	"time"
 )
@@ -40,21 +37,14 @@ func (id ID) Alive() bool {
 	if id.PID <= 0 {
 		return false
 	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", id.PID))
+	st, err := ReadStat(id.PID)
 	if err != nil {
 		return false
 	}
-	fields, err := statFields(b)
-	if err != nil {
+	if (st.State == 'Z' || st.State == 'X') && st.Threads <= 1 {
 		return false
 	}
-	if fields[0] == "Z" || fields[0] == "X" {
-		if threads, err := strconv.Atoi(fields[17]); err != nil || threads <= 1 {
-			return false
-		}
-	}
-	st, err := strconv.ParseUint(fields[19], 10, 64)
-	return err == nil && (id.StartTime == 0 || st == id.StartTime)
+	return id.StartTime == 0 || st.StartTime == id.StartTime
 }
 
 // Stopped reports whether the process named by id is stopped (SIGSTOP,
@@ -63,16 +53,8 @@ func (id ID) Stopped() bool {
 	if id.PID <= 0 {
 		return false
 	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", id.PID))
-	if err != nil {
-		return false
-	}
-	fields, err := statFields(b)
-	if err != nil {
-		return false
-	}
-	st, err := strconv.ParseUint(fields[19], 10, 64)
-	return err == nil && (id.StartTime == 0 || st == id.StartTime) && (fields[0] == "T" || fields[0] == "t")
+	st, err := ReadStat(id.PID)
+	return err == nil && (id.StartTime == 0 || st.StartTime == id.StartTime) && st.Stopped()
 }
 
 // Signal sends sig to the process if it is still the same instance.
@@ -97,27 +79,9 @@ func (id ID) WaitGone(timeout time.Duration) bool {
 }
 
 func startTime(pid int) (uint64, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	st, err := ReadStat(pid)
 	if err != nil {
 		return 0, fmt.Errorf("process %d: %w", pid, err)
 	}
-	fields, err := statFields(b)
-	if err != nil {
-		return 0, fmt.Errorf("process %d: %w", pid, err)
-	}
-	return strconv.ParseUint(fields[19], 10, 64)
-}
-
-// statFields returns the fields of /proc/PID/stat after the command name, so
-// that fields[0] is the state and fields[19] the start time.
-func statFields(b []byte) ([]string, error) {
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return nil, fmt.Errorf("malformed /proc stat")
-	}
-	fields := strings.Fields(string(b[i+1:]))
-	if len(fields) < 20 {
-		return nil, fmt.Errorf("malformed /proc stat")
-	}
-	return fields, nil
+	return st.StartTime, nil
 }

@@ -1,7 +1,6 @@
 package proc
 
 import (
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -109,15 +108,11 @@ func TestMain(m *testing.M) {
 // state returns the state letter of pid from /proc.
 func state(t *testing.T, pid int) string {
 	t.Helper()
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	st, err := ReadStat(pid)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := statFields(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return f[0]
+	return string(st.State)
 }
 
 func waitState(t *testing.T, pid int, want string) {

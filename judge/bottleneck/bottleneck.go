@@ -148,10 +148,10 @@ func (j *judgement) quota() *result.Bottleneck {
 	if m.QuotaErrors == 0 {
 		return nil
 	}
-	j.f["quota_errors"] = float64(m.QuotaErrors)
+	j.f[string(result.MetricQuotaErrors)] = float64(m.QuotaErrors)
 	s := fmt.Sprintf("The backend quota limited throughput: %s requests %s were refused with \"database space exceeded\"", count(float64(m.QuotaErrors)), j.at)
 	if m.DBSizeBytes > 0 {
-		j.f["db_size_bytes"] = m.DBSizeBytes
+		j.f[string(result.MetricDBSize)] = m.DBSizeBytes
 		s += fmt.Sprintf("; the database reached %s", bytesIEC(m.DBSizeBytes))
 	}
 	return j.done(ResourceQuota, s+".")
@@ -178,7 +178,7 @@ func (j *judgement) fault(faults []result.FaultEvent) *result.Bottleneck {
 	if down <= 0 || m.RunSeconds <= 0 || down/m.RunSeconds < judge.LimitFaultShare.Value() {
 		return nil
 	}
-	j.f["unavailable_seconds"], j.f["run_seconds"] = down, m.RunSeconds
+	j.f[figUnavailable], j.f[string(result.MetricRunSeconds)] = down, m.RunSeconds
 	if len(faults) == 0 && m.LeaderChanges == 0 && m.SecondsWithoutLeader < down {
 		return j.overload(down)
 	}
@@ -236,7 +236,7 @@ func (j *judgement) followedRate() *result.Bottleneck {
 	if m.Rate <= 0 || m.Throughput.Mean < judge.LimitRateFollowed.Value()*m.Rate {
 		return nil
 	}
-	j.f["offered_rps"] = m.Rate
+	j.f[figOfferedRate] = m.Rate
 	s := fmt.Sprintf("Nothing limited throughput: the load was below capacity: %s req/s offered, %s achieved", count(m.Rate), count(m.Throughput.Mean))
 	if c := j.context(); c != "" {
 		s += "; " + c
@@ -292,7 +292,7 @@ func (j *judgement) belowCapacity(exp *result.Experiment, i int) *result.Bottlen
 	if best == 0 {
 		return nil
 	}
-	j.f["higher_load_throughput_rps"] = best
+	j.f[figHigherLoadThroughput] = best
 	s := fmt.Sprintf("Nothing limited throughput: the load was below capacity: %s %s req/s, while %s reached %s req/s in the same setup",
 		j.at, count(m.Throughput.Mean), bestLoad, count(best))
 	if c := j.context(); c != "" {
@@ -433,18 +433,18 @@ func lastLeader(c *result.Cell) string {
 }
 
 func baseFigures(m result.Measures) map[string]float64 {
-	f := map[string]float64{"throughput_rps": m.Throughput.Mean, "latency_p50_seconds": m.P50.Mean, "latency_p99_seconds": m.P99.Mean}
+	f := map[string]float64{string(result.MetricThroughput): m.Throughput.Mean, figLatencyP50: m.P50.Mean, figLatencyP99: m.P99.Mean}
 	if m.Clients > 0 {
-		f["clients"] = float64(m.Clients)
+		f[figClients] = float64(m.Clients)
 	}
 	if m.ServerRuns > 0 {
-		f["member_cpu_cores"] = m.MemberCPUCores
+		f[string(result.MetricMemberCPU)] = m.MemberCPUCores
 		if m.WALFsyncP99 > 0 {
-			f["wal_fsync_p99_seconds"], f["wal_busy"] = m.WALFsyncP99, m.WALBusy
+			f[string(result.MetricWALFsyncP99)], f[string(result.MetricWALBusy)] = m.WALFsyncP99, m.WALBusy
 		}
 	}
 	if m.LoadCPURuns > 0 {
-		f["load_cpu_cores"] = m.LoadCPUCores
+		f[string(result.MetricLoadCPU)] = m.LoadCPUCores
 	}
 	return f
 }

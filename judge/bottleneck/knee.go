@@ -107,12 +107,12 @@ func lineName(c *result.Cell, param string) string {
 // knee judges one line.
 func knee(name, param string, kube bool, pts []kneePoint) result.Knee {
 	base := pts[0]
-	k := result.Knee{Line: name, Param: param, Metric: "throughput", BaseX: base.x, BaseValue: base.v, Factor: KneeFactor}
+	k := result.Knee{Line: name, Param: param, Metric: result.MetricThroughput.Metric().What, BaseX: base.x, BaseValue: base.v, Factor: KneeFactor}
 	past := func(p kneePoint) bool { return p.v <= base.v/KneeFactor }
 	show := func(v float64) string { return count(v) + " req/s" }
 	share := func(v float64) string { return ratio(v / base.v) }
 	if kube {
-		k.Metric = "time to every pod Ready"
+		k.Metric = result.MetricTimeToReady.Metric().What
 		past = func(p kneePoint) bool { return p.v >= base.v*KneeFactor }
 		show = func(v float64) string { return strconv.FormatFloat(math.Round(v*10)/10, 'f', -1, 64) + " s" }
 		share = func(v float64) string { return fmt.Sprintf("%.1f×", v/base.v) }

@@ -42,7 +42,7 @@ func (j *judgement) kubeLimit(c *result.Cell) *result.Bottleneck {
 	if worst == nil || floor < judge.LimitRateLimitShare.Value()*k.TimeToReadySeconds || worst.ThrottledSeconds <= 0 {
 		return nil
 	}
-	j.f["time_to_ready_seconds"], j.f["rate_limit_floor_seconds"], j.f["component_qps"] = k.TimeToReadySeconds, floor, worst.QPS
+	j.f[string(result.MetricTimeToReady)], j.f[figRateLimitFloor], j.f[figComponentQPS] = k.TimeToReadySeconds, floor, worst.QPS
 	s := fmt.Sprintf("Kubernetes' client-side rate limit set the time to Ready: %s sent %s requests in the run through its %g QPS limit (burst %d), at least %s of sending, and its requests waited %s for the limiter in all; every pod was Ready after %s",
 		worst.Name, count(float64(worst.Requests)), worst.QPS, worst.Burst, secs(floor), secs(worst.ThrottledSeconds), secs(k.TimeToReadySeconds))
 	s += fmt.Sprintf("; etcd's part: request p50 %s", secs(j.m.P50.Mean))

@@ -59,13 +59,13 @@ func (j *judgement) cpuCandidates() []candidate {
 	var out []candidate
 	if m.ServerRuns > 0 && c.budget > 0 {
 		// The members' own limit: their cgroup's quota, not the machine.
-		j.f["member_cpu_budget"] = c.budget
+		j.f[figMemberCPUBudget] = c.budget
 		out = append(out, candidate{ResourceMemberCPU, m.MemberCPUMax / c.budget / judge.LimitCPUSaturated.Value(), j.sayMemberBudget})
 	}
 	if m.ServerRuns > 0 {
 		switch {
 		case c.shared && c.machine > 0:
-			j.f["cores"] = c.machine
+			j.f[figCores] = c.machine
 			out = append(out, candidate{ResourceMemberCPU, m.MemberCPUCores / c.machine / judge.LimitCPUSaturated.Value(), j.sayMemberCPU})
 			if m.LoadCPURuns > 0 {
 				res := ResourceMemberCPU
@@ -77,12 +77,12 @@ func (j *judgement) cpuCandidates() []candidate {
 				}
 				used := math.Max(m.MemberCPUCores+m.LoadCPUCores, m.MachineCPUCores)
 				if m.MachineCPURuns > 0 {
-					j.f["machine_cpu_cores"] = m.MachineCPUCores
+					j.f[string(result.MetricMachineCPU)] = m.MachineCPUCores
 				}
 				out = append(out, candidate{res, used / c.machine / judge.LimitMachineSaturated.Value(), func() string { return j.sayMachine(res) }})
 			}
 		case !c.shared && c.perMember > 0:
-			j.f["cores_per_member"] = c.perMember
+			j.f[figCoresPerMember] = c.perMember
 			out = append(out, candidate{ResourceMemberCPU, m.MemberCPUMax / c.perMember / judge.LimitCPUSaturated.Value(), j.sayMemberCPU})
 		}
 	}
@@ -90,15 +90,15 @@ func (j *judgement) cpuCandidates() []candidate {
 	if m.LoadCPURuns > 0 && c.loadBudget > 0 && !membersAtBudget {
 		// The load generator's own limit, its cgroup's quota, while the
 		// members were not at theirs.
-		j.f["load_cpu_budget"] = c.loadBudget
+		j.f[figLoadCPUBudget] = c.loadBudget
 		out = append(out, candidate{ResourceClientCPU, m.LoadCPUCores / c.loadBudget / judge.LimitCPUSaturated.Value(), j.sayLoadBudget})
 	}
 	if m.LoadCPURuns > 0 && c.machine > 0 {
-		j.f["cores"] = c.machine
+		j.f[figCores] = c.machine
 		avail := c.machine
 		if l := float64(m.LoadCoresLimit); l > 0 && l < avail {
 			avail = l // its Go runtime could use no more (bench --cpus)
-			j.f["load_cores_limit"] = l
+			j.f[string(result.MetricLoadCores)] = l
 		}
 		out = append(out, candidate{ResourceClientCPU, m.LoadCPUCores / avail / judge.LimitCPUSaturated.Value(), j.sayClientCPU})
 	}
@@ -166,13 +166,13 @@ func (j *judgement) diskCandidate() (candidate, bool) {
 	if m.ServerRuns == 0 || m.WALFsyncP99 == 0 {
 		return candidate{}, false
 	}
-	j.f["wal_fsyncs_per_second"], j.f["wal_fsync_p50_seconds"] = m.WALFsyncsPerSecond, m.WALFsyncP50
+	j.f[string(result.MetricWALFsyncsRate)], j.f[string(result.MetricWALFsyncP50)] = m.WALFsyncsPerSecond, m.WALFsyncP50
 	score := m.WALBusy / judge.LimitWALBusy.Value()
 	if m.WALBusyEstimated && m.WALFsyncP50 <= result.LowestDiskBucket*(1+1e-9) {
 		score = 0 // an upper bound shows no saturation
 	}
 	if j.diskIOPS > 0 {
-		j.f["disk_fsync_iops"], j.f["disk_fsync_p99_seconds"] = j.diskIOPS, j.diskP99
+		j.f[figDiskJobIOPS], j.f[figDiskJobP99] = j.diskIOPS, j.diskP99
 		score = math.Max(score, m.WALFsyncsPerSecond/(judge.LimitFsyncRateShare.Value()*j.diskIOPS))
 	}
 	return candidate{ResourceDisk, score, j.sayDisk}, true
@@ -202,7 +202,7 @@ func (j *judgement) networkCandidate() (candidate, bool) {
 	if j.rtt.seconds <= 0 || j.m.P50.Mean <= 0 {
 		return candidate{}, false
 	}
-	j.f["rtt_seconds"] = j.rtt.seconds
+	j.f[figRTT] = j.rtt.seconds
 	if j.rtt.loopback { // evidence of the members' CPU, not a resource
 		return candidate{}, false
 	}

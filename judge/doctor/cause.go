@@ -20,3 +20,9 @@ const (
 	// member's reads and writes while it rewrites the database.
 	CauseDefrag Cause = "defrag"
 )
+
+// Causes lists every cause, in the order above: the order messages list
+// them in (an incident's expectation, docs/doctor.md).
+func Causes() []Cause {
+	return []Cause{CauseMembership, CauseLeader, CauseQuota, CauseFragmentation, CauseCPU, CauseNetwork, CauseDisk, CauseRequests, CauseClock, CauseDefrag}
+}

@@ -113,7 +113,7 @@ func (j *doctorJudge) membership() result.DoctorStep {
 				j.unresponsive(m)
 				continue
 			}
-			j.find(result.Finding{Status: result.Fail, Cause: string(CauseMembership), Member: m.Name, Score: 3,
+			j.find(result.Finding{Status: result.Fail, Cause: string(CauseMembership), Member: m.Name, Score: scoreUnreachable.v(),
 				Summary:  fmt.Sprintf("%s does not answer at %s: %s", m.Name, m.Endpoint, m.Error),
 				Evidence: []string{"Status from " + m.Endpoint + ": " + m.Error},
 				Fix:      "check that the member runs and that its client URL is reachable from here; a cluster that lost a member has less fault tolerance",
@@ -128,9 +128,9 @@ func (j *doctorJudge) membership() result.DoctorStep {
 		}
 		maxApplied = max(maxApplied, m.RaftAppliedIndex)
 		for _, a := range m.Alarms {
-			status, score := result.Warn, 1.5
+			status, score := result.Warn, scoreAlarm.v()
 			if strings.Contains(a, "NOSPACE") || strings.Contains(a, "CORRUPT") {
-				status, score = result.Fail, 10
+				status, score = result.Fail, scoreAlarmOutage.v()
 			}
 			j.find(result.Finding{Status: status, Cause: alarmCause(a), Member: m.Name, Score: score,
 				Summary:  fmt.Sprintf("alarm %s is raised on %s", a, m.Name),
@@ -143,19 +143,19 @@ func (j *doctorJudge) membership() result.DoctorStep {
 	}
 	switch {
 	case len(clusters) > 1:
-		j.find(result.Finding{Status: result.Fail, Cause: string(CauseMembership), Score: 8, Summary: "the endpoints belong to different clusters",
+		j.find(result.Finding{Status: result.Fail, Cause: string(CauseMembership), Score: scoreTwoClusters.v(), Summary: "the endpoints belong to different clusters",
 			Evidence: []string{fmt.Sprintf("%d cluster IDs among the members", len(clusters))}, Fix: "give doctor the endpoints of one cluster", Source: "etcdctl endpoint status"})
 	case leaders["0"] || len(leaders) > 1:
-		j.symptom(result.Finding{Status: result.Fail, Cause: string(CauseLeader), Score: 6, Summary: "the members do not agree on one leader",
+		j.symptom(result.Finding{Status: result.Fail, Cause: string(CauseLeader), Score: scoreNoAgreedLeader.v(), Summary: "the members do not agree on one leader",
 			Evidence: []string{fmt.Sprintf("leaders reported: %s", strings.Join(slices.Sorted(maps.Keys(leaders)), ", "))},
 			Fix:      "a cluster without an agreed leader cannot commit: look at the network between members and at their disks", Source: "etcd_server_has_leader (etcd mixin etcdNoLeader)"},
-			consequence{anyMember: true, by: lostPeers})
+			consequence{anyMember: true, effect: effectLostPeers})
 	}
 	if lag := maxApplied - minApplied; float64(lag) > judge.LimitAppliedLag.Value() {
-		j.symptom(result.Finding{Status: result.Warn, Cause: string(CauseMembership), Score: 1.2, Summary: fmt.Sprintf("a member's applied index is %s entries behind", humanize.Comma(int64(lag))),
+		j.symptom(result.Finding{Status: result.Warn, Cause: string(CauseMembership), Score: scoreAppliedLag.v(), Summary: fmt.Sprintf("a member's applied index is %s entries behind", humanize.Comma(int64(lag))),
 			Evidence: []string{fmt.Sprintf("raft applied index from %d to %d", minApplied, maxApplied)},
 			Fix:      "a member that falls behind is slow to apply (disk or CPU) or was partitioned; look at that member's disk", Source: "etcdctl endpoint status"},
-			consequence{anyMember: true, by: slowness})
+			consequence{anyMember: true, effect: effectSlow})
 	}
 	j.quota(&st)
 	return st
@@ -194,7 +194,7 @@ func (j *doctorJudge) quota(st *result.DoctorStep) {
 			worst = m
 		}
 		if m.Reachable && float64(m.DBSize) > fragMinSize && float64(m.DBInUse) < fragInUse*float64(m.DBSize) {
-			j.find(result.Finding{Status: result.Warn, Cause: string(CauseFragmentation), Member: m.Name, Score: 1.1,
+			j.find(result.Finding{Status: result.Warn, Cause: string(CauseFragmentation), Member: m.Name, Score: scoreFragmentation.v(),
 				Summary:  fmt.Sprintf("%s's database is %s, of which %s in use", m.Name, ibytes(float64(m.DBSize)), ibytes(float64(m.DBInUse))),
 				Evidence: []string{fmt.Sprintf("db size %s, in use %s (%.0f%%)", ibytes(float64(m.DBSize)), ibytes(float64(m.DBInUse)), 100*float64(m.DBInUse)/float64(m.DBSize))},
 				Fix:      "defragment the member (etcdctl defrag, one member at a time, outside busy hours)", Source: "etcd mixin etcdDatabaseHighFragmentationRatio"})
@@ -221,7 +221,7 @@ func (j *doctorJudge) quota(st *result.DoctorStep) {
 			p := largestGroup(k.Prefixes)
 			ev = append(ev, fmt.Sprintf("the largest group of keys is %s: %d keys, %s, %.0f%% of the bytes the keyspace census read", p.Prefix, p.Keys, ibytes(float64(p.Bytes)), 100*float64(p.Bytes)/float64(k.Bytes)))
 		}
-		j.find(result.Finding{Status: v.Status, Cause: string(CauseQuota), Score: 5 + 20*(ratio-quotaWarn),
+		j.find(result.Finding{Status: v.Status, Cause: string(CauseQuota), Score: scoreQuota.v() + scoreQuotaSlope.v()*(ratio-quotaWarn),
 			Summary:  fmt.Sprintf("the database is at %.0f%% of its quota: %s of %s on %s", 100*ratio, ibytes(float64(worst.DBSize)), ibytes(worst.QuotaBytes), worst.Name),
 			Evidence: ev,
 			Fix:      "compact old revisions and defragment, find what fills the keyspace (doctor --keyspace), and raise --quota-backend-bytes (at most 8 GiB recommended)",

@@ -7,8 +7,9 @@ import (
 	"github.com/etcdlab/etcdlab/result"
 )
 
-// consequence says that a finding is a symptom: what a root cause of one
-// of the causes by makes happen, seen on member ("" for the cluster's).
+// consequence says that a finding is a symptom: what a root of one of
+// the causes explains[effect] names makes happen, seen on member ("" for
+// the cluster's).
 // A root explains it when it is on the same member, on the leader (every
 // member waits for the leader), or the cluster's; anyMember lets a root
 // on any member explain it (a down or cut-off member makes its peers
@@ -16,7 +17,7 @@ import (
 type consequence struct {
 	member    string
 	anyMember bool
-	by        []Cause
+	effect    effect
 	// fromLogs marks a finding built from log lines alone: it may
 	// explain other log findings, never a measured one (the metrics and
 	// probes say what is happening; a log line may be a consequence).
@@ -26,7 +27,8 @@ type consequence struct {
 	explain func(root result.Finding) string
 }
 
-// symptom adds a finding that roots of the causes in c.by explain: when
+// symptom adds a finding that roots of the causes explains[c.effect]
+// names explain: when
 // one is found, fold makes it that root's evidence; when none is, it
 // stands as a finding of its own.
 func (j *doctorJudge) symptom(f result.Finding, c consequence) {
@@ -118,7 +120,7 @@ func (j *doctorJudge) rootFor(i int, eligible func(int) bool) int {
 			continue
 		}
 		r := j.findings[k]
-		if !slices.Contains(c.by, Cause(r.Cause)) {
+		if !slices.Contains(explains[c.effect], Cause(r.Cause)) {
 			continue
 		}
 		if !c.anyMember && c.member != "" && r.Member != "" && r.Member != c.member && !j.leads(r.Member) {
@@ -162,16 +164,3 @@ func rootName(f result.Finding) string {
 	}
 	return f.Member + "'s " + f.Cause
 }
-
-// Roots by what they explain.
-var (
-	// slowness are the causes that make a member or the leader slow:
-	// its applies, heartbeats, read indexes and requests late.
-	slowness = []Cause{CauseDisk, CauseCPU, CauseDefrag, CauseRequests, CauseNetwork, CauseMembership, CauseLeader} //nolint:gochecknoglobals // constant list
-	// lostPeers are the causes that cut a member off its peers.
-	lostPeers = []Cause{CauseNetwork, CauseMembership} //nolint:gochecknoglobals // constant list
-	// failures are the causes that make requests fail.
-	failures = []Cause{CauseQuota, CauseLeader, CauseMembership, CauseNetwork, CauseDisk, CauseCPU, CauseDefrag} //nolint:gochecknoglobals // constant list
-	// elections are the causes that cost the cluster its leader.
-	elections = []Cause{CauseDisk, CauseCPU, CauseNetwork, CauseMembership, CauseDefrag} //nolint:gochecknoglobals // constant list
-)

@@ -13,8 +13,8 @@ import (
 // with the checks that must fire (verdict IDs that must be WARN or FAIL
 // in a step: judge.ServerGRPCP99 is etcd's etcdGRPCRequestsSlow), and
 // returns the confusion table's row. It is a pure function.
-func Grade(expectCause, expectMember string, fires []string, d *result.Doctor) result.Incident {
-	in := grade(expectCause, expectMember, d.Findings)
+func Grade(expectCause Cause, expectMember string, fires []string, d *result.Doctor) result.Incident {
+	in := grade(string(expectCause), expectMember, d.Findings)
 	if in.Outcome != result.IncidentRight {
 		return in
 	}

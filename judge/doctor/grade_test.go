@@ -27,7 +27,7 @@ func TestGrade(t *testing.T) {
 		{"healthy with a warning", "", "", []result.Finding{disk3}, result.IncidentWrongTop},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := Grade(tc.cause, tc.member, nil, &result.Doctor{Findings: tc.findings})
+			got := Grade(Cause(tc.cause), tc.member, nil, &result.Doctor{Findings: tc.findings})
 			if got.Outcome != tc.want {
 				t.Fatalf("outcome %s (%s), want %s", got.Outcome, got.Why, tc.want)
 			}
@@ -43,11 +43,11 @@ func TestGrade(t *testing.T) {
 func TestGradeFires(t *testing.T) {
 	d := &result.Doctor{Findings: []result.Finding{{Status: result.Fail, Cause: "disk", Member: "m1"}},
 		Steps: []result.DoctorStep{{Name: "complaints", Checks: []result.Verdict{{ID: "server.grpc_p99", Status: result.Pass}}}}}
-	if got := Grade("disk", "", []string{"server.grpc_p99"}, d); got.Outcome != result.IncidentMissed {
+	if got := Grade(CauseDisk, "", []string{"server.grpc_p99"}, d); got.Outcome != result.IncidentMissed {
 		t.Fatalf("outcome %s, want missed", got.Outcome)
 	}
 	d.Steps[0].Checks = append(d.Steps[0].Checks, result.Verdict{ID: "server.grpc_p99", Status: result.Warn})
-	if got := Grade("disk", "", []string{"server.grpc_p99"}, d); got.Outcome != result.IncidentRight {
+	if got := Grade(CauseDisk, "", []string{"server.grpc_p99"}, d); got.Outcome != result.IncidentRight {
 		t.Fatalf("outcome %s (%s), want right", got.Outcome, got.Why)
 	}
 }

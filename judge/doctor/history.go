@@ -50,10 +50,10 @@ func (j *doctorJudge) history() result.DoctorStep {
 			}
 			if f := j.findingOf(c.cause, member); f != nil {
 				f.Evidence = append(f.Evidence, ev)
-				f.Score += 0.5
+				f.Score += scoreBacked.v()
 				continue
 			}
-			j.find(result.Finding{Status: result.Warn, Cause: string(c.cause), Member: member, Score: 1 + min(2, c.v/t.Fail/5),
+			j.find(result.Finding{Status: result.Warn, Cause: string(c.cause), Member: member, Score: scoreAtThreshold.v() + min(scoreHistoryMore.v(), c.v/t.Fail/scoreHistoryPer.v()),
 				Summary:  fmt.Sprintf("in the last %s, %s on %s reached %s (now within bounds)", span, t.What, name, v.Display),
 				Evidence: []string{ev}, Fix: t.Advice, Source: t.Source + "; Prometheus history", Versions: nonEmpty(in.Version)})
 		}
@@ -61,7 +61,7 @@ func (j *doctorJudge) history() result.DoctorStep {
 		lc.What += " over the last " + span + " (Prometheus)"
 		st.Checks = append(st.Checks, lc)
 		if lc.Status == result.Fail && j.findingOf(CauseLeader, "") == nil {
-			j.find(result.Finding{Status: result.Warn, Cause: string(CauseLeader), Score: 1.2,
+			j.find(result.Finding{Status: result.Warn, Cause: string(CauseLeader), Score: scoreHistoryLeader.v(),
 				Summary:  fmt.Sprintf("%s saw the leader change %.0f times in the last %s", name, in.LeaderChanges, span),
 				Evidence: []string{lc.What + " " + lc.Display}, Fix: lc.Explanation, Source: lc.Source + "; Prometheus history"})
 		}

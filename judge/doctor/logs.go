@@ -88,10 +88,10 @@ func (j *doctorJudge) logs() result.DoctorStep {
 		n, ev := logEvidence(ms)
 		if f := j.findingOf(k.cause, k.member); f != nil {
 			f.Evidence = append(f.Evidence, ev...)
-			f.Score += 0.5
+			f.Score += scoreBacked.v()
 			continue
 		}
-		j.symptom(result.Finding{Status: result.Warn, Cause: string(k.cause), Member: k.member, Score: 1 + 0.1*float64(min(n, 20)),
+		j.symptom(result.Finding{Status: result.Warn, Cause: string(k.cause), Member: k.member, Score: scoreAtThreshold.v() + scoreLogLine.v()*min(float64(n), scoreLogLines.v()),
 			Summary:  fmt.Sprintf("%s's log points to the %s: %d warnings (%s)", k.member, k.cause, n, strings.Join(messageKeys(ms), ", ")),
 			Evidence: ev, Fix: logFix(k.cause), Source: logsSource}, logConsequence(k.member, k.cause, ms))
 	}
@@ -109,7 +109,7 @@ var symptoms = map[string]bool{"apply-took-too-long": true, "readindex-slow": tr
 // from the message's or on another member) as evidence, and reports
 // whether it did: such a message is a consequence, not a finding.
 func (j *doctorJudge) foldLog(m result.LogMessage) bool {
-	root := j.explains(m.Member)
+	root := j.waitRoot(m.Member)
 	if root == nil || (Cause(root.Cause) == Cause(m.Cause) && root.Member == m.Member) {
 		return false // its own finding takes it as evidence below
 	}
@@ -170,16 +170,16 @@ func logCause(member string, cause Cause, ms []result.LogMessage) consequence {
 	case CauseDisk:
 		for _, m := range ms {
 			if !symptoms[m.Key] {
-				return consequence{member: member, by: []Cause{CauseCPU, CauseDefrag}}
+				return consequence{member: member, effect: effectDiskLog}
 			}
 		}
-		return consequence{member: member, by: slowness}
+		return consequence{member: member, effect: effectSlow}
 	case CauseLeader, CauseNetwork:
-		return consequence{member: member, anyMember: true, by: slowness}
+		return consequence{member: member, anyMember: true, effect: effectSlow}
 	case CauseQuota:
-		return consequence{member: member, anyMember: true, by: []Cause{CauseQuota}}
+		return consequence{member: member, anyMember: true, effect: effectQuotaLog}
 	}
-	return consequence{member: member, by: nil}
+	return consequence{member: member, effect: effectNone}
 }
 
 // expensiveRead is logscan's key for a slow request that listed 10,000
@@ -199,10 +199,10 @@ func (j *doctorJudge) expensiveLogs(ms []result.LogMessage) {
 	n, ev := logEvidence(ms)
 	if f := j.findingOf(CauseRequests, ""); f != nil && f.Member == "" {
 		f.Evidence = append(f.Evidence, ev...)
-		f.Score += 0.5
+		f.Score += scoreBacked.v()
 		return
 	}
-	j.find(result.Finding{Status: result.Warn, Cause: string(CauseRequests), Score: 2 + 0.1*float64(min(n, 20)),
+	j.find(result.Finding{Status: result.Warn, Cause: string(CauseRequests), Score: scoreExpensiveLogs.v() + scoreLogLine.v()*min(float64(n), scoreLogLines.v()),
 		Summary:  fmt.Sprintf("the members logged %d slow requests that listed 10,000 keys or more: listings without a limit", n),
 		Evidence: ev,
 		Fix:      "paginate listings (limit and continue), read from a watch cache or an informer instead of listing, and find the client (kube-apiserver audit logs; the log lines name the keys)",

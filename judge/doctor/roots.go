@@ -51,7 +51,7 @@ func (j *doctorJudge) cutOff() {
 		if m.ConnectSeconds > 0 {
 			ev = append(ev, fmt.Sprintf("TCP connect to %s from here: %s: the member runs and its client port answers, so it is not down", m.Name, units.Seconds(m.ConnectSeconds)))
 		}
-		j.find(result.Finding{Status: result.Fail, Cause: string(CauseNetwork), Member: m.Name, Score: 7,
+		j.find(result.Finding{Status: result.Fail, Cause: string(CauseNetwork), Member: m.Name, Score: scoreCutOff.v(),
 			Summary:  fmt.Sprintf("%s is cut off from its peers: it has no leader while %s agree on %s", m.Name, strings.Join(agree, " and "), leaderName),
 			Evidence: ev,
 			Fix:      "restore the network between this member and its peers (firewall rules, routes, the peer port); the cluster runs without its vote meanwhile",
@@ -111,7 +111,7 @@ func (j *doctorJudge) farMember(fail float64) {
 	}
 	gap := gaps[worst]
 	explain := func(root result.Finding) string { return j.gapExplained(worst, gap, &root) }
-	j.symptomOf(consequence{member: worst, by: []Cause{CauseDisk, CauseCPU, CauseDefrag, CauseRequests}, explain: explain}, result.Finding{Status: result.Fail, Cause: string(CauseNetwork), Member: worst, Score: 1 + gaps[worst]/fail,
+	j.symptomOf(consequence{member: worst, effect: effectReadGap, explain: explain}, result.Finding{Status: result.Fail, Cause: string(CauseNetwork), Member: worst, Score: scoreAtThreshold.v() + gaps[worst]/fail,
 		Summary:  fmt.Sprintf("%s is about %s from the leader: each of its linearizable reads waits that long for the ReadIndex round", worst, units.Seconds(gaps[worst])),
 		Evidence: ev,
 		Fix:      "place the member closer to the others (etcd wants round trips under 50 ms between members), or send this member's clients elsewhere; check the route and any middlebox between it and the leader",
@@ -141,7 +141,7 @@ func (j *doctorJudge) defrag() {
 		if m.DBSize > 0 {
 			ev = append(ev, fmt.Sprintf("its database: %s, %s in use", ibytes(float64(m.DBSize)), ibytes(float64(m.DBInUse))))
 		}
-		j.find(result.Finding{Status: result.Fail, Cause: string(CauseDefrag), Member: m.Name, Score: 5,
+		j.find(result.Finding{Status: result.Fail, Cause: string(CauseDefrag), Member: m.Name, Score: scoreDefrag.v(),
 			Summary:  fmt.Sprintf("%s was defragmenting its database during the diagnosis: it answers nothing that needs its backend until that ends", m.Name),
 			Evidence: ev,
 			Fix:      "defragment one member at a time, never the leader under load (move the leadership first), outside busy hours; etcd 3.6's --experimental-... settings or a smaller database make it shorter",
@@ -174,7 +174,7 @@ func (j *doctorJudge) expensiveReads() {
 	if len(on) > 0 {
 		ev = append(ev, "by member: "+strings.Join(on, "; "))
 	}
-	j.find(result.Finding{Status: result.Fail, Cause: string(CauseRequests), Score: 3 + min(3, bytes/ranges/judge.LimitExpensiveRange.Value()/8),
+	j.find(result.Finding{Status: result.Fail, Cause: string(CauseRequests), Score: scoreExpensiveReads.v() + min(scoreExpensiveReadsMore.v(), bytes/ranges/judge.LimitExpensiveRange.Value()/scoreExpensiveReadsPer.v()),
 		Summary:  fmt.Sprintf("clients read %s per Range on average (%.0f ranges, %s/s sent to clients): listings without a limit", ibytes(bytes/ranges), ranges, ibytes(bytes/secs)),
 		Evidence: ev,
 		Fix:      "paginate listings (limit and continue), read from a watch cache or an informer instead of listing, and find the client (kube-apiserver audit logs, etcd's 'apply request took too long' lines name the keys)",
@@ -191,7 +191,7 @@ func (j *doctorJudge) unresponsive(m result.DoctorMember) {
 	if m.ConnectSeconds > 0 {
 		ev = append(ev, fmt.Sprintf("TCP connect to %s: %s during the window (the kernel answers it, the process need not run)", m.Name, units.Seconds(m.ConnectSeconds)))
 	}
-	j.symptomOf(consequence{member: m.Name, by: []Cause{CauseDefrag}}, result.Finding{Status: result.Fail, Cause: string(CauseCPU), Member: m.Name, Score: 4,
+	j.symptomOf(consequence{member: m.Name, effect: effectStalled}, result.Finding{Status: result.Fail, Cause: string(CauseCPU), Member: m.Name, Score: scoreUnresponsive.v(),
 		Summary:  fmt.Sprintf("%s takes connections but answers nothing: its process is not running when asked", m.Name),
 		Evidence: ev,
 		Fix:      "give the member CPU: check its cgroup CPU limit and throttling, noisy neighbours on the node, swap, a stopped process (SIGSTOP, a debugger), and long GC or VM pauses",

@@ -109,7 +109,7 @@ func (j *doctorJudge) starvation() {
 			status = result.Fail
 		}
 		j.stalled[m.Name] = true
-		j.symptomOf(consequence{member: m.Name, by: []Cause{CauseDefrag}}, result.Finding{Status: status, Cause: string(CauseCPU), Member: m.Name, Score: 1 + 10*own,
+		j.symptomOf(consequence{member: m.Name, effect: effectStalled}, result.Finding{Status: status, Cause: string(CauseCPU), Member: m.Name, Score: scoreAtThreshold.v() + scoreStarvedSlope.v()*own,
 			Summary: fmt.Sprintf("%s stalls: %.0f%% of its local reads waited %s or more (up to %s), against at most %.0f%% elsewhere, while the network answered in %s",
 				m.Name, 100*own, units.Seconds(stall), units.Seconds(m.ReadSerial.Max), 100*others, units.Seconds(m.ConnectSeconds)),
 			Evidence: ev,
@@ -161,11 +161,11 @@ func (j *doctorJudge) network() result.DoctorStep {
 			}
 		}
 		if m.Metrics.PeerSendFailures > 0 {
-			j.symptom(result.Finding{Status: result.Warn, Cause: string(CauseNetwork), Member: m.Name, Score: 1.5,
+			j.symptom(result.Finding{Status: result.Warn, Cause: string(CauseNetwork), Member: m.Name, Score: scorePeerSendFailures.v(),
 				Summary:  fmt.Sprintf("%s failed to send to its peers %.0f times in %s", m.Name, m.Metrics.PeerSendFailures, units.Seconds(j.d.WindowSeconds)),
 				Evidence: []string{fmt.Sprintf("etcd_network_peer_sent_failures_total +%.0f", m.Metrics.PeerSendFailures)},
 				Fix:      "a peer is down or unreachable from this member", Source: "etcd mixin etcdMembersDown", Versions: j.versions(m.Name)},
-				consequence{anyMember: true, by: lostPeers})
+				consequence{anyMember: true, effect: effectLostPeers})
 		}
 	}
 	j.cutOff()
@@ -173,7 +173,7 @@ func (j *doctorJudge) network() result.DoctorStep {
 	j.farMember(t.Fail)
 	gap, gapOn := j.quorumRound()
 	if gap >= t.Fail && worstRTT < t.Fail {
-		if root := j.explains(gapOn); root != nil {
+		if root := j.waitRoot(gapOn); root != nil {
 			// The read gap is the root's consequence, not the network's.
 			root.Evidence = append(root.Evidence, j.gapExplained(gapOn, gap, root))
 			gap = 0
@@ -204,13 +204,13 @@ func (j *doctorJudge) network() result.DoctorStep {
 	return st
 }
 
-// explains returns the root finding that explains slow linearizable reads
+// waitRoot returns the root finding that explains slow linearizable reads
 // on member: the leader's own disk or CPU finding (every ReadIndex waits
 // for the leader to confirm its leadership and for the member to apply up
 // to the read index), else the member's (it applies late behind its own
 // disk, or stalls); nil when neither has one, and the read gap can be the
 // network's.
-func (j *doctorJudge) explains(member string) *result.Finding {
+func (j *doctorJudge) waitRoot(member string) *result.Finding {
 	for _, m := range j.d.Members {
 		if j.leads(m.Name) {
 			if f := j.rootOf(m.Name); f != nil {
@@ -221,11 +221,12 @@ func (j *doctorJudge) explains(member string) *result.Finding {
 	return j.rootOf(member)
 }
 
-// rootOf is member's own disk or CPU finding, or nil.
+// rootOf is member's own finding of a cause that makes a ReadIndex wait
+// (explains[effectReadIndex]: its disk or CPU), or nil.
 func (j *doctorJudge) rootOf(member string) *result.Finding {
 	for i := range j.findings {
 		f := &j.findings[i]
-		if f.Member == member && (Cause(f.Cause) == CauseDisk || Cause(f.Cause) == CauseCPU) {
+		if f.Member == member && slices.Contains(explains[effectReadIndex], Cause(f.Cause)) {
 			return f
 		}
 	}
@@ -383,17 +384,17 @@ func (j *doctorJudge) disk() result.DoctorStep {
 		if x.WALFsyncSinceStart {
 			// Nothing was written in the window: the figure is from the
 			// member's whole life (its start included), not today's load.
-			score /= 2
+			score /= scoreSinceStart.v()
 			status = result.Warn
 		}
-		explainedBy := []Cause{CauseDefrag}
+		explainedBy := effectSlowWAL
 		if fs.Status != result.Fail {
 			// The same disk syncs the WAL within etcd's limit: what makes
 			// the backend's commits slow is what they write (a fragmented
 			// or huge database, a defragmentation, expensive requests) or
 			// a starved process, and the disk is named only when nothing
 			// else explains it.
-			explainedBy = []Cause{CauseDefrag, CauseFragmentation, CauseQuota, CauseRequests, CauseCPU}
+			explainedBy = effectSlowCommit
 			status = result.Warn
 			ev = append(ev, fmt.Sprintf("its WAL fsync p99 %s is within etcd's %s on the same disk: the disk syncs fast, the commits are slow for what they write", units.Quantile(x.WALFsyncP99, result.LowestDiskBucket), judge.LimitWALFsyncP99.Text()))
 		}
@@ -404,7 +405,7 @@ func (j *doctorJudge) disk() result.DoctorStep {
 				return fmt.Sprintf("%s's backend commit p99 %s while its WAL fsync p99 is %s on the same disk: the commits are slow for what they write, which %s explains, not for the disk", name, commit, wal, rootName(root))
 			}
 		}
-		j.symptomOf(consequence{member: m.Name, by: explainedBy, explain: explain}, result.Finding{Status: status, Cause: string(CauseDisk), Member: m.Name, Score: score,
+		j.symptomOf(consequence{member: m.Name, effect: explainedBy, explain: explain}, result.Finding{Status: status, Cause: string(CauseDisk), Member: m.Name, Score: score,
 			Summary:  diskSummary(m.Name, x),
 			Evidence: ev, Fix: diskFix,
 			Source: t.Source, Versions: j.versions(m.Name)})
@@ -448,7 +449,7 @@ func (j *doctorJudge) complaints() result.DoctorStep {
 				if ratio >= grpcErrFail {
 					v.Status = result.Fail
 				}
-				j.symptomOf(consequence{anyMember: true, by: failures}, result.Finding{Status: v.Status, Cause: string(CauseRequests), Member: m.Name, Score: ratio / grpcErrFail,
+				j.symptomOf(consequence{anyMember: true, effect: effectFailures}, result.Finding{Status: v.Status, Cause: string(CauseRequests), Member: m.Name, Score: ratio / grpcErrFail,
 					Summary:  fmt.Sprintf("%.1f%% of %s's unary requests failed", 100*ratio, m.Name),
 					Evidence: []string{v.What + " " + v.Display}, Fix: "see the codes in grpc_server_handled_total: Unavailable and DeadlineExceeded point to the leader, disk or network findings above", Source: v.Source})
 			}
@@ -471,12 +472,12 @@ func (j *doctorJudge) complaints() result.DoctorStep {
 			st.Checks = append(st.Checks, v)
 		}
 		if x.SlowReadIndexes > 0 {
-			if root := j.explains(m.Name); root != nil {
+			if root := j.waitRoot(m.Name); root != nil {
 				root.Evidence = append(root.Evidence, fmt.Sprintf("%s waited too long for ReadIndex %.0f times (etcd_server_slow_read_indexes_total): a consequence of %s's %s, not the network",
 					m.Name, x.SlowReadIndexes, root.Member, root.Cause))
 				continue
 			}
-			j.symptomOf(consequence{member: m.Name, by: slowness}, result.Finding{Status: result.Warn, Cause: string(CauseNetwork), Member: m.Name, Score: 1.2,
+			j.symptomOf(consequence{member: m.Name, effect: effectSlow}, result.Finding{Status: result.Warn, Cause: string(CauseNetwork), Member: m.Name, Score: scoreSlowReadIndex.v(),
 				Summary:  fmt.Sprintf("%s waited too long for ReadIndex %.0f times", m.Name, x.SlowReadIndexes),
 				Evidence: []string{fmt.Sprintf("etcd_server_slow_read_indexes_total +%.0f", x.SlowReadIndexes)},
 				Fix:      "a slow leader or a slow network between this member and the leader", Source: "etcd server/etcdserver (waiting for ReadIndex response took too long)", Versions: j.versions(m.Name)})
@@ -490,14 +491,14 @@ func (j *doctorJudge) complaints() result.DoctorStep {
 	lc := check(judge.ServerLeaderChanges, "", changes, units.Count)
 	st.Checks = append(st.Checks, lc)
 	if lc.Status != result.Pass {
-		j.symptomOf(consequence{anyMember: true, by: elections}, result.Finding{Status: lc.Status, Cause: string(CauseLeader), Score: 0.8 + changes/4,
+		j.symptomOf(consequence{anyMember: true, effect: effectElections}, result.Finding{Status: lc.Status, Cause: string(CauseLeader), Score: scoreLeaderChanges.v() + changes/scoreLeaderChangesPer.v(),
 			Summary:  fmt.Sprintf("the leader changed %.0f times in %s", changes, units.Seconds(j.d.WindowSeconds)),
 			Evidence: append([]string{lc.What + " " + lc.Display}, j.electionsRuledOut()...),
 			Fix:      lc.Explanation + "; when no disk, CPU or network finding explains them, the election timeout is too low for the round trip and its hiccups: etcd's tuning guide wants the heartbeat about one round trip and the election timeout at least ten", Source: lc.Source + "; etcd tuning guide", Versions: j.versions()})
 	}
 	if len(noLeader) > 0 {
 		slices.Sort(noLeader)
-		j.symptomOf(consequence{anyMember: true, by: lostPeers}, result.Finding{Status: result.Fail, Cause: string(CauseLeader), Score: 6, Summary: fmt.Sprintf("%v had no leader at the end of the window", noLeader),
+		j.symptomOf(consequence{anyMember: true, effect: effectLostPeers}, result.Finding{Status: result.Fail, Cause: string(CauseLeader), Score: scoreNoLeader.v(), Summary: fmt.Sprintf("%v had no leader at the end of the window", noLeader),
 			Evidence: []string{"etcd_server_has_leader 0"}, Fix: "without a leader nothing commits: the network between members, their disks or lost quorum", Source: "etcd mixin etcdNoLeader"})
 	}
 	return st
@@ -536,9 +537,9 @@ func (j *doctorJudge) slowMedian(st *result.DoctorStep, m result.DoctorMember) b
 	status, score := result.Fail, x.WALFsyncMedianFloor/limit
 	if x.WALFsyncMedianSinceStart {
 		// As for a p99 since start: the member's whole life, not today's load.
-		status, score = result.Warn, score/2
+		status, score = result.Warn, score/scoreSinceStart.v()
 	}
-	j.symptomOf(consequence{member: m.Name, by: []Cause{CauseDefrag}}, result.Finding{Status: status, Cause: string(CauseDisk), Member: m.Name, Score: score,
+	j.symptomOf(consequence{member: m.Name, effect: effectSlowWAL}, result.Finding{Status: status, Cause: string(CauseDisk), Member: m.Name, Score: score,
 		Summary: fmt.Sprintf("the disk of %s: half of its %.0f WAL fsyncs took at least %s, past etcd's %s p99 limit", m.Name, x.WALFsyncMedianN,
 			units.Quantile(x.WALFsyncMedianFloor, result.LowestDiskBucket), judge.LimitWALFsyncP99.Text()),
 		Evidence: []string{

@@ -1,9 +1,13 @@
-// Package buildcache holds what every build of a published Go module's
-// commands into etcdlab's cache shares (lab/etcdbuild for etcd,
-// lab/kubebuild for Kubernetes): the cache root, a lock per version that
-// several processes respect, a scratch module per build that a killed build
-// cannot leave behind for long, the go command run with a fixed
-// environment, and the whole-or-nothing publication of a result.
+// Package buildcache is the one procedure by which etcdlab builds a
+// published Go module's commands into its cache (Builder.Build: cached? →
+// find go → newest patch → lock → recheck → scratch module → build →
+// check the version the binary prints → publish the binary and
+// build.json, each whole or not at all), and what that procedure stands
+// on: the cache root, a lock per version that several processes respect,
+// a scratch module per build that a killed build cannot leave behind for
+// long, the go command run with a fixed environment, the one release
+// Version. What differs between builds is a Recipe: lab/etcdbuild holds
+// etcd's, lab/kubebuild Kubernetes'.
 //
 // Nothing here holds state: every function is safe for concurrent use; a
 // cache directory is shared by processes through Lock.

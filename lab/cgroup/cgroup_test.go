@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/etcdlab/etcdlab/internal/proc"
 )
 
 // childEnv makes the test binary a child that makes a group, puts a
@@ -78,18 +80,14 @@ func start(t *testing.T, name string, args ...string) int {
 	return cmd.Process.Pid
 }
 
-// cpuTicks is a process's user plus system time in clock ticks
-// (/proc/PID/stat fields 14 and 15).
+// cpuTicks is a process's user plus system time in clock ticks.
 func cpuTicks(t *testing.T, pid int) int64 {
 	t.Helper()
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	st, err := proc.ReadStat(pid)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
-	u, _ := strconv.ParseInt(f[11], 10, 64)
-	s, _ := strconv.ParseInt(f[12], 10, 64)
-	return u + s
+	return int64(st.UTime + st.STime)
 }
 
 // inHome reports whether pid is in the cgroup h was opened for.

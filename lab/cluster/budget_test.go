@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/etcdlab/etcdlab/internal/proc"
 	"github.com/etcdlab/etcdlab/lab/cgroup"
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -19,15 +20,11 @@ import (
 // cpuSeconds is a process's user and system CPU time from /proc.
 func cpuSeconds(t *testing.T, pid int) float64 {
 	t.Helper()
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	st, err := proc.ReadStat(pid)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := string(b)
-	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
-	utime, _ := strconv.ParseFloat(fields[11], 64)
-	stime, _ := strconv.ParseFloat(fields[12], 64)
-	return (utime + stime) / 100 // USER_HZ
+	return st.CPUSeconds()
 }
 
 // TestMemberCPUBudget: a member with a 0.5-core budget uses at most 0.55

@@ -19,6 +19,7 @@ import (
 	"github.com/etcdlab/etcdlab/internal/proc"
 	"github.com/etcdlab/etcdlab/invalid"
 	"github.com/etcdlab/etcdlab/lab/cgroup"
+	"github.com/etcdlab/etcdlab/lab/child"
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
 	"github.com/etcdlab/etcdlab/lab/member"
 )
@@ -28,7 +29,7 @@ import (
 type Cluster struct {
 	opts  Options
 	dir   *dataDir
-	sp    *spawner
+	sp    *child.Spawner
 	names []string
 	ports []memberPorts
 	token string
@@ -48,7 +49,7 @@ type Cluster struct {
 	mu        sync.Mutex
 	tally     tally
 	inUpgrade map[string]bool // members Upgrade is replacing: their exit is planned
-	procs     []*process
+	procs     []*child.Process
 	ids       []string
 	started   time.Time
 	stopping  atomic.Bool
@@ -116,7 +117,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 			return nil, err
 		}
 	}
-	c.sp = newSpawner(c.enterNamespaces()...)
+	c.sp = child.NewSpawner(c.enterNamespaces()...)
 	for attempt := 1; ; attempt++ {
 		err := c.launch(ctx)
 		if err == nil && opts.Leader != "" {
@@ -130,7 +131,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 		}
 		var se *StartError
 		// Emulated members bind in their own namespace, where nothing else is.
-		retry := attempt < maxAttempts && opts.PortBase == 0 && d.layout == nil && c.net == nil && errors.As(err, &se) && se.bindFailure()
+		retry := attempt < maxAttempts && opts.PortBase == 0 && d.layout == nil && c.net == nil && errors.As(err, &se) && se.LogSays("address already in use")
 		c.stopAll(time.Second)
 		c.unmountAll()
 		if !retry {
@@ -260,7 +261,7 @@ func (c *Cluster) launch(ctx context.Context) error {
 		return fmt.Errorf("data dir %s: %w", c.dir.root, unwrapPath(err))
 	}
 	c.mu.Lock()
-	c.procs = make([]*process, len(c.names))
+	c.procs = make([]*child.Process, len(c.names))
 	c.tally = newTally() // a retry with new ports starts counting again
 	c.mu.Unlock()
 	for i := range c.names {
@@ -276,7 +277,7 @@ func (c *Cluster) spawn(i int) error {
 	c.mu.Lock()
 	cfg, bin := c.cfgs[i], c.etcd[i].bin
 	c.mu.Unlock()
-	p, err := startProcess(c.sp, c.opts.Executable, bin, cfg.Name, filepath.Join(filepath.Dir(cfg.LogFile), "member.yaml"), cfg.LogFile, c.exited)
+	p, err := c.startMember(c.opts.Executable, bin, cfg.Name, filepath.Join(filepath.Dir(cfg.LogFile), "member.yaml"), cfg.LogFile)
 	if err != nil {
 		return err
 	}
@@ -284,29 +285,29 @@ func (c *Cluster) spawn(i int) error {
 	c.procs[i] = p
 	c.tally.starts[cfg.Name]++
 	c.mu.Unlock()
-	return c.applyBudget(i, p.id.PID)
+	return c.applyBudget(i, p.ID().PID)
 }
 
-// exited is called when a member process is reaped.
-func (c *Cluster) exited(p *process) {
+// exited is called when member name's process p is reaped.
+func (c *Cluster) exited(name string, p *child.Process) {
 	if c.stopping.Load() {
 		return
 	}
 	c.mu.Lock()
-	c.tally.exits[p.name]++
-	planned := c.inUpgrade[p.name]
+	c.tally.exits[name]++
+	planned := c.inUpgrade[name]
 	c.mu.Unlock()
 	if c.opts.OnExit == nil || planned {
 		return
 	}
-	_, err := p.exited()
-	c.opts.OnExit(p.name, err)
+	_, err := p.Exited()
+	c.opts.OnExit(name, err)
 }
 
 // stopAll tears down every member process, in parallel.
 func (c *Cluster) stopAll(grace time.Duration) {
 	c.mu.Lock()
-	procs := append([]*process(nil), c.procs...)
+	procs := append([]*child.Process(nil), c.procs...)
 	c.mu.Unlock()
 	var wg sync.WaitGroup
 	for _, p := range procs {
@@ -314,7 +315,7 @@ func (c *Cluster) stopAll(grace time.Duration) {
 			continue
 		}
 		wg.Add(1)
-		go func() { defer wg.Done(); p.stop(member.TeardownSignal, grace) }()
+		go func() { defer wg.Done(); p.Stop(member.TeardownSignal, grace) }()
 	}
 	wg.Wait()
 }
@@ -328,7 +329,7 @@ func (c *Cluster) mountSlow(name, dir string) error {
 	if len(c.opts.SlowedOps(name)) == 0 {
 		return nil
 	}
-	o := slowfs.Options{Backing: dir, Mountpoint: dir, Delay: c.opts.fsyncDelay(name), ReadDelay: c.opts.ReadDelay, WriteDelay: c.opts.WriteDelay, Run: c.sp.do}
+	o := slowfs.Options{Backing: dir, Mountpoint: dir, Delay: c.opts.fsyncDelay(name), ReadDelay: c.opts.ReadDelay, WriteDelay: c.opts.WriteDelay, Run: c.sp.Do}
 	if c.opts.FsyncWALOnly {
 		o.Only = slowfs.WALOnly
 	}
@@ -370,7 +371,7 @@ func (c *Cluster) abort() {
 	c.closeNetwork()
 	c.unmountAll()
 	if c.sp != nil {
-		c.sp.close()
+		c.sp.Close()
 	}
 	removeClientTLS(c.clientTLS)
 	c.kept, _ = c.dir.release(c.names)
@@ -388,7 +389,7 @@ func (c *Cluster) Stop() error {
 	c.stopAll(10 * time.Second)
 	c.closeNetwork()
 	c.unmountAll()
-	c.sp.close()
+	c.sp.Close()
 	if c.opts.ClientTLSDir != "" {
 		removeClientTLS(c.clientTLS)
 	}
@@ -445,7 +446,7 @@ func (c *Cluster) State() State {
 			m.ID = c.ids[i]
 		}
 		if p := c.procs[i]; p != nil {
-			m.PID, m.StartTime = p.id.PID, p.id.StartTime
+			m.PID, m.StartTime = p.ID().PID, p.ID().StartTime
 		}
 		s.Members = append(s.Members, m)
 		s.Endpoints = append(s.Endpoints, cfg.ClientURL)
@@ -464,7 +465,7 @@ func (c *Cluster) index(name string) (int, error) {
 	return 0, invalid.Errorf("no member %q (members are %v)", name, c.names)
 }
 
-func (c *Cluster) proc(name string) (*process, error) {
+func (c *Cluster) proc(name string) (*child.Process, error) {
 	i, err := c.index(name)
 	if err != nil {
 		return nil, err
@@ -480,7 +481,7 @@ func (c *Cluster) Kill(name string) error {
 	if err != nil {
 		return err
 	}
-	return c.counted(FaultKill, p.kill())
+	return c.counted(FaultKill, p.Kill())
 }
 
 // Pause stops a member's process with SIGSTOP: it keeps its sockets but
@@ -490,7 +491,7 @@ func (c *Cluster) Pause(name string) error {
 	if err != nil {
 		return err
 	}
-	return c.counted(FaultPause, p.signal(syscall.SIGSTOP))
+	return c.counted(FaultPause, p.Signal(syscall.SIGSTOP))
 }
 
 // Resume continues a paused member (SIGCONT).
@@ -499,7 +500,7 @@ func (c *Cluster) Resume(name string) error {
 	if err != nil {
 		return err
 	}
-	return c.counted(FaultResume, p.signal(syscall.SIGCONT))
+	return c.counted(FaultResume, p.Signal(syscall.SIGCONT))
 }
 
 // Restart starts a member that has exited (after Kill, say) again on its
@@ -515,7 +516,7 @@ func (c *Cluster) Restart(name string) error {
 	c.mu.Lock()
 	p := c.procs[i]
 	c.mu.Unlock()
-	if done, _ := p.exited(); !done {
+	if done, _ := p.Exited(); !done {
 		return fmt.Errorf("member %s is still running", name)
 	}
 	return c.counted(FaultRestart, c.spawn(i))

@@ -27,7 +27,7 @@ func TestMemberDiesDuringStart(t *testing.T) {
 	if !errors.As(err, &se) || !strings.Contains(se.Error(), "exited") || invalid.Is(err) {
 		t.Fatalf("err = %v", err)
 	}
-	if !strings.HasPrefix(se.Member, "m") || !strings.HasSuffix(se.LogFile, "etcd.log") {
+	if !strings.HasPrefix(se.Name, "member m") || !strings.HasSuffix(se.LogFile, "etcd.log") {
 		t.Fatalf("StartError does not name the member and its log: %+v", se)
 	}
 	left, _ := filepath.Glob(filepath.Join(base, "data-*"))

@@ -5,6 +5,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/etcdlab/etcdlab/internal/proc"
 	"github.com/etcdlab/etcdlab/invalid"
 )
 
@@ -28,7 +29,7 @@ func signalMember(st State, name string, sig syscall.Signal, wait bool) error {
 			id.WaitGone(5 * time.Second)
 		}
 		if sig == syscall.SIGSTOP {
-			waitStopped(id.PID, time.Second) // best effort, as Pause
+			proc.WaitStopped(id.PID, time.Second) // best effort, as Pause
 		}
 		return nil
 	}

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/etcdlab/etcdlab/lab/child"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -73,14 +74,14 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 
 	counts := c.Counts()
 	c.mu.Lock()
-	procs := append([]*process(nil), c.procs...)
+	procs := append([]*child.Process(nil), c.procs...)
 	c.mu.Unlock()
 	for i, name := range c.names {
 		up, stopped := false, false
 		if i < len(procs) && procs[i] != nil {
-			done, _ := procs[i].exited()
+			done, _ := procs[i].Exited()
 			up = !done
-			stopped = up && procs[i].id.Stopped()
+			stopped = up && procs[i].ID().Stopped()
 		}
 		gauge(d.up, b2f(up), name)
 		gauge(d.stopped, b2f(stopped), name)

@@ -2,10 +2,12 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
 
+	"github.com/etcdlab/etcdlab/lab/child"
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
@@ -42,8 +44,8 @@ func (c *Cluster) waitReady(ctx context.Context) error {
 		}
 		if time.Now().After(deadline) {
 			i, _ := c.index(notReady)
-			return &StartError{Member: notReady, Reason: fmt.Sprintf("not ready after %s: %s", c.opts.StartTimeout, why),
-				LogFile: c.cfgs[i].LogFile, Tail: tailLog(c.cfgs[i].LogFile, 8)}
+			return &StartError{Name: "member " + notReady, Err: fmt.Errorf("not ready after %s: %s", c.opts.StartTimeout, why),
+				LogFile: c.cfgs[i].LogFile, Tail: child.Tail(c.cfgs[i].LogFile, startTailLines)}
 		}
 	}
 }
@@ -51,17 +53,17 @@ func (c *Cluster) waitReady(ctx context.Context) error {
 // checkExited turns a member process that died during start into an error.
 func (c *Cluster) checkExited() error {
 	c.mu.Lock()
-	procs := append([]*process(nil), c.procs...)
+	procs := append([]*child.Process(nil), c.procs...)
 	c.mu.Unlock()
 	for i, p := range procs {
-		if done, err := p.exited(); done {
+		if done, err := p.Exited(); done {
 			reason := "its process exited"
 			if err != nil {
 				reason += " (" + err.Error() + ")"
 			}
 			// Give the log a moment to be flushed before reading it.
 			time.Sleep(50 * time.Millisecond)
-			return &StartError{Member: p.name, Reason: reason, LogFile: c.cfgs[i].LogFile, Tail: tailLog(c.cfgs[i].LogFile, 8)}
+			return &StartError{Name: p.Name(), Err: errors.New(reason), LogFile: c.cfgs[i].LogFile, Tail: child.Tail(c.cfgs[i].LogFile, startTailLines)}
 		}
 	}
 	return nil

@@ -183,7 +183,7 @@ func (c *Cluster) replace(ctx context.Context, i int, to memberEtcd, done []resu
 	stopAt := time.Now()
 	c.replacing(name, true)
 	defer c.replacing(name, false)
-	p.stop(syscall.SIGTERM, upgradeStopGrace)
+	p.Stop(syscall.SIGTERM, upgradeStopGrace)
 	step.Stopped = time.Now().UTC()
 	c.mu.Lock()
 	c.etcd[i] = to
@@ -249,8 +249,8 @@ func (c *Cluster) waitCaughtUp(ctx context.Context, i int) error {
 		return err
 	}
 	for {
-		if done, err := p.exited(); done {
-			return fmt.Errorf("its new process exited (%v): %s", err, tailLog(c.cfgs[i].LogFile, 3))
+		if done, err := p.Exited(); done {
+			return fmt.Errorf("its new process exited (%w): %s", err, p.Tail(3))
 		}
 		var self MemberStatus
 		var leaderIndex uint64

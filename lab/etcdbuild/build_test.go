@@ -87,7 +87,7 @@ func TestBuildWaitsForLock(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel()
-	_, err = Builder{Dir: dir, Go: "/usr/local/go/bin/go"}.Binary(ctx, Version{3, 5, 1})
+	_, err = Builder{Dir: dir, Go: "/usr/local/go/bin/go"}.Binary(ctx, Version{Major: 3, Minor: 5, Patch: 1})
 	if err == nil || !strings.Contains(err.Error(), "waiting for another build") {
 		t.Fatalf("got %v, want a wait for the lock that ends with the context", err)
 	}
@@ -99,7 +99,7 @@ func TestBuildAndCache(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds etcd")
 	}
-	v := Version{3, 5, 35}
+	v := Version{Major: 3, Minor: 5, Patch: 35}
 	ctx := context.Background()
 	p, err := Builder{}.Binary(ctx, v)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/etcdlab/etcdlab/invalid"
+	"github.com/etcdlab/etcdlab/lab/buildcache"
 )
 
 // Resolve turns spec, what a person wrote for the etcd to run, into an
@@ -33,10 +34,10 @@ func (b Builder) Resolve(ctx context.Context, spec string) (path, version string
 // BinaryVersion runs `path --version` and returns the version it prints,
 // or an invalid-input error naming the binary when it is no etcd.
 func BinaryVersion(ctx context.Context, path string) (string, error) {
-	if !executable(path) {
+	if !buildcache.Executable(path) {
 		return "", invalid.Errorf("{Etcd} %q: not an executable file nor an etcd version (give a version such as 3.5.35, or the path of an etcd binary such as Debian's /usr/bin/etcd)", path)
 	}
-	v, err := versionOf(ctx, path)
+	v, err := buildcache.VersionOf(ctx, path, etcdVersionRE)
 	if err != nil {
 		return "", invalid.Errorf("{Etcd} %q: `%s --version` printed no etcd version (%v)", path, path, err)
 	}

@@ -1,54 +1,25 @@
 // Package etcdbuild turns what a person names as "the etcd to run" into an
 // etcd binary: a path is taken as it is, a version (3.5.35, v3.7, 3.6) is
 // built once from etcd's Go modules with the Go toolchain into a cache
-// shared by every run and test on the machine. It is what `--etcd
-// VERSION|PATH` and `etcd:` in topologies and experiments stand on.
+// shared by every run and test on the machine (lab/buildcache's procedure,
+// with etcd's recipe). It is what `--etcd VERSION|PATH` and `etcd:` in
+// topologies and experiments stand on.
 package etcdbuild
 
 import (
-	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/etcdlab/etcdlab/lab/buildcache"
 )
 
 // Version is an etcd release, 3.MINOR.PATCH; Patch < 0 means "the newest
-// patch of that minor the module proxy serves".
-type Version struct {
-	Major, Minor, Patch int
-}
+// patch of that minor the module proxy serves" (lab/buildcache's).
+type Version = buildcache.Version
 
-// versionRE matches what a person writes for an etcd version: 3.5,
-// v3.5.35, 3.7.3.
-var versionRE = regexp.MustCompile(`^v?(\d+)\.(\d+)(?:\.(\d+))?$`)
-
-// ParseVersion reads s as an etcd version; ok is false when s is not one
-// (then it may be a path).
-func ParseVersion(s string) (v Version, ok bool) {
-	m := versionRE.FindStringSubmatch(strings.TrimSpace(s))
-	if m == nil {
-		return Version{}, false
-	}
-	v.Major, _ = strconv.Atoi(m[1])
-	v.Minor, _ = strconv.Atoi(m[2])
-	v.Patch = -1
-	if m[3] != "" {
-		v.Patch, _ = strconv.Atoi(m[3])
-	}
-	return v, true
-}
-
-// String is the version as etcd prints it (3.5.35), or 3.5 without a
-// patch.
-func (v Version) String() string {
-	if v.Patch < 0 {
-		return fmt.Sprintf("%d.%d", v.Major, v.Minor)
-	}
-	return fmt.Sprintf("%d.%d.%d", v.Major, v.Minor, v.Patch)
-}
-
-// Tag is the module version, v3.5.35 (or the query v3.5).
-func (v Version) Tag() string { return "v" + v.String() }
+// ParseVersion reads s as an etcd version (3.5, v3.5.35, 3.7.3); ok is
+// false when s is not one (then it may be a path).
+func ParseVersion(s string) (Version, bool) { return buildcache.ParseVersion(s) }
 
 // MinorOf reads the major and minor of a version string as etcd prints it
 // ("3.4.23", "3.6.16", "3.7.0-rc.0"); ok is false for anything else.

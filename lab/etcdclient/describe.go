@@ -62,3 +62,19 @@ func firstLine(s string) string {
 	}
 	return s
 }
+
+// Explain is err as one line of output: its Error is Describe's phrase,
+// and it wraps err, so errors.Is and errors.As still see the cause
+// (context.DeadlineExceeded, a gRPC status). Nil for a nil err.
+func Explain(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &explained{err: err}
+}
+
+// explained is Explain's error.
+type explained struct{ err error }
+
+func (e *explained) Error() string { return Describe(e.err) }
+func (e *explained) Unwrap() error { return e.err }

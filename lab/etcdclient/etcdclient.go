@@ -116,7 +116,7 @@ func New(c Config) (*clientv3.Client, error) {
 	}
 	cli, err := clientv3.New(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("connect to %s: %s", strings.Join(c.Endpoints, ","), Describe(err))
+		return nil, fmt.Errorf("connect to %s: %w", strings.Join(c.Endpoints, ","), Explain(err))
 	}
 	return cli, nil
 }

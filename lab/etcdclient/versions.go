@@ -23,7 +23,7 @@ func MemberVersions(ctx context.Context, cli *clientv3.Client) (map[string]strin
 	ml, err := cli.MemberList(lctx)
 	cancel()
 	if err != nil {
-		return nil, "", fmt.Errorf("list members: %s", Describe(err))
+		return nil, "", fmt.Errorf("list members: %w", Explain(err))
 	}
 	out := map[string]string{}
 	var mu sync.Mutex

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/etcdlab/etcdlab/invalid"
+	"github.com/etcdlab/etcdlab/lab/buildcache"
 )
 
 // envBuild, set to 1, lets TestBuildAndCache build the control plane
@@ -29,8 +30,8 @@ func TestParseVersion(t *testing.T) {
 		{"latest", "", "", "", false},
 	} {
 		v, ok := ParseVersion(tc.in)
-		if ok != tc.ok || ok && (v.String() != tc.want || v.Tag() != tc.tag) || ok && v.Patch >= 0 && v.Staging() != tc.staging {
-			t.Errorf("ParseVersion(%q) = %v (%s, %s), %v; want %s, %v", tc.in, v, v.Tag(), v.Staging(), ok, tc.want, tc.ok)
+		if ok != tc.ok || ok && (v.String() != tc.want || v.Tag() != tc.tag) || ok && v.Patch >= 0 && Staging(v) != tc.staging {
+			t.Errorf("ParseVersion(%q) = %v (%s, %s), %v; want %s, %v", tc.in, v, v.Tag(), Staging(v), ok, tc.want, tc.ok)
 		}
 	}
 	if _, ok := ParseVersion(Pinned); !ok {
@@ -51,7 +52,7 @@ func TestParseStaging(t *testing.T) {
 	if _, err := parseStaging([]byte(`{"Replace":[]}`)); err == nil {
 		t.Error("a go.mod without staging replaces was accepted")
 	}
-	if f := ldflags(Version{34, 2}, time.Date(2026, 11, 26, 5, 0, 0, 0, time.UTC)); !strings.Contains(f, "-X k8s.io/component-base/version.gitVersion=v1.34.2") || !strings.Contains(f, "version.gitMinor=34") || !strings.Contains(f, "buildDate=2026-11-26T05:00:00Z") {
+	if f := ldflags(Version{Major: 1, Minor: 34, Patch: 2}, time.Date(2026, 11, 26, 5, 0, 0, 0, time.UTC)); !strings.Contains(f, "-X k8s.io/component-base/version.gitVersion=v1.34.2") || !strings.Contains(f, "version.gitMinor=34") || !strings.Contains(f, "buildDate=2026-11-26T05:00:00Z") {
 		t.Errorf("ldflags = %s", f)
 	}
 }
@@ -66,9 +67,9 @@ func TestRefusals(t *testing.T) {
 		c    Component
 		want string
 	}{
-		{Builder{Dir: dir}, Version{34, 2}, "kubelet", "not a component the lab builds"},
-		{Builder{Dir: dir}, Version{20, 0}, APIServer, "1.30 and newer"},
-		{Builder{Dir: dir, Go: "no-such-go-command"}, Version{34, 2}, APIServer, "needs the Go toolchain"},
+		{Builder{Dir: dir}, Version{Major: 1, Minor: 34, Patch: 2}, "kubelet", "not a component the lab builds"},
+		{Builder{Dir: dir}, Version{Major: 1, Minor: 20, Patch: 0}, APIServer, "1.30 and newer"},
+		{Builder{Dir: dir, Go: "no-such-go-command"}, Version{Major: 1, Minor: 34, Patch: 2}, APIServer, "needs the Go toolchain"},
 	} {
 		_, err := tc.b.Binaries(context.Background(), tc.v, tc.c)
 		if !invalid.Is(err) || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
@@ -78,7 +79,7 @@ func TestRefusals(t *testing.T) {
 	if left, _ := os.ReadDir(dir); len(left) != 0 {
 		t.Errorf("left in the cache: %v", left)
 	}
-	if _, ok := (Builder{Dir: dir}).Cached(Version{34, 2}, APIServer); ok {
+	if _, ok := (Builder{Dir: dir}).Cached(Version{Major: 1, Minor: 34, Patch: 2}, APIServer); ok {
 		t.Error("an empty cache holds kube-apiserver")
 	}
 }
@@ -100,7 +101,7 @@ func TestBuildWaitsForLock(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel()
-	_, err = Builder{Dir: dir, Go: "/usr/local/go/bin/go"}.Binaries(ctx, Version{34, 2}, APIServer)
+	_, err = Builder{Dir: dir, Go: "/usr/local/go/bin/go"}.Binaries(ctx, Version{Major: 1, Minor: 34, Patch: 2}, APIServer)
 	if err == nil || !strings.Contains(err.Error(), "waiting for another build") {
 		t.Fatalf("got %v, want a wait for the lock that ends with the context", err)
 	}
@@ -121,7 +122,7 @@ func TestBuildAndCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range cs {
-		if got, err := versionOf(ctx, paths[c]); err != nil || got != v.Tag() {
+		if got, err := buildcache.VersionOf(ctx, paths[c], kubeVersionRE); err != nil || got != v.Tag() {
 			t.Errorf("%s says %q (%v)", paths[c], got, err)
 		}
 	}
@@ -130,11 +131,11 @@ func TestBuildAndCache(t *testing.T) {
 		t.Fatalf("the cached build: %v, %v; want %v", again, err, paths)
 	}
 	info, err := Builder{}.Info(v)
-	if err != nil || len(info.Staging) < 20 {
+	if err != nil || len(info.Pinned) < 20 {
 		t.Fatalf("build record: %+v, %v", info, err)
 	}
 	for _, c := range cs {
-		bi := info.Binaries[c]
+		bi := info.Binaries[string(c)]
 		t.Logf("%s %s: built in %.0f s, %d MB", c, v, bi.Seconds, bi.Bytes>>20)
 		if bi.Bytes == 0 {
 			t.Errorf("no record of %s", c)

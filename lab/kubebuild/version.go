@@ -15,9 +15,8 @@ package kubebuild
 
 import (
 	"fmt"
-	"regexp"
-	"strconv"
-	"strings"
+
+	"github.com/etcdlab/etcdlab/lab/buildcache"
 )
 
 // Pinned is the release the lab's tests and docs use: the one whose
@@ -25,43 +24,21 @@ import (
 const Pinned = "1.34.2"
 
 // Version is a Kubernetes release 1.MINOR.PATCH; Patch < 0 means "the
-// newest patch of that minor the module proxy serves".
-type Version struct {
-	Minor, Patch int
-}
-
-// versionRE matches 1.34, v1.34.2.
-var versionRE = regexp.MustCompile(`^v?1\.(\d+)(?:\.(\d+))?$`)
+// newest patch of that minor the module proxy serves" (lab/buildcache's).
+type Version = buildcache.Version
 
 // ParseVersion reads s (1.34.2, v1.34, ...) as a Kubernetes release.
-func ParseVersion(s string) (v Version, ok bool) {
-	m := versionRE.FindStringSubmatch(strings.TrimSpace(s))
-	if m == nil {
+func ParseVersion(s string) (Version, bool) {
+	v, ok := buildcache.ParseVersion(s)
+	if !ok || v.Major != 1 {
 		return Version{}, false
-	}
-	v.Minor, _ = strconv.Atoi(m[1])
-	v.Patch = -1
-	if m[2] != "" {
-		v.Patch, _ = strconv.Atoi(m[2])
 	}
 	return v, true
 }
 
-// String is the release as Kubernetes names it without the v (1.34.2).
-func (v Version) String() string {
-	if v.Patch < 0 {
-		return fmt.Sprintf("1.%d", v.Minor)
-	}
-	return fmt.Sprintf("1.%d.%d", v.Minor, v.Patch)
-}
-
-// Tag is k8s.io/kubernetes's module version (v1.34.2), and what the
-// binaries print with --version.
-func (v Version) Tag() string { return "v" + v.String() }
-
-// Staging is the version of the staging modules of the same release
-// (v0.34.2).
-func (v Version) Staging() string { return fmt.Sprintf("v0.%d.%d", v.Minor, v.Patch) }
+// Staging is the version of the staging modules of release v (v0.34.2
+// for v1.34.2).
+func Staging(v Version) string { return fmt.Sprintf("v0.%d.%d", v.Minor, v.Patch) }
 
 // Component is one of k8s.io/kubernetes/cmd's commands, named as its
 // binary.

@@ -111,8 +111,11 @@ func (cp *ControlPlane) eachObject(ctx context.Context, manifest []byte, namespa
 				Name, Namespace string
 			} `json:"metadata"`
 		}
-		if err := json.Unmarshal(j, &obj); err != nil || obj.Kind == "" || obj.APIVersion == "" || obj.Metadata.Name == "" {
-			return fmt.Errorf("kubecp: manifest: a document without apiVersion, kind or name (%v)", err)
+		if err := json.Unmarshal(j, &obj); err != nil {
+			return fmt.Errorf("kubecp: manifest: a document without apiVersion, kind or name (%w)", err)
+		}
+		if obj.Kind == "" || obj.APIVersion == "" || obj.Metadata.Name == "" {
+			return errors.New("kubecp: manifest: a document without apiVersion, kind or name")
 		}
 		list, ok := resources[obj.APIVersion]
 		if !ok {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/etcdlab/etcdlab/internal/proc"
+	"github.com/etcdlab/etcdlab/lab/child"
 	"github.com/etcdlab/etcdlab/lab/cluster"
 	"github.com/etcdlab/etcdlab/lab/clustertest"
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
@@ -50,7 +51,7 @@ func TestKilledParentHelper(t *testing.T) {
 	}
 	r := childReport{Run: cp.Dir()}
 	for _, p := range cp.processes() {
-		id, _ := proc.Of(p.cmd.Process.Pid)
+		id := p.ID()
 		r.PIDs = append(r.PIDs, id)
 	}
 	_ = json.NewEncoder(os.Stdout).Encode(r)
@@ -98,7 +99,7 @@ func TestKillLeavesNothing(t *testing.T) {
 	if _, err := os.Stat(r.Run); err != nil {
 		t.Fatalf("the killed run's directory: %v (nothing removes it before the next run)", err)
 	}
-	next, err := newRunDir(dir)
+	next, err := child.RunDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

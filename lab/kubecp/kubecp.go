@@ -23,9 +23,11 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/etcdlab/etcdlab/invalid"
+	"github.com/etcdlab/etcdlab/lab/child"
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
 	"github.com/etcdlab/etcdlab/lab/kubebuild"
 )
@@ -79,23 +81,23 @@ type ControlPlane struct {
 	creds  *credentials
 	kcfg   string
 	client *http.Client
-	sp     *spawner
+	sp     *child.Spawner
 	stop   func() error
 
 	mu    sync.Mutex
-	procs []*process // in start order
-	nodes bool       // hollow nodes were started
+	procs []*child.Process // in start order
+	nodes bool             // hollow nodes were started
 }
 
 // addProc records a started process.
-func (cp *ControlPlane) addProc(p *process) {
+func (cp *ControlPlane) addProc(p *child.Process) {
 	cp.mu.Lock()
 	defer cp.mu.Unlock()
 	cp.procs = append(cp.procs, p)
 }
 
 // processes are the started processes, in start order.
-func (cp *ControlPlane) processes() []*process {
+func (cp *ControlPlane) processes() []*child.Process {
 	cp.mu.Lock()
 	defer cp.mu.Unlock()
 	return slices.Clone(cp.procs)
@@ -119,11 +121,11 @@ func Start(ctx context.Context, o Options) (cp *ControlPlane, err error) {
 	if base == "" {
 		base = filepath.Join(os.TempDir(), "etcdlab-kubecp")
 	}
-	run, err := newRunDir(base)
+	run, err := child.RunDir(base)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("kubecp: %w", err)
 	}
-	cp = &ControlPlane{run: run, sp: newSpawner()}
+	cp = &ControlPlane{run: run, sp: child.NewSpawner()}
 	cp.stop = sync.OnceValue(cp.teardown)
 	defer func() {
 		if err != nil {
@@ -161,11 +163,9 @@ func Start(ctx context.Context, o Options) (cp *ControlPlane, err error) {
 		if i < n {
 			extra = o.ExtraArgs[apiserverName]
 		}
-		p, err := cp.sp.startProcess(c.name, c.path, append(c.args, extra...), filepath.Join(run, c.name+".log"))
-		if err != nil {
+		if err := cp.start(c.name, c.path, append(c.args, extra...), nil); err != nil {
 			return cp, err
 		}
-		cp.addProc(p)
 		if i == n-1 { // the apiservers start together; the others need them
 			for j, u := range cp.urls {
 				if err := cp.waitReady(ctx, apiserverLog(j, n), u); err != nil {
@@ -207,9 +207,9 @@ func (cp *ControlPlane) teardown() error {
 	var errs []error
 	procs := cp.processes()
 	for i := len(procs) - 1; i >= 0; i-- {
-		procs[i].stop(10 * time.Second)
+		procs[i].Stop(syscall.SIGTERM, 10*time.Second)
 	}
-	cp.sp.close()
+	cp.sp.Close()
 	cp.mu.Lock()
 	nodes := cp.nodes
 	cp.mu.Unlock()

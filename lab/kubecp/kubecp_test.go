@@ -4,11 +4,9 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/etcdlab/etcdlab/internal/proc"
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
 	"github.com/etcdlab/etcdlab/lab/kubebuild"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -53,41 +51,6 @@ func TestStartRefusals(t *testing.T) {
 	}
 }
 
-// TestSweep: Start's sweep removes the run directories of processes that
-// are gone and keeps those of a live one and anything else.
-func TestSweep(t *testing.T) {
-	base := t.TempDir()
-	self, err := proc.Self()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct {
-		name string
-		kept bool
-	}{
-		{fmt.Sprintf("run-%d-%d-123", self.PID, self.StartTime), true},
-		{fmt.Sprintf("run-%d-%d-456", self.PID, self.StartTime+1), false}, // a reused PID
-		{"run-999999999-1-789", false},
-		{"not-a-run", true},
-	} {
-		if err := os.Mkdir(filepath.Join(base, tc.name), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		defer func(name string, kept bool) {
-			if _, err := os.Stat(filepath.Join(base, name)); (err == nil) != kept {
-				t.Errorf("%s: kept = %v, want %v", name, err == nil, kept)
-			}
-		}(tc.name, tc.kept)
-	}
-	dir, err := newRunDir(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if id, ok := ownerOf(filepath.Base(dir)); !ok || id != self {
-		t.Errorf("new run dir %s names %v", dir, id)
-	}
-}
-
 // TestObjectPath: namespaced kinds go under their namespace, or the
 // default one; cluster-scoped ones do not; an unknown kind is refused.
 func TestObjectPath(t *testing.T) {
@@ -117,7 +80,7 @@ func logTails(t *testing.T, cp *ControlPlane) {
 		return
 	}
 	for _, p := range cp.procs {
-		t.Logf("last lines of %s:\n%s", p.logPath, p.logTail(30))
+		t.Logf("last lines of %s:\n%s", p.LogFile(), strings.Join(p.Tail(30), "\n"))
 	}
 }
 

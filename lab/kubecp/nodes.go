@@ -136,14 +136,10 @@ func (cp *ControlPlane) startNode(name, url string, o NodeOptions) error {
 	// TMPDIR: kubemark makes the kubelet's root directory with
 	// os.MkdirTemp (pkg/kubemark/hollow_kubelet.go).
 	env := append(os.Environ(), "TMPDIR="+tmp)
-	p, err := cp.sp.startProcessEnv(name, o.Kubemark, append(args, o.ExtraArgs...), env, filepath.Join(cp.run, name+".log"))
-	if err != nil {
-		return err
-	}
 	cp.mu.Lock()
-	cp.procs, cp.nodes = append(cp.procs, p), true
+	cp.nodes = true // its fake runtime's sockets are swept at Stop
 	cp.mu.Unlock()
-	return nil
+	return cp.start(name, o.Kubemark, append(args, o.ExtraArgs...), env)
 }
 
 // readyNodes are the nodes of list that are Ready and carry no not-ready

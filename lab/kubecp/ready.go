@@ -8,29 +8,20 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/etcdlab/etcdlab/lab/child"
 )
 
 // pollEvery is how often readiness is asked.
 const pollEvery = 250 * time.Millisecond
 
 // StartError is a control plane that did not become ready: which
-// component, why, and the end of its log.
-type StartError struct {
-	Component string
-	Err       error
-	LogTail   string
-}
+// component, why, and the end of its log (lab/child's, as every child's).
+type StartError = child.StartError
 
-func (e *StartError) Error() string {
-	return fmt.Sprintf("kubecp: %s: %v", e.Component, e.Err)
-}
-
-func (e *StartError) Unwrap() error { return e.Err }
-
-// Detail is the error with the component's log tail.
-func (e *StartError) Detail() string {
-	return e.Error() + "\n" + e.LogTail
-}
+// logTailLines is how many lines of a component's log a StartError
+// carries.
+const logTailLines = 20
 
 // waitReady waits until the apiserver at url (component name) answers ok
 // on /readyz.
@@ -84,19 +75,19 @@ func (cp *ControlPlane) poll(ctx context.Context, component string, ready func()
 			return nil
 		}
 		for _, p := range cp.processes() {
-			if p.exited() {
-				return &StartError{Component: p.name, Err: fmt.Errorf("exited while starting (%s)", p.cmd.ProcessState), LogTail: p.logTail(20)}
+			if done, _ := p.Exited(); done {
+				return p.StartError(fmt.Errorf("exited while starting (%s)", p.ExitState()), logTailLines)
 			}
 		}
 		select {
 		case <-ctx.Done():
-			se := &StartError{Component: component, Err: fmt.Errorf("not ready: %s: %w", *last, ctx.Err())}
+			why := fmt.Errorf("not ready: %s: %w", *last, ctx.Err())
 			for _, p := range cp.processes() {
-				if p.name == component {
-					se.LogTail = p.logTail(20)
+				if p.Name() == component {
+					return p.StartError(why, logTailLines)
 				}
 			}
-			return se
+			return &StartError{Name: component, Err: why}
 		case <-time.After(pollEvery):
 		}
 	}

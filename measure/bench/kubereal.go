@@ -210,7 +210,7 @@ func realLimits(l kube.Limits) map[string][]string {
 func startDetail(err error) error {
 	var se *kubecp.StartError
 	if errors.As(err, &se) {
-		return errors.New(strings.TrimSpace(se.Detail()))
+		return errors.New(strings.TrimSpace(se.Error() + "\n" + se.Detail()))
 	}
 	return err
 }

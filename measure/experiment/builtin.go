@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/etcdlab/etcdlab/invalid"
+	"github.com/etcdlab/etcdlab/measure/experiment/job"
 )
 
 // builtinFS holds the built-in experiments, one per field report.
@@ -38,10 +39,11 @@ func Builtin(name string) ([]byte, bool) {
 }
 
 // Load reads a built-in experiment by name, or an experiment file by
-// path, and parses it. Errors are invalid-input errors, one line.
-func Load(nameOrPath string) (*Spec, error) {
+// path, and parses it with the jobs of the registry (Parse). Errors are
+// invalid-input errors, one line.
+func Load(nameOrPath string, jobs job.Registry) (*Spec, error) {
 	if b, ok := Builtin(nameOrPath); ok {
-		s, err := Parse(nameOrPath+".yaml", b)
+		s, err := Parse(nameOrPath+".yaml", b, jobs)
 		if s != nil {
 			s.builtin = true
 		}
@@ -54,5 +56,5 @@ func Load(nameOrPath string) (*Spec, error) {
 		}
 		return nil, invalid.Errorf("experiment file: %v", err)
 	}
-	return Parse(nameOrPath, b)
+	return Parse(nameOrPath, b, jobs)
 }

@@ -20,7 +20,7 @@ func TestBuiltins(t *testing.T) {
 	quickUnder := map[string]time.Duration{"storage-sweep": 10 * time.Minute, "leader-vs-all": 5 * time.Minute, "multicloud": 5 * time.Minute,
 		"incidents": 10 * time.Minute, "distance-sweep": 10 * time.Minute, "upgrade": 5 * time.Minute, "versions": 10 * time.Minute}
 	for _, name := range want {
-		s, err := Load(name)
+		s, err := loadSpec(name)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -53,7 +53,7 @@ func TestBuiltins(t *testing.T) {
 func TestBuiltinParameters(t *testing.T) {
 	t.Parallel()
 	plan := func(name, profile string) *Plan {
-		s, err := Load(name)
+		s, err := loadSpec(name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -70,7 +70,7 @@ func TestBuiltinParameters(t *testing.T) {
 		t.Fatalf("multicloud: %d cells", len(mc.Cells))
 	}
 	for i, c := range mc.Cells {
-		cfg := c.Bench.Config
+		cfg := benchOf(&c).Config
 		if c.Setup.Topology != "multicloud-"+string(rune('0'+i/2)) || !c.Setup.TLS || c.Setup.Leader != "m2" {
 			t.Errorf("multicloud cell %s: setup %+v", c.ID, c.Setup)
 		}
@@ -117,7 +117,7 @@ func TestBuiltinParameters(t *testing.T) {
 	}
 	budgets := map[string]float64{}
 	for _, c := range la.Cells {
-		cfg := c.Bench.Config
+		cfg := benchOf(&c).Config
 		if cfg.Total != 100000 || cfg.KeySpaceSize != 100000 || cfg.Conns[0] != 100 || cfg.Clients[0] != 1000 || cfg.Iterations != 20 ||
 			cfg.Warmup != "2000000" || cfg.TargetLeader != (c.Workload.Name == "leader") {
 			t.Errorf("leader-vs-all cell %s: %+v", c.ID, cfg)
@@ -136,10 +136,10 @@ func TestBuiltinParameters(t *testing.T) {
 	clients := map[int]bool{}
 	storages := map[string]bool{}
 	for _, c := range ss.Cells {
-		clients[c.Bench.Config.Clients[0]] = true
+		clients[benchOf(&c).Config.Clients[0]] = true
 		storages[c.Setup.Name] = true
-		if c.Bench.Config.Conns[0] != 50 || c.Setup.Members != 1 || c.Setup.CPUs <= 0 {
-			t.Errorf("storage-sweep cell %s: %d conns, %d members, %g cores", c.ID, c.Bench.Config.Conns[0], c.Setup.Members, c.Setup.CPUs)
+		if benchOf(&c).Config.Conns[0] != 50 || c.Setup.Members != 1 || c.Setup.CPUs <= 0 {
+			t.Errorf("storage-sweep cell %s: %d conns, %d members, %g cores", c.ID, benchOf(&c).Config.Conns[0], c.Setup.Members, c.Setup.CPUs)
 		}
 	}
 	if !clients[100] || !clients[50000] || len(storages) != 4 {
@@ -171,9 +171,9 @@ func TestBuiltinParameters(t *testing.T) {
 		for _, f := range up.Spec.Faults {
 			steps = append(steps, f.Describe())
 		}
-		if c.Setup.Members != 3 || c.Setup.Etcd.Version != "3.5.35" || c.Setup.LoadCPUs != 0 || c.Bench.Config.Rate <= 0 ||
-			strings.Join(steps, "; ") != "at 10s upgrade 3.6.16; at 45s upgrade 3.7.3" || c.Bench.Config.Duration < 70*time.Second {
-			t.Errorf("upgrade %s: setup %+v, rate %g for %s, steps %q", profile, c.Setup, c.Bench.Config.Rate, c.Bench.Config.Duration, steps)
+		if c.Setup.Members != 3 || c.Setup.Etcd.Version != "3.5.35" || c.Setup.LoadCPUs != 0 || benchOf(&c).Config.Rate <= 0 ||
+			strings.Join(steps, "; ") != "at 10s upgrade 3.6.16; at 45s upgrade 3.7.3" || benchOf(&c).Config.Duration < 70*time.Second {
+			t.Errorf("upgrade %s: setup %+v, rate %g for %s, steps %q", profile, c.Setup, benchOf(&c).Config.Rate, benchOf(&c).Config.Duration, steps)
 		}
 	}
 	// The versions: the same three workloads on 3.4 (Debian's binary),

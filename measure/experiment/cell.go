@@ -4,18 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"slices"
-	"strings"
 	"time"
 
-	"github.com/etcdlab/etcdlab/emulate/wan"
 	"github.com/etcdlab/etcdlab/lab/cluster"
-	"github.com/etcdlab/etcdlab/lab/etcdclient"
 	"github.com/etcdlab/etcdlab/lab/topology"
-	"github.com/etcdlab/etcdlab/measure/bench"
-	"github.com/etcdlab/etcdlab/measure/check"
-	"github.com/etcdlab/etcdlab/measure/disk"
+	"github.com/etcdlab/etcdlab/measure/experiment/job"
 	"github.com/etcdlab/etcdlab/result"
 )
 
@@ -51,11 +44,14 @@ func (r *runner) runCell(ctx context.Context, pc *Cell, last bool) (cell result.
 	}()
 
 	var sc *setupCluster
-	var conn etcdclient.Config
+	t := &job.Target{
+		Leader: pc.Setup.Leader, LoadCPUs: r.loadCPUs(pc.Setup), Executable: r.o.Executable, Live: r.o.Live, Cell: &cell,
+	}
 	if pc.Setup.Live() {
 		var err error
 		cell.Environment.MemberCores = pc.Setup.MemberCores
-		if conn, err = r.plan.Spec.liveConn(pc.Setup); err != nil {
+		t.MetricsURLs = pc.Setup.MetricsURLs
+		if t.Conn, err = r.plan.Spec.live(pc.Setup).Conn(); err != nil {
 			fail(err)
 			return cell
 		}
@@ -65,7 +61,7 @@ func (r *runner) runCell(ctx context.Context, pc *Cell, last bool) (cell result.
 		sc, startSeconds, err = r.cluster(ctx, pc.Setup)
 		cell.Overhead.ClusterStartSeconds = startSeconds
 		if err != nil {
-			fail(fmt.Errorf("start the cluster: %s", errText(err, yamlClusterName)))
+			fail(fmt.Errorf("start the cluster: %s", job.ErrText(err, yamlClusterName)))
 			return cell
 		}
 		defer func() {
@@ -79,8 +75,7 @@ func (r *runner) runCell(ctx context.Context, pc *Cell, last bool) (cell result.
 			delete(r.clusters, pc.Setup.Name)
 			cell.Overhead.TeardownSeconds = time.Since(began).Seconds()
 		}()
-		conn = sc.c.Client()
-		conn.DialTimeout = etcdclient.DefaultDialTimeout
+		t.Cluster, t.Options, t.Conn = sc.c, sc.opts, job.LocalConn(sc.c)
 		st := sc.c.State()
 		cell.Environment.Members, cell.Environment.LocalCluster = len(st.Members), true
 		cell.Environment.DataDir, cell.Environment.ServerVersion = st.DataDir, st.EtcdVersion
@@ -88,25 +83,11 @@ func (r *runner) runCell(ctx context.Context, pc *Cell, last bool) (cell result.
 		for _, m := range st.Members {
 			cell.Environment.MemberVersions[m.Name] = m.EtcdVersion
 		}
-		var bc *bench.Config
-		if pc.Disk == nil && pc.Check == nil && pc.Doctor == nil {
-			bc = &pc.Bench.Config
-		}
-		cell.Environment.CommitRTTSeconds, cell.Environment.WriteRTTSeconds = emulatedRTTs(sc.opts.Links, st.Members, bc)
+		wp, _ := pc.Work.(job.WritePath)
+		cell.Environment.CommitRTTSeconds, cell.Environment.WriteRTTSeconds = emulatedRTTs(sc.opts, st.Members, wp)
 	}
 
-	var doc *result.Document
-	var err error
-	switch {
-	case pc.Disk != nil:
-		doc, err = r.runDisk(ctx, pc, sc)
-	case pc.Check != nil:
-		doc, err = r.runCheck(ctx, pc, sc, conn)
-	case pc.Doctor != nil:
-		err = r.runDoctor(ctx, pc, sc, &cell)
-	default:
-		doc, err = r.runBench(ctx, pc, sc, conn, &cell)
-	}
+	doc, err := r.runWork(ctx, pc, sc, t)
 	if doc != nil {
 		cell.Environment = mergeEnvironment(cell.Environment, doc.Environment)
 		cell.Bench, cell.Runs, cell.Summaries = doc.Bench, doc.Runs, doc.Summaries
@@ -120,11 +101,11 @@ func (r *runner) runCell(ctx context.Context, pc *Cell, last bool) (cell result.
 }
 
 // emulatedRTTs are topology.CommitRTT and WriteRTT for the cluster's
-// members, in seconds, by leader. A bench line's connection i goes to
-// member i mod n (the cluster's endpoints are in member order), or to the
-// leader with --target-leader; the write path is left out when the line
-// sweeps connections or is no bench line.
-func emulatedRTTs(links map[wan.Dir]wan.Link, members []cluster.MemberState, b *bench.Config) (commit, write map[string]float64) {
+// members, in seconds, by leader. A work's connection i goes to member i
+// mod n (the cluster's endpoints are in member order), or to the leader
+// (job.WritePath); the write path is left out when the work does not say
+// its connections (a bench line that sweeps them, or no bench line).
+func emulatedRTTs(o cluster.Options, members []cluster.MemberState, wp job.WritePath) (commit, write map[string]float64) {
 	names := make([]string, len(members))
 	for i, m := range members {
 		names[i] = m.Name
@@ -139,22 +120,26 @@ func emulatedRTTs(links map[wan.Dir]wan.Link, members []cluster.MemberState, b *
 		}
 		return out
 	}
-	commit = seconds(topology.CommitRTT(links, names))
-	if b == nil || len(b.Conns) != 1 || commit == nil {
+	commit = seconds(topology.CommitRTT(o.Links, names))
+	if wp == nil || commit == nil {
 		return commit, nil
 	}
-	if b.TargetLeader {
+	conns, toLeader, ok := wp.WritePath()
+	if !ok {
+		return commit, nil
+	}
+	if toLeader {
 		write = map[string]float64{}
 		for _, l := range names {
-			write[l] = seconds(topology.WriteRTT(links, names, []string{l}))[l]
+			write[l] = seconds(topology.WriteRTT(o.Links, names, []string{l}))[l]
 		}
 		return commit, write
 	}
 	var endpoints []string
-	for i := range b.Conns[0] {
+	for i := range conns {
 		endpoints = append(endpoints, names[i%len(names)])
 	}
-	return commit, seconds(topology.WriteRTT(links, names, endpoints))
+	return commit, seconds(topology.WriteRTT(o.Links, names, endpoints))
 }
 
 // mergeEnvironment keeps what the workload's result says and fills in
@@ -206,96 +191,58 @@ func (r *runner) cluster(ctx context.Context, st *Setup) (*setupCluster, float64
 	return sc, took, nil
 }
 
-// runBench runs the cell's bench line against its cluster, with the
-// fault timeline during the measured run.
-func (r *runner) runBench(ctx context.Context, pc *Cell, sc *setupCluster, conn etcdclient.Config, cell *result.Cell) (*result.Document, error) {
-	if cores := r.loadCPUs(pc.Setup); cores > 0 && sc != nil {
-		return r.runBudgetedBench(ctx, pc, sc, cores)
+// runWork runs the cell's work against its cluster: the file's fault
+// timeline during a job.FileFaults work's measured run on a local setup,
+// finished (and recorded in the cell) when the work returns.
+func (r *runner) runWork(ctx context.Context, pc *Cell, sc *setupCluster, t *job.Target) (*result.Document, error) {
+	if sc == nil {
+		return pc.Work.Run(ctx, t)
 	}
-	cfg := pc.Bench.Config
-	cfg.Log = io.Discard
-	obs := []bench.Observer{cleanupTimer{&cell.Overhead}}
-	if r.o.Live != nil {
-		obs = append(obs, bench.ShowLive(r.o.Live))
-	}
-	if sc != nil {
-		cfg.Cluster = sc.c
-	} else {
-		conn.DialTimeout = cfg.Conn.DialTimeout
-		cfg.Conn = conn
-		cfg.MetricsURLs = pc.Setup.MetricsURLs
-	}
-	if sc != nil && pc.Setup.Leader != "" {
-		obs = append(obs, &bench.PlaceLeader{Cluster: sc.c, Member: pc.Setup.Leader})
-	}
-	var tl *timeline
-	if sc != nil && len(r.plan.Spec.Faults) > 0 {
-		tl = newTimeline(sc.c, r.plan.Spec.Faults)
-		if err := tl.prepare(ctx, r.plan.Spec.relPath(".")); err != nil {
-			cell.Faults = tl.finish(pc.Setup.Reuse)
-			return nil, err
+	cell := t.Cell
+	t.Timeline = func(job.Faults) job.Timeline {
+		if len(pc.Workload.faults) == 0 {
+			return nil
 		}
-		obs = append([]bench.Observer{timelineObserver{tl}}, obs...)
+		return &cellTimeline{timeline: newTimeline(sc.c, pc.Workload.faults), cell: cell}
 	}
-	cfg.Observers = append(slices.Clip(cfg.Observers), obs...)
-	doc, err := bench.Run(ctx, cfg)
-	if tl != nil {
-		cell.Faults = tl.finish(pc.Setup.Reuse)
-		if doc != nil {
-			if n := attributeUpgrades(cell.Faults, doc.Runs); n != "" {
-				doc.Notes = append(doc.Notes, n)
-			}
+	ff, ok := pc.Work.(job.FileFaults)
+	if !ok || !ff.RunsFileFaults() || len(r.plan.Spec.Faults) == 0 {
+		return pc.Work.Run(ctx, t)
+	}
+	tl := &cellTimeline{timeline: newTimeline(sc.c, r.plan.Spec.Faults), cell: cell, reused: pc.Setup.Reuse}
+	if err := tl.prepare(ctx, r.plan.Spec.relPath(".")); err != nil {
+		tl.Finish()
+		return nil, err
+	}
+	t.Faults = tl
+	doc, err := pc.Work.Run(ctx, t)
+	tl.Finish()
+	if doc != nil {
+		if n := attributeUpgrades(cell.Faults, doc.Runs); n != "" {
+			doc.Notes = append(doc.Notes, n)
 		}
 	}
 	return doc, err
 }
 
-// runDisk runs the disk job in the first member's data dir: in this
-// process, or in a child etcdlab when that dir is a slow file system this
-// process serves.
-func (r *runner) runDisk(ctx context.Context, pc *Cell, sc *setupCluster) (*result.Document, error) {
-	if sc == nil {
-		return nil, fmt.Errorf("the disk job needs a local setup")
-	}
-	st := sc.c.State()
-	first := st.Members[0]
-	o, err := diskOptions(pc.Disk, first.DataDir)
-	if err != nil {
-		return nil, err
-	}
-	if ops := sc.opts.SlowedOps(first.Name); len(ops) > 0 {
-		doc, err := runDiskChild(ctx, r.o.Executable, o)
-		disk.NoteSlowedOps(doc, ops)
-		return doc, err
-	}
-	return disk.Run(ctx, o)
+// cellTimeline is a timeline as a cell's work sees it (job.Timeline):
+// finishing it records its events in the cell.
+type cellTimeline struct {
+	*timeline
+	cell   *result.Cell
+	reused bool
 }
 
-// runCheck runs etcdlab check against the cell's cluster, as a live
-// cluster.
-func (r *runner) runCheck(ctx context.Context, pc *Cell, sc *setupCluster, conn etcdclient.Config) (*result.Document, error) {
-	o := check.Options{Conn: conn, StartLoad: pc.Check.Load, MaxLoad: pc.Check.MaxLoad, LevelDuration: pc.Check.LevelDuration.D()}
-	if sc != nil {
-		o.MetricsURLs = sc.c.State().MetricsURLs
-	} else {
-		o.MetricsURLs = pc.Setup.MetricsURLs
-	}
-	return check.Run(ctx, o)
-}
+func (t *cellTimeline) Start(ctx context.Context) { t.start(ctx) }
+func (t *cellTimeline) Unavailable() string       { return t.unavailable() }
+func (t *cellTimeline) LeaderHit() string         { return t.leaderHit() }
+func (t *cellTimeline) Finish()                   { t.cell.Faults = t.finish(t.reused) }
 
-// liveConn is how to reach a live setup; the password is read from its
-// file now, so it is in no file etcdlab writes.
-func (s *Spec) liveConn(st *Setup) (etcdclient.Config, error) {
-	c := etcdclient.Config{
-		Endpoints: st.Endpoints, CACert: s.relPath(st.CACert), Cert: s.relPath(st.Cert), Key: s.relPath(st.Key),
-		InsecureSkipVerify: st.InsecureSkipVerify, User: st.User, DialTimeout: etcdclient.DefaultDialTimeout,
+// live is how to reach a live setup, its files relative to the file's
+// directory.
+func (s *Spec) live(st *Setup) job.Live {
+	return job.Live{
+		Setup: st.Name, Endpoints: st.Endpoints, CACert: s.relPath(st.CACert), Cert: s.relPath(st.Cert), Key: s.relPath(st.Key),
+		InsecureSkipVerify: st.InsecureSkipVerify, User: st.User, PasswordFile: s.relPath(st.PasswordFile),
 	}
-	if st.PasswordFile != "" {
-		b, err := os.ReadFile(s.relPath(st.PasswordFile))
-		if err != nil {
-			return c, fmt.Errorf("setup %s: password_file: %w", st.Name, err)
-		}
-		c.User = st.User + ":" + strings.TrimRight(string(b), "\r\n")
-	}
-	return c, nil
 }

@@ -2,16 +2,12 @@ package experiment
 
 import (
 	"fmt"
-	"maps"
 	"regexp"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
-	"github.com/etcdlab/etcdlab/invalid"
 	"github.com/etcdlab/etcdlab/lab/cluster"
-	"github.com/etcdlab/etcdlab/result"
 )
 
 // nameRE is what experiment, setup and workload names may be: they end up
@@ -19,9 +15,10 @@ import (
 var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_.-]*$`)
 
 // check validates everything that can be known before running: names,
-// setups (storage, topology, tuning), workloads, faults, published
-// figures, profiles, and every profile's plan (each cell's bench line
-// parsed with bench's parser).
+// setups (checksetup.go: storage, topology, tuning), workloads (each by its
+// job, which checks its own fields), faults, published figures and
+// comparisons (checkreport.go), profiles, and every profile's plan (each
+// cell's work planned by its job: a bench line parsed with bench's parser).
 func (s *Spec) check() error {
 	if !nameRE.MatchString(s.Name) {
 		return s.errorf([]any{"name"}, "%q: use lower case letters, digits, dots, dashes and _", s.Name)
@@ -102,101 +99,26 @@ func (s *Spec) checkUnique(section, what string, names []string) error {
 	return nil
 }
 
-// checkSetup checks setup i: a live setup has only connection fields; a
-// local one builds valid cluster options.
-func (s *Spec) checkSetup(i int) error {
-	st := &s.Setups[i]
-	at := func(field string) []any { return []any{"setups", i, field} }
-	for _, k := range slices.Sorted(maps.Keys(st.Params)) {
-		_, swept := s.Sweep.Lookup(k)
-		if !paramName.MatchString(k) || swept || k == "setup" || k == "workload" || k == "cell" || k == "id" {
-			return s.errorf([]any{"setups", i, "params", k}, "%q: a param is lower case letters, digits and _, and not setup, workload or a swept parameter", k)
-		}
-	}
-	if err := s.checkLoadCPUs(i); err != nil {
-		return err
-	}
-	if st.Live() {
-		for _, f := range []struct {
-			name string
-			set  bool
-		}{{"members", st.Members != 0}, {"storage", st.Storage != ""}, {"topology", st.Topology != "" || st.TopologySpec != nil}, {"tls", st.TLS},
-			{"etcd", !st.Etcd.zero()}, {"cpus", st.CPUs != 0 || len(st.MemberCPUs) > 0}, {"leader", st.Leader != ""}, {"reuse", st.Reuse}, {"port_base", st.PortBase != 0}} {
-			if f.set {
-				return s.errorf(at(f.name), "a live setup (endpoints) takes only connection fields (cacert, cert, key, user, password_file, metrics_urls) and member_cores")
-			}
-		}
-		if st.MemberCores < 0 {
-			return s.errorf(at("member_cores"), "%g: want the cores of each member's machine, or leave it out", st.MemberCores)
-		}
-		return nil
-	}
-	for _, f := range []struct {
-		name string
-		set  bool
-	}{{"cacert", st.CACert != ""}, {"cert", st.Cert != ""}, {"key", st.Key != ""}, {"user", st.User != ""},
-		{"password_file", st.PasswordFile != ""}, {"metrics_urls", len(st.MetricsURLs) > 0}, {"insecure_skip_tls_verify", st.InsecureSkipVerify},
-		{"member_cores", st.MemberCores != 0}} {
-		if f.set {
-			return s.errorf(at(f.name), "%s is for live setups (endpoints); a local setup's cluster is etcdlab's", f.name)
-		}
-	}
-	_, err := s.clusterOptions(st, setupEnv{})
-	if err != nil {
-		var se *setupError
-		if asSetupError(err, &se) {
-			return s.errorf(at(se.field), "%s", se.msg)
-		}
-		return s.errorf([]any{"setups", i}, "%s", err.Error())
-	}
-	return nil
-}
-
-// checkWorkload checks that workload i is exactly one thing, and the disk
-// and check options.
+// checkWorkload checks that workload i is exactly one job of the
+// registry, on setups the file has, and has its job check its fields
+// (jobcheck.go).
 func (s *Spec) checkWorkload(i int) error {
 	w := &s.Workloads[i]
-	kinds := 0
-	for _, set := range []bool{w.Bench != "", w.Disk != nil, w.Check != nil, w.Doctor != nil} {
-		if set {
-			kinds++
-		}
-	}
-	if kinds != 1 {
-		return s.errorf([]any{"workloads", i}, "workload %q needs exactly one of bench, disk, check or doctor", w.Name)
+	if w.set != 1 {
+		return s.errorf([]any{"workloads", i}, "workload %q needs exactly one of %s", w.Name, orList(s.jobs.Names()))
 	}
 	for j, name := range w.Setups {
 		if s.setup(name) == nil {
 			return s.errorf([]any{"workloads", i, "setups", j}, "no setup named %q", name)
 		}
 	}
-	switch {
-	case w.Doctor != nil:
-		return s.checkDoctor(i)
-	case w.Disk != nil:
-		for j, st := range s.Setups {
-			if st.Live() {
-				return s.errorf([]any{"workloads", i, "disk"}, "the disk job runs on a local setup's storage; setup %q (setups[%d]) is a live cluster", st.Name, j)
-			}
-		}
-		if _, err := diskOptions(w.Disk, "."); err != nil {
-			return s.errorf([]any{"workloads", i, "disk"}, "%s", errText(err, yamlDiskName))
-		}
-	case w.Check != nil:
-		for _, l := range []struct{ field, v string }{{"load", w.Check.Load}, {"max_load", w.Check.MaxLoad}} {
-			if l.v != "" && !slices.Contains([]string{"s", "m", "l", "xl"}, l.v) {
-				return s.errorf([]any{"workloads", i, "check", l.field}, "load level must be s, m, l or xl, not %q", l.v)
-			}
-		}
-	default:
-		if _, err := splitLine(w.Bench); err != nil {
-			return s.errorf([]any{"workloads", i, "bench"}, "%v", err)
-		}
-		for _, name := range placeholders(w.Bench) {
-			if _, ok := s.Sweep.Lookup(name); !ok {
-				return s.errorf([]any{"workloads", i, "bench"}, "{%s} has no values: add %s to sweep", name, name)
-			}
-		}
+	return s.jobs.Lookup(w.Job).Check(&checker{s: s, i: i}, w.Fields)
+}
+
+// placeholders lists the sweep's parameters workload w uses.
+func (s *Spec) placeholders(w *Workload) []string {
+	if j := s.jobs.Lookup(w.Job); j != nil {
+		return j.Placeholders(w.Fields)
 	}
 	return nil
 }
@@ -205,14 +127,22 @@ func (s *Spec) checkWorkload(i int) error {
 func (s *Spec) checkSweep() error {
 	for _, p := range s.Sweep {
 		used := false
-		for _, w := range s.Workloads {
-			used = used || slices.Contains(placeholders(w.Bench), p.Name)
+		for i := range s.Workloads {
+			used = used || slices.Contains(s.placeholders(&s.Workloads[i]), p.Name)
 		}
 		if !used {
 			return s.errorf([]any{"sweep", p.Name}, "no workload uses {%s}", p.Name)
 		}
 	}
 	return nil
+}
+
+// orList writes names as "a, b or c".
+func orList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // actionNames lists the faults a step may name, for a message: "kill,
@@ -224,10 +154,7 @@ func actionNames() string {
 			names = append(names, a.Name)
 		}
 	}
-	if len(names) < 2 {
-		return strings.Join(names, "")
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+	return orList(names)
 }
 
 // etcdActionNames lists the faults a step may give an etcd, for a
@@ -352,100 +279,6 @@ func isMember(name string, n int) bool {
 	return false
 }
 
-// checkPublished checks each figure's metric and that its match names
-// known params with values some cell has.
-func (s *Spec) checkPublished() error {
-	for i, p := range s.Published {
-		if !slices.Contains(result.PublishedMetrics(), p.Metric) {
-			return s.errorf([]any{"published", i, "metric"}, "unknown metric %q (one of %s)", p.Metric, strings.Join(result.PublishedMetrics(), ", "))
-		}
-		if len(p.Match) == 0 {
-			return s.errorf([]any{"published", i}, "a published figure needs match: the cells it compares with ({setup: NAME})")
-		}
-		keys := make([]string, 0, len(p.Match))
-		for k := range p.Match {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			v := p.Match[k]
-			values, ok := s.dimValues(k)
-			if !ok {
-				return s.errorf([]any{"published", i, "match", k}, "match on %q: cells have setup, workload, the sweep's parameters and the setups' params", k)
-			}
-			if !slices.Contains(values, v) {
-				return s.errorf([]any{"published", i, "match", k}, "no cell has %s %q (%s)", k, v, strings.Join(values, ", "))
-			}
-		}
-	}
-	return nil
-}
-
-// dimValues are the values cells take along dim: the setups' names, the
-// workloads' names, or a param's values (paramValues); false for a name
-// no cell has.
-func (s *Spec) dimValues(dim string) ([]string, bool) {
-	var values []string
-	switch dim {
-	case "setup":
-		for _, st := range s.Setups {
-			values = append(values, st.Name)
-		}
-	case "workload":
-		for _, w := range s.Workloads {
-			values = append(values, w.Name)
-		}
-	default:
-		return s.paramValues(dim)
-	}
-	return values, true
-}
-
-// paramValues are the values a param takes in some profile's cells: a
-// swept one's (the file's and its profiles'), or the setups' params.
-func (s *Spec) paramValues(k string) ([]string, bool) {
-	vs, ok := s.Sweep.Lookup(k)
-	values := slices.Clone(vs)
-	for _, name := range s.ProfileNames() {
-		if pv, ok := s.Profiles[name].Sweep.Lookup(k); ok {
-			values = append(values, pv...)
-		}
-	}
-	for _, st := range s.Setups {
-		if v, in := st.Params[k]; in {
-			ok = true
-			values = append(values, v)
-		}
-	}
-	return values, ok
-}
-
-// checkCompare checks compare: (a dimension cells have, a base value
-// some cell has) and knee: (a numeric param).
-func (s *Spec) checkCompare() error {
-	for i, c := range s.Compare {
-		values, ok := s.dimValues(c.Along)
-		if !ok {
-			return s.errorf([]any{"compare", i, "along"}, "%q: compare along setup, workload, a swept parameter or a setup's param", c.Along)
-		}
-		if !slices.Contains(values, c.Base) {
-			return s.errorf([]any{"compare", i, "base"}, "no cell has %s %q (%s)", c.Along, c.Base, strings.Join(values, ", "))
-		}
-	}
-	if s.Knee != "" {
-		vs, ok := s.paramValues(s.Knee)
-		if !ok {
-			return s.errorf([]any{"knee"}, "%q is neither swept nor a setup's param", s.Knee)
-		}
-		for _, v := range vs {
-			if _, err := strconv.ParseFloat(v, 64); err != nil {
-				return s.errorf([]any{"knee"}, "%s takes the value %q: a knee needs numbers", s.Knee, v)
-			}
-		}
-	}
-	return nil
-}
-
 // ProfileNames lists the file's profiles, sorted; "full" (the file as
 // written) is always one.
 func (s *Spec) ProfileNames() []string {
@@ -484,18 +317,4 @@ func (s *Spec) sweepNames() []string {
 		out = append(out, p.Name)
 	}
 	return out
-}
-
-// yamlDiskName names measure/disk's option fields as the file does.
-func yamlDiskName(field string) string {
-	return map[string]string{"BlockSize": "bs", "Size": "size", "Runtime": "runtime", "Sync": "sync", "Profile": "profile"}[field]
-}
-
-// errText renders an error, naming options with name when it is an
-// invalid-input error.
-func errText(err error, name func(string) string) string {
-	if inv := invalid.As(err); inv != nil {
-		return strings.Replace(err.Error(), inv.Error(), inv.Text(name), 1)
-	}
-	return err.Error()
 }

@@ -20,7 +20,7 @@ func TestIncidents(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a cluster per incident")
 	}
-	s, err := Load("incidents")
+	s, err := loadSpec("incidents")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,7 +27,7 @@ func TestLoadCPUsField(t *testing.T) {
 		{"not a number", with("    load_cpus: half\n"), "cannot unmarshal !!str `half` into float64"},
 		{"good", with("    load_cpus: 0.5\n"), ""},
 	} {
-		s, err := Parse("x.yaml", []byte(tt.text))
+		s, err := parseSpec("x.yaml", []byte(tt.text))
 		switch {
 		case tt.want == "" && err != nil:
 			t.Errorf("%s: %v", tt.name, err)
@@ -42,7 +42,7 @@ func TestLoadCPUsField(t *testing.T) {
 			t.Errorf("%s:\n got %v\nwant one line of invalid input with %s", tt.name, err, tt.want)
 		}
 	}
-	s, err := Parse("x.yaml", []byte(minimal+"faults:\n  - {at: 1s, kill: leader}\n"))
+	s, err := parseSpec("x.yaml", []byte(minimal+"faults:\n  - {at: 1s, kill: leader}\n"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,18 +9,20 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/etcdlab/etcdlab/invalid"
+	"github.com/etcdlab/etcdlab/measure/experiment/job"
 	"go.yaml.in/yaml/v3"
 )
 
-// Parse reads an experiment file and checks it. file names it in errors
-// (and is where relative topology files are found). Every error is a
+// Parse reads an experiment file and checks it, its workloads with the
+// jobs of the registry (measure/jobs.Registry: a workload's key names its
+// job). file names it in errors (and is where relative topology files are
+// found). Every error is a
 // one-line invalid-input error (package invalid) that starts with the file
 // and the line: "storage.yaml line 12: setups[0].topology: ...".
-func Parse(file string, text []byte) (*Spec, error) {
-	s := &Spec{file: file, text: text}
+func Parse(file string, text []byte, jobs job.Registry) (*Spec, error) {
+	s := &Spec{file: file, text: text, jobs: jobs}
 	var root yaml.Node
 	if err := yaml.Unmarshal(text, &root); err != nil {
 		return nil, s.yamlError(err)
@@ -31,8 +33,8 @@ func Parse(file string, text []byte) (*Spec, error) {
 	s.tree = (*node)(root.Content[0])
 	dec := yaml.NewDecoder(bytes.NewReader(text))
 	dec.KnownFields(true)
-	if err := dec.Decode(s); err != nil {
-		return nil, s.yamlError(err)
+	if err := s.decode(dec); err != nil {
+		return nil, err
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
@@ -67,7 +69,7 @@ func (s *Spec) errorf(path []any, format string, args ...any) error {
 var (
 	unknownField = regexp.MustCompile(`^line (\d+): field (\S+) not found in type \S+$`)
 	yamlLine     = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
-	goTypeName   = regexp.MustCompile(`into (?:\[\])?(?:map\[string\])?experiment\.(\w+)`)
+	goTypeName   = regexp.MustCompile(`into (?:\[\])?(?:map\[string\])?(?:experiment|jobs)\.(\w+)`)
 )
 
 // yamlError turns a go-yaml error into one line that starts with the file
@@ -93,22 +95,6 @@ func (s *Spec) yamlError(err error) error {
 func lineError(n *yaml.Node, format string, args ...any) error {
 	return fmt.Errorf("line %d: %s", n.Line, fmt.Sprintf(format, args...))
 }
-
-// UnmarshalYAML reads a duration such as 10s or 1m30s.
-func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
-	if n.Kind != yaml.ScalarNode {
-		return lineError(n, "want a duration such as 10s")
-	}
-	v, err := time.ParseDuration(n.Value)
-	if err != nil || v < 0 {
-		return lineError(n, "%q is not a duration (write 10s, 500ms or 1m30s)", n.Value)
-	}
-	*d = Duration(v)
-	return nil
-}
-
-// MarshalYAML writes the duration as Go spells it.
-func (d Duration) MarshalYAML() (any, error) { return time.Duration(d).String(), nil }
 
 // paramName is a sweep parameter's name, as written in {placeholders}.
 var paramName = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)

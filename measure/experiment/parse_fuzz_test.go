@@ -35,7 +35,7 @@ func FuzzParse(f *testing.F) {
 		if strings.Contains(string(text), "/dev") || strings.Contains(string(text), "/proc") || strings.Contains(string(text), "/sys") {
 			t.Skip("names a device")
 		}
-		s, err := Parse(file, text)
+		s, err := parseSpec(file, text)
 		if err != nil {
 			if invalid.As(err) == nil {
 				t.Fatalf("%T %v is not an invalid-input error", err, err)
@@ -45,7 +45,7 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
-		again, err := Parse(file, s.Text())
+		again, err := parseSpec(file, s.Text())
 		if err != nil {
 			t.Fatalf("its own text refused: %v", err)
 		}

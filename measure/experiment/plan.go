@@ -10,7 +10,7 @@ import (
 
 	"github.com/etcdlab/etcdlab/emulate/slowfs"
 	"github.com/etcdlab/etcdlab/lab/topology"
-	"github.com/etcdlab/etcdlab/measure/bench"
+	"github.com/etcdlab/etcdlab/measure/experiment/job"
 	"github.com/etcdlab/etcdlab/result"
 )
 
@@ -35,19 +35,10 @@ type Cell struct {
 	// Params are the cell's coordinates: setup, workload and its swept
 	// values.
 	Params map[string]string
-	// Line is a bench workload's command line as run (placeholders
-	// substituted, the profile's and the file's overrides applied), and
-	// Bench its parse.
-	Line  []string
-	Bench bench.CommandLine
-	// Disk and Check are a disk or check workload's options under the
-	// profile.
-	Disk  *DiskJob
-	Check *CheckJob
-	// Doctor is a doctor workload's incident, and Loads its background
-	// load lines parsed.
-	Doctor *DoctorJob
-	Loads  []bench.CommandLine
+	// Work is what the cell runs: its workload's job planned under the
+	// profile (measure/jobs: a bench cell's is a *jobs.BenchWork, its line
+	// parsed).
+	Work job.Work
 	// Estimate is how long the cell should take, its overhead included
 	// (see Estimate).
 	Estimate time.Duration
@@ -77,6 +68,7 @@ func (s *Spec) Plan(profile string) (*Plan, error) {
 	overrides := s.overridesFor(prof)
 	applied := map[string]bool{}
 	p := &Plan{Spec: s, Profile: profile}
+	var err error
 	for si := range s.Setups {
 		st := &s.Setups[si]
 		first := true
@@ -85,7 +77,7 @@ func (s *Spec) Plan(profile string) (*Plan, error) {
 			if len(w.Setups) > 0 && !slices.Contains(w.Setups, st.Name) {
 				continue
 			}
-			for _, combo := range combinations(sweep, placeholders(w.Bench)) {
+			for _, combo := range combinations(sweep, s.placeholders(w)) {
 				c := Cell{Setup: st, Workload: w, Params: map[string]string{"setup": st.Name, "workload": w.Name}}
 				maps.Copy(c.Params, st.Params)
 				id := []string{st.Name, w.Name}
@@ -94,36 +86,8 @@ func (s *Spec) Plan(profile string) (*Plan, error) {
 					id = append(id, kv[0]+"="+kv[1])
 				}
 				c.ID = strings.Join(id, "/")
-				switch {
-				case w.Disk != nil:
-					j := *w.Disk
-					if prof.DiskRuntime > 0 && (j.Runtime == 0 || prof.DiskRuntime < j.Runtime) {
-						j.Runtime = prof.DiskRuntime
-					}
-					c.Disk = &j
-				case w.Doctor != nil:
-					c.Doctor = w.Doctor
-					for li, l := range w.Doctor.Load {
-						words, err := splitLine(l)
-						if err != nil {
-							return nil, s.errorf([]any{"workloads", wi, "doctor", "load", li}, "%v", err)
-						}
-						cl, err := parseBench(words)
-						if err != nil {
-							return nil, s.errorf([]any{"workloads", wi, "doctor", "load", li}, "%v", err)
-						}
-						c.Loads = append(c.Loads, cl)
-					}
-				case w.Check != nil:
-					j := *w.Check
-					if prof.LevelDuration > 0 {
-						j.LevelDuration = prof.LevelDuration
-					}
-					c.Check = &j
-				default:
-					if err := s.planBench(&c, wi, profile, overrides, applied); err != nil {
-						return nil, err
-					}
+				if c.Work, err = s.planWork(&c, wi, profile, prof, overrides, applied); err != nil {
+					return nil, err
 				}
 				c.Estimate = s.estimate(&c)
 				if st.Reuse && !first && !st.Live() {
@@ -145,32 +109,25 @@ func (s *Spec) Plan(profile string) (*Plan, error) {
 	return p, nil
 }
 
-// planBench substitutes the cell's values into workload wi's line, applies
-// the overrides the line's subcommand has (noting each in applied) and
-// parses it.
-func (s *Spec) planBench(c *Cell, wi int, profile string, overrides [][2]string, applied map[string]bool) error {
-	at := []any{"workloads", wi, "bench"}
-	words, err := splitLine(substitute(c.Workload.Bench, c.Params))
-	if err != nil {
-		return s.errorf(at, "%v", err)
-	}
-	for _, o := range overrides {
-		// A profile's set gives a flag to the lines that have it: --total
-		// to put, not to kube.
-		if lineFlags(words).Lookup(o[0]) == nil {
-			continue
-		}
-		applied[o[0]] = true
-		if words, err = override(words, o[0], o[1]); err != nil {
-			return s.errorf(at, "cell %s (profile %s): %v", c.ID, profile, err)
-		}
-	}
-	cl, err := parseBench(words)
-	if err != nil {
-		return s.errorf(at, "cell %s (profile %s): %v", c.ID, profile, err)
-	}
-	c.Line, c.Bench = words, cl
-	return nil
+// planWork has workload wi's job plan cell c under the profile; the job
+// notes in applied each override it applied.
+func (s *Spec) planWork(c *Cell, wi int, profile string, prof Profile, overrides [][2]string, applied map[string]bool) (job.Work, error) {
+	w := c.Workload
+	return s.jobs.Lookup(w.Job).Plan(job.Cell{
+		ID: c.ID, Params: c.Params, Profile: profile, Overrides: overrides, Applied: applied,
+		DiskRuntime: prof.DiskRuntime.D(), LevelDuration: prof.LevelDuration.D(),
+		Errorf: func(path []any, format string, args ...any) error {
+			return s.errorf(append([]any{"workloads", wi, w.Job}, path...), format, args...)
+		},
+		Steps: func(job.Faults) []string {
+			var out []string
+			for _, f := range w.faults {
+				a, t := f.Action()
+				out = append(out, a+" "+t)
+			}
+			return out
+		},
+	}, w.Fields)
 }
 
 // sweepFor is the file's sweep with the profile's values in place.

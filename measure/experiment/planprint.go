@@ -47,45 +47,7 @@ func WritePlan(w io.Writer, p *Plan) error {
 }
 
 // Command is what the cell runs, as a command line.
-func (c *Cell) Command() string {
-	switch {
-	case c.Disk != nil:
-		return "disk " + c.Disk.describe()
-	case c.Check != nil:
-		return "check " + c.Check.describe()
-	case c.Doctor != nil:
-		return "doctor " + c.Doctor.describe()
-	}
-	return "bench " + quoteLine(c.Line)
-}
-
-func (j *DiskJob) describe() string {
-	parts := []string{"--profile " + cmp(j.Profile, "etcd")}
-	if j.Suite {
-		parts = append(parts, "--suite full")
-	}
-	if j.Runtime > 0 {
-		parts = append(parts, "--runtime "+j.Runtime.D().String())
-	}
-	if j.Size != "" {
-		parts = append(parts, "--size "+j.Size)
-	}
-	if j.BlockSize > 0 {
-		parts = append(parts, fmt.Sprintf("--bs %d", j.BlockSize))
-	}
-	if j.Sync != "" {
-		parts = append(parts, "--sync "+j.Sync)
-	}
-	return strings.Join(parts, " ") + " (in the first member's data dir)"
-}
-
-func (j *CheckJob) describe() string {
-	parts := []string{"--load " + cmp(j.Load, "s"), "--max-load " + cmp(j.MaxLoad, "s")}
-	if j.LevelDuration > 0 {
-		parts = append(parts, "--level-duration "+j.LevelDuration.D().String())
-	}
-	return strings.Join(parts, " ") + " (against the cell's cluster)"
-}
+func (c *Cell) Command() string { return c.Work.Command() }
 
 // Describe is the fault as a phrase: "at 10s kill leader, restart after 5s".
 func (f *Fault) Describe() string {
@@ -104,41 +66,4 @@ func roundDuration(d time.Duration) time.Duration {
 		return d.Round(100 * time.Millisecond)
 	}
 	return d.Round(time.Second)
-}
-
-// describe says what an incident injects and expects, for a plan.
-func (d *DoctorJob) describe() string {
-	var parts []string
-	if d.Leader != "" {
-		parts = append(parts, "leader "+d.Leader)
-	}
-	if f := d.Fill; f != nil {
-		switch {
-		case f.Keys > 0:
-			parts = append(parts, fmt.Sprintf("fill %d keys", f.Keys))
-		case f.QuotaShare > 0:
-			parts = append(parts, fmt.Sprintf("fill to %.0f%% of the quota", 100*f.QuotaShare))
-		default:
-			parts = append(parts, "fill until NOSPACE")
-		}
-		if f.Delete {
-			parts = append(parts, "delete")
-		}
-	}
-	if len(d.Load) > 0 {
-		parts = append(parts, fmt.Sprintf("%d background loads", len(d.Load)))
-	}
-	for _, f := range d.Faults {
-		a, t := f.Action()
-		parts = append(parts, a+" "+t)
-	}
-	want := "no finding"
-	if d.Expect.Cause != "" {
-		want = d.Expect.Cause
-		if d.Expect.Member != "" {
-			want += " on " + d.Expect.Member
-		}
-	}
-	parts = append(parts, "expects "+want)
-	return strings.Join(parts, ", ")
 }

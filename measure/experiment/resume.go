@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/etcdlab/etcdlab/invalid"
+	"github.com/etcdlab/etcdlab/measure/experiment/job"
 	"github.com/etcdlab/etcdlab/result"
 )
 
@@ -37,13 +38,13 @@ func ResumeDir(path string) string {
 
 // ResumeSpec is the experiment a result ran, to resume it without naming
 // it again: the built-in of its name, or else the file's text the result
-// holds.
-func ResumeSpec(old *result.Document) (*Spec, error) {
+// holds, parsed with the jobs of the registry.
+func ResumeSpec(old *result.Document, jobs job.Registry) (*Spec, error) {
 	if old.Experiment == nil {
 		return nil, invalid.Errorf("the result to resume is a %s result, not an experiment's", old.Kind)
 	}
 	if _, ok := Builtin(old.Experiment.Name); ok {
-		return Load(old.Experiment.Name)
+		return Load(old.Experiment.Name, jobs)
 	}
-	return Parse(old.Experiment.Name+".yaml", []byte(old.Experiment.Spec))
+	return Parse(old.Experiment.Name+".yaml", []byte(old.Experiment.Spec), jobs)
 }

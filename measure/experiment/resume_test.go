@@ -43,7 +43,7 @@ workloads:
 		if ResumeDir(path) != dir {
 			t.Errorf("ResumeDir(%s) = %s, want %s", path, ResumeDir(path), dir)
 		}
-		s, err := ResumeSpec(old)
+		s, err := resumeSpec(old)
 		if err != nil || s.Name != "saved" || string(s.Text()) != string(p.Spec.Text()) {
 			t.Errorf("ResumeSpec: %v, %v", s, err)
 		}

@@ -19,7 +19,7 @@ import (
 // plan parses text and plans its full profile.
 func plan(t *testing.T, text string) *Plan {
 	t.Helper()
-	s, err := Parse("test.yaml", []byte(text))
+	s, err := parseSpec("test.yaml", []byte(text))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,10 +11,9 @@ import (
 	"strings"
 
 	"github.com/etcdlab/etcdlab/emulate/slowfs"
-	"github.com/etcdlab/etcdlab/emulate/wan"
 	"github.com/etcdlab/etcdlab/lab/cluster"
-	"github.com/etcdlab/etcdlab/lab/member"
 	"github.com/etcdlab/etcdlab/lab/topology"
+	"github.com/etcdlab/etcdlab/measure/experiment/job"
 )
 
 // setupEnv is what a setup's cluster options depend on besides the file.
@@ -89,9 +88,9 @@ func (s *Spec) clusterOptions(st *Setup, env setupEnv) (cluster.Options, error) 
 		o.MemberCPUs = map[string]float64{}
 	}
 	maps.Copy(o.MemberCPUs, st.MemberCPUs)
-	o.Tuning = mergeTuning(o.Tuning, st.Etcd)
+	mergeTuning(&o, st.Etcd)
 	if err := o.Tuning.Validate(); err != nil {
-		return o, badField("etcd", "%s", errText(err, yamlTuningName))
+		return o, badField("etcd", "%s", job.ErrText(err, yamlTuningName))
 	}
 	switch {
 	case st.Storage == "" || st.Storage == StorageDisk:
@@ -116,7 +115,7 @@ func (s *Spec) clusterOptions(st *Setup, env setupEnv) (cluster.Options, error) 
 		return o, badField("storage", "%q: want disk, tmpfs, dir:PATH or slow:DELAY (slow:10ms, slow:lognormal:p50=23ms,p99=268ms)", st.Storage)
 	}
 	if s.partitions(st) && o.Links == nil {
-		o.Links = map[wan.Dir]wan.Link{} // an emulated network whose links pass bytes straight through
+		o.Links = topology.PassThrough()
 	}
 	if err := o.Validate(); err != nil {
 		field := "members"
@@ -132,7 +131,7 @@ func (s *Spec) clusterOptions(st *Setup, env setupEnv) (cluster.Options, error) 
 		case strings.Contains(err.Error(), "CPUs"):
 			field = "cpus"
 		}
-		return o, badField(field, "%s", errText(err, yamlClusterName))
+		return o, badField(field, "%s", job.ErrText(err, yamlClusterName))
 	}
 	return o, nil
 }
@@ -183,8 +182,8 @@ func (s *Spec) relPath(p string) string {
 func (s *Spec) partitions(st *Setup) bool {
 	faults := slices.Clone(s.Faults)
 	for _, w := range s.Workloads {
-		if w.Doctor != nil && (len(w.Setups) == 0 || slices.Contains(w.Setups, st.Name)) {
-			faults = append(faults, w.Doctor.Faults...)
+		if len(w.Setups) == 0 || slices.Contains(w.Setups, st.Name) {
+			faults = append(faults, w.faults...)
 		}
 	}
 	for _, f := range faults {
@@ -196,7 +195,8 @@ func (s *Spec) partitions(st *Setup) bool {
 }
 
 // mergeTuning lays the file's tuning over the topology's.
-func mergeTuning(t member.Tuning, e Tuning) member.Tuning {
+func mergeTuning(o *cluster.Options, e Tuning) {
+	t := &o.Tuning
 	if e.HeartbeatMs != 0 {
 		t.HeartbeatMs = e.HeartbeatMs
 	}
@@ -218,7 +218,6 @@ func mergeTuning(t member.Tuning, e Tuning) member.Tuning {
 	if e.Metrics != "" {
 		t.Metrics = e.Metrics
 	}
-	return t
 }
 
 // yamlTuningName names member.Tuning's fields as the file does.

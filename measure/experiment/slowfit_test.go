@@ -25,11 +25,11 @@ func TestSlowStorageFitFile(t *testing.T) {
 	}
 	spec := filepath.Join(dir, "x.yaml")
 	for _, setup := range []string{"    storage: slow:fit:file=hdd-fio.txt\n", "    topology_spec: {storage: {fsync_delay: 'fit:file=hdd-fio.txt'}}\n"} {
-		if _, err := Parse(spec, []byte(strings.Replace(minimal, "    members: 1\n", setup, 1))); err != nil {
+		if _, err := parseSpec(spec, []byte(strings.Replace(minimal, "    members: 1\n", setup, 1))); err != nil {
 			t.Errorf("%s: %v", strings.TrimSpace(setup), err)
 		}
 	}
-	_, err = Parse(spec, []byte(strings.Replace(minimal, "    members: 1\n", "    storage: slow:fit:file=none.txt\n", 1)))
+	_, err = parseSpec(spec, []byte(strings.Replace(minimal, "    members: 1\n", "    storage: slow:fit:file=none.txt\n", 1)))
 	if !invalid.Is(err) || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), `setups[0].storage: slow: "fit:file=none.txt": "`+filepath.Join(dir, "none.txt")+`": no such file`) {
 		t.Errorf("missing fio output: %v", err)
 	}

@@ -12,7 +12,8 @@ package experiment
 
 import (
 	"reflect"
-	"time"
+
+	"github.com/etcdlab/etcdlab/measure/experiment/job"
 )
 
 // Spec is an experiment file. Parse reads one; a Spec is not modified
@@ -20,12 +21,14 @@ import (
 type Spec struct {
 	// Name names the experiment (lower case, digits and dashes; default
 	// the file's base name); Title and Source say what it reproduces.
-	Name        string     `yaml:"name"`
-	Title       string     `yaml:"title"`
-	Source      string     `yaml:"source"`
-	Description string     `yaml:"description"`
-	Setups      []Setup    `yaml:"setups"`
-	Workloads   []Workload `yaml:"workloads"`
+	Name        string  `yaml:"name"`
+	Title       string  `yaml:"title"`
+	Source      string  `yaml:"source"`
+	Description string  `yaml:"description"`
+	Setups      []Setup `yaml:"setups"`
+	// Workloads are read through the registry (decode.go): each one's
+	// job is the key the registry knows it by.
+	Workloads []Workload `yaml:"-"`
 	// Sweep are the values substituted into the workloads' {placeholders};
 	// a workload's cells are every combination of the values it uses.
 	Sweep Sweep `yaml:"sweep"`
@@ -51,6 +54,7 @@ type Spec struct {
 	Profiles map[string]Profile `yaml:"profiles"`
 
 	file    string // where it was read from, for errors
+	jobs    job.Registry
 	builtin bool
 	text    []byte
 	tree    *node
@@ -144,53 +148,27 @@ func (t Tuning) zero() bool {
 	return len(members) == 0 && reflect.DeepEqual(t, Tuning{})
 }
 
-// Workload is what a cell runs: exactly one of a bench command line, the
-// disk job, or a check.
+// Workload is what a cell runs: exactly one job of the registry the file
+// was parsed with (Parse), under that job's key: a bench command line
+// (bench:), the disk job (disk:), a check (check:), an incident (doctor:).
 type Workload struct {
 	Name string `yaml:"name"`
-	// Bench is a bench command line as etcd benchmark takes it, without
-	// the program name and without connection flags (the setup gives the
-	// cluster): "--conns=50 --clients={clients} put --val-size=256".
-	Bench  string     `yaml:"bench"`
-	Disk   *DiskJob   `yaml:"disk"`
-	Check  *CheckJob  `yaml:"check"`
-	Doctor *DoctorJob `yaml:"doctor"`
+	// Job is the key of the workload's job, and Fields the job's fields as
+	// it decoded them (measure/jobs: a bench line is a string, the disk
+	// job a *jobs.DiskJob, ...).
+	Job    string `yaml:"-"`
+	Fields any    `yaml:"-"`
 	// Setups limits the workload to the setups named (default: every
 	// setup): an incident runs on the cluster built for it.
 	Setups []string `yaml:"setups"`
+
+	faults []Fault // the job's own fault timeline (job.WithFaults), read
+	set    int     // how many jobs' keys it sets
 }
 
-// Kind is the workload's kind: "bench", "disk", "check" or "doctor".
-func (w *Workload) Kind() string {
-	switch {
-	case w.Disk != nil:
-		return "disk"
-	case w.Check != nil:
-		return "check"
-	case w.Doctor != nil:
-		return "doctor"
-	}
-	return "bench"
-}
-
-// DiskJob is the disk job (measure/disk) on the storage of the cell's
-// first member.
-type DiskJob struct {
-	Profile   string   `yaml:"profile"` // etcd (default) or openshift
-	Suite     bool     `yaml:"suite"`   // add the random-read and mixed jobs
-	Runtime   Duration `yaml:"runtime"` // cap on the main job
-	Size      string   `yaml:"size"`
-	BlockSize int      `yaml:"bs"`
-	Sync      string   `yaml:"sync"`
-}
-
-// CheckJob is etcdlab check against the cell's cluster (as a live
-// cluster: load levels, the members' metrics, verdicts).
-type CheckJob struct {
-	Load          string   `yaml:"load"`     // first level (s)
-	MaxLoad       string   `yaml:"max_load"` // last level (s)
-	LevelDuration Duration `yaml:"level_duration"`
-}
+// Kind is the workload's kind: its job's name ("bench", "disk", "check",
+// "doctor").
+func (w *Workload) Kind() string { return w.Job }
 
 // Fault is one step of the timeline: at At after the measured run
 // started, one action on a member. Targets are member names (m1..mN) or
@@ -254,11 +232,9 @@ type Profile struct {
 	LevelDuration Duration `yaml:"level_duration"`
 }
 
-// Duration is a YAML duration ("10s", "1m30s").
-type Duration time.Duration
-
-// D is the duration as a time.Duration.
-func (d Duration) D() time.Duration { return time.Duration(d) }
+// Duration is a YAML duration ("10s", "1m30s"): job.Duration, which the
+// jobs' fields use too.
+type Duration = job.Duration
 
 // Sweep is a list of parameters and their values, in the file's order.
 type Sweep []Param

@@ -81,7 +81,7 @@ func TestParseErrors(t *testing.T) {
 			text = strings.Replace(minimal, "workloads:", "  - name: live\n    endpoints: [http://127.0.0.1:2379]\nworkloads:", 1) + "faults:\n  - {at: 1s, kill: leader}\n"
 			want = `x.yaml line 12: faults: faults need local setups: setup "live" (setups[1]) is a live cluster`
 		}
-		_, err := Parse("x.yaml", []byte(text))
+		_, err := parseSpec("x.yaml", []byte(text))
 		switch {
 		case err == nil:
 			t.Errorf("%s: no error", tt.name)
@@ -120,7 +120,7 @@ profiles:
     set: {total: 20, clients: 7}
     disk_runtime: 5s
 `
-	s, err := Parse("m.yaml", []byte(text))
+	s, err := parseSpec("m.yaml", []byte(text))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,12 +138,12 @@ profiles:
 		t.Fatalf("cells:\n %s\nwant\n %s", strings.Join(ids, " "), want)
 	}
 	c := p.Cells[2]
-	if c.Bench.Config.Clients[0] != 10 || c.Bench.Config.Conns[0] != 1 || c.Bench.Config.Iterations != 2 || c.Bench.Config.Warmup != "50" ||
+	if benchOf(&c).Config.Clients[0] != 10 || benchOf(&c).Config.Conns[0] != 1 || benchOf(&c).Config.Iterations != 2 || benchOf(&c).Config.Warmup != "50" ||
 		c.Params["clients"] != "10" || c.Params["setup"] != "a" || c.Params["workload"] != "put" {
-		t.Errorf("cell %s: %+v %v", c.ID, c.Bench.Config, c.Params)
+		t.Errorf("cell %s: %+v %v", c.ID, benchOf(&c).Config, c.Params)
 	}
-	if p.Cells[4].Disk.Runtime.D().Seconds() != 30 {
-		t.Errorf("fio runtime %v", p.Cells[4].Disk.Runtime)
+	if diskOf(&p.Cells[4]).Runtime.D().Seconds() != 30 {
+		t.Errorf("fio runtime %v", diskOf(&p.Cells[4]).Runtime)
 	}
 	q, err := s.Plan("quick")
 	if err != nil {
@@ -154,36 +154,15 @@ profiles:
 	}
 	// set replaces the line's own --total and the substituted --clients
 	// (a list flag: it must not become 5,7).
-	qc := q.Cells[0].Bench.Config
+	qc := benchOf(&q.Cells[0]).Config
 	if qc.Total != 20 || len(qc.Clients) != 1 || qc.Clients[0] != 7 || qc.Iterations != 1 {
-		t.Errorf("quick cell: %+v (line %q)", qc, q.Cells[0].Line)
+		t.Errorf("quick cell: %+v (line %q)", qc, q.Cells[0].Command())
 	}
-	if q.Cells[2].Disk.Runtime.D().Seconds() != 5 {
-		t.Errorf("quick fio runtime %v", q.Cells[2].Disk.Runtime)
+	if diskOf(&q.Cells[2]).Runtime.D().Seconds() != 5 {
+		t.Errorf("quick fio runtime %v", diskOf(&q.Cells[2]).Runtime)
 	}
 	if _, err := s.Plan("slow"); err == nil || !strings.Contains(err.Error(), `no profile "slow" (profiles: full, quick)`) {
 		t.Errorf("unknown profile: %v", err)
-	}
-}
-
-func TestSplitLine(t *testing.T) {
-	t.Parallel()
-	for _, tt := range []struct{ in, want string }{
-		{`put --total=5`, "put|--total=5"},
-		{`  range 'a b' "c d"  `, "range|a b|c d"},
-		{`put --prefix=/x\ y/`, "put|--prefix=/x y/"},
-		{`range ''`, "range|"},
-	} {
-		w, err := splitLine(tt.in)
-		if err != nil || strings.Join(w, "|") != tt.want {
-			t.Errorf("%q: %q %v, want %q", tt.in, w, err, tt.want)
-		}
-		if back, _ := splitLine(quoteLine(w)); strings.Join(back, "|") != tt.want {
-			t.Errorf("%q: quoteLine does not round trip: %q", tt.in, quoteLine(w))
-		}
-	}
-	if _, err := splitLine(`put 'open`); err == nil {
-		t.Error("unterminated quote accepted")
 	}
 }
 

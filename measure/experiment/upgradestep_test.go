@@ -41,7 +41,7 @@ workloads:
 		{"misspelt", "  - {at: 1s, upgrad: 3.6.16}\n", `x.yaml line 8: unknown field "upgrad"`, nil},
 		{"fault target still checked", "  - {at: 1s, upgrade: 3.6.16}\n  - {at: 2s, kill: m4}\n", `faults[1].kill: "m4" is not a member of setup "s"`, nil},
 	} {
-		s, err := Parse("x.yaml", []byte(three+"faults:\n"+tt.faults))
+		s, err := parseSpec("x.yaml", []byte(three+"faults:\n"+tt.faults))
 		if tt.want == "" {
 			if err != nil {
 				t.Errorf("%s: %v", tt.name, err)
@@ -83,7 +83,7 @@ workloads:
 faults:
   - {at: 1s, upgrade: 3.6.16}
 `
-	_, err := Parse("x.yaml", []byte(text))
+	_, err := parseSpec("x.yaml", []byte(text))
 	if err == nil || !strings.Contains(err.Error(), "faults cannot go together") {
 		t.Errorf("load_cpus with an upgrade step: %v", err)
 	}

@@ -51,9 +51,9 @@ func run(version string, kubemark bool) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("Kubernetes %s, %s, %d staging modules pinned at %s\n", info.Version, info.GoVersion, len(info.Staging), v.Staging())
+	fmt.Printf("Kubernetes %s, %s, %d staging modules pinned at %s\n", info.Version, info.GoVersion, len(info.Pinned), kubebuild.Staging(v))
 	for _, c := range cs {
-		bi := info.Binaries[c]
+		bi := info.Binaries[string(c)]
 		fmt.Printf("%-24s %6.0f s %5d MB  %s\n", c, bi.Seconds, bi.Bytes>>20, paths[c])
 	}
 	return nil

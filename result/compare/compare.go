@@ -108,12 +108,15 @@ func benchRows(a, b *result.Document) []Row {
 		if !ok {
 			continue
 		}
-		name := p.Name
+		of := func(n result.MetricName, a, b result.MeanSD) Row {
+			mt := n.Metric()
+			return row(p.Name, mt.What, mt.Unit, a, b, p.Iterations, q.Iterations, mt.Better == result.HigherIsBetter)
+		}
 		rows = append(rows,
-			row(name, "throughput", "req/s", p.ThroughputRPS, q.ThroughputRPS, p.Iterations, q.Iterations, true),
-			row(name, "latency p50", "s", p.P50, q.P50, p.Iterations, q.Iterations, false),
-			row(name, "latency p99", "s", p.P99, q.P99, p.Iterations, q.Iterations, false),
-			row(name, "latency mean", "s", p.Mean, q.Mean, p.Iterations, q.Iterations, false),
+			of(result.MetricThroughput, p.ThroughputRPS, q.ThroughputRPS),
+			of(result.MetricLatencyP50, p.P50, q.P50),
+			of(result.MetricLatencyP99, p.P99, q.P99),
+			of(result.MetricLatencyMean, p.Mean, q.Mean),
 		)
 	}
 	return rows

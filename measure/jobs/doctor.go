@@ -1,4 +1,4 @@
-package experiment
+package jobs
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/etcdlab/etcdlab/lab/cluster"
 	"github.com/etcdlab/etcdlab/measure/bench"
 	"github.com/etcdlab/etcdlab/measure/doctor"
+	"github.com/etcdlab/etcdlab/measure/experiment/job"
 	"github.com/etcdlab/etcdlab/result"
 )
 
@@ -53,17 +54,22 @@ func (d *DoctorJob) window() time.Duration {
 	return d.Window.D()
 }
 
-// runDoctor runs an incident on the cell's cluster: the leader moved,
-// the data written, the load started, the timeline begun, then after the
-// settle a diagnosis with the members' logs, graded against the
-// expectation. A fault the lab cannot inject here (no cgroup to write)
-// makes the cell skipped, with the reason.
-func (r *runner) runDoctor(ctx context.Context, pc *Cell, sc *setupCluster, cell *result.Cell) error {
-	if sc == nil {
+// Run runs the incident on the cell's cluster: the leader moved, the data
+// written, the load started, the timeline begun, then after the settle a
+// diagnosis with the members' logs, graded against the expectation, all
+// written into the cell (it returns no document). A fault the lab cannot
+// inject here (no cgroup to write) makes the cell skipped, with the
+// reason.
+func (w *DoctorWork) Run(ctx context.Context, t *job.Target) (*result.Document, error) {
+	return nil, w.run(ctx, t)
+}
+
+func (w *DoctorWork) run(ctx context.Context, t *job.Target) error {
+	if t.Cluster == nil {
 		return errors.New("an incident needs a local setup")
 	}
-	d := pc.Doctor
-	c := sc.c
+	d, cell := w.Job, t.Cell
+	c := t.Cluster
 	if d.Leader != "" {
 		if err := c.MoveLeader(ctx, d.Leader); err != nil {
 			return fmt.Errorf("move the leader to %s: %w", d.Leader, err)
@@ -83,8 +89,8 @@ func (r *runner) runDoctor(ctx context.Context, pc *Cell, sc *setupCluster, cell
 	incident := time.Now()
 	loadCtx, stopLoad := context.WithCancel(ctx)
 	var loads sync.WaitGroup
-	loadErrs := make([]error, len(pc.Loads))
-	for i, cl := range pc.Loads {
+	loadErrs := make([]error, len(w.Loads))
+	for i, cl := range w.Loads {
 		cfg := cl.Config
 		cfg.Cluster, cfg.Log = c, io.Discard
 		cfg.Duration = d.settle() + d.window() + loadSlack
@@ -102,11 +108,10 @@ func (r *runner) runDoctor(ctx context.Context, pc *Cell, sc *setupCluster, cell
 			}
 		}
 	}()
-	var tl *timeline
-	if len(d.Faults) > 0 {
-		tl = newTimeline(c, d.Faults)
-		tl.start(ctx)
-		defer func() { cell.Faults = tl.finish(false) }()
+	tl := t.Timeline(d.Faults)
+	if tl != nil {
+		tl.Start(ctx)
+		defer tl.Finish()
 	}
 	select {
 	case <-ctx.Done():
@@ -114,7 +119,7 @@ func (r *runner) runDoctor(ctx context.Context, pc *Cell, sc *setupCluster, cell
 	case <-time.After(d.settle()):
 	}
 	if tl != nil {
-		if why := tl.unavailable(); why != "" {
+		if why := tl.Unavailable(); why != "" {
 			cell.Status, cell.Error = result.CellSkipped, why
 			return nil
 		}
@@ -142,9 +147,9 @@ func (r *runner) runDoctor(ctx context.Context, pc *Cell, sc *setupCluster, cell
 
 // resolvedLeader is the member a "leader" step of the timeline hit, else
 // the member the diagnosis found leading.
-func resolvedLeader(tl *timeline, d *result.Doctor) string {
+func resolvedLeader(tl job.Timeline, d *result.Doctor) string {
 	if tl != nil {
-		if m := tl.leaderHit(); m != "" {
+		if m := tl.LeaderHit(); m != "" {
 			return m
 		}
 	}

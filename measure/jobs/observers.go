@@ -1,21 +1,22 @@
-package experiment
+package jobs
 
 import (
 	"context"
 	"time"
 
 	"github.com/etcdlab/etcdlab/measure/bench"
+	"github.com/etcdlab/etcdlab/measure/experiment/job"
 	"github.com/etcdlab/etcdlab/result"
 )
 
 // timelineObserver starts a cell's fault timeline when its measured run
 // begins (the first one; never at a warm-up): the faults' times count
 // from there. A bench.Observer.
-type timelineObserver struct{ tl *timeline }
+type timelineObserver struct{ tl job.Timeline }
 
 func (o timelineObserver) BeginRun(ctx context.Context, r bench.RunInfo) {
 	if !r.Warmup {
-		o.tl.start(ctx)
+		o.tl.Start(ctx)
 	}
 }
 

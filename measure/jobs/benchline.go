@@ -1,4 +1,4 @@
-package experiment
+package jobs
 
 import (
 	"errors"
@@ -10,7 +10,7 @@ import (
 	"github.com/etcdlab/etcdlab/invalid"
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
 	"github.com/etcdlab/etcdlab/measure/bench"
-	"github.com/etcdlab/etcdlab/measure/disk"
+	"github.com/etcdlab/etcdlab/measure/experiment/job"
 	"github.com/spf13/pflag"
 )
 
@@ -174,7 +174,7 @@ func lineFlags(words []string) *pflag.FlagSet {
 func parseBench(words []string) (bench.CommandLine, error) {
 	cl, err := bench.ParseArgs(words)
 	if err != nil {
-		return cl, errors.New(errText(err, benchFlagName))
+		return cl, errors.New(job.ErrText(err, benchFlagName))
 	}
 	forbidden := forbiddenFlags()
 	for _, f := range cl.Set {
@@ -192,31 +192,4 @@ func benchFlagName(field string) string {
 		return f
 	}
 	return "--" + invalid.Kebab(field)
-}
-
-// diskOptions builds the disk job's options for dir and checks them as
-// far as can be known without running.
-func diskOptions(j *DiskJob, dir string) (disk.Options, error) {
-	o := disk.Options{Dir: dir, Profile: j.Profile, Suite: j.Suite, Runtime: j.Runtime.D(), BlockSize: j.BlockSize, Sync: j.Sync}
-	switch o.Profile {
-	case "", disk.ProfileEtcd, disk.ProfileOpenShift:
-	default:
-		return o, invalid.Errorf("{Profile} must be etcd or openshift, not %q", o.Profile)
-	}
-	switch o.Sync {
-	case "", disk.SyncFdatasync, disk.SyncFsync, disk.SyncODSync:
-	default:
-		return o, invalid.Errorf("{Sync} must be fdatasync, fsync or odsync, not %q", o.Sync)
-	}
-	if o.BlockSize < 0 {
-		return o, invalid.Errorf("{BlockSize} must be positive, not %d", o.BlockSize)
-	}
-	if j.Size != "" {
-		n, err := disk.ParseSize(j.Size)
-		if err != nil {
-			return o, invalid.Errorf("{Size}: %v", err)
-		}
-		o.Size = n
-	}
-	return o, nil
 }

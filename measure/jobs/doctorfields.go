@@ -1,4 +1,8 @@
-package experiment
+package jobs
+
+import "github.com/etcdlab/etcdlab/measure/experiment/job"
+
+import judgedoctor "github.com/etcdlab/etcdlab/judge/doctor"
 
 // DoctorJob is an incident: what is done to a fresh local cluster (data
 // written first, a background load, a fault timeline) before `etcdlab
@@ -18,27 +22,28 @@ type DoctorJob struct {
 	// their --duration is set to cover it.
 	Load []string `yaml:"load"`
 	// Faults is the incident's timeline, from the load's start, in the
-	// form of the file's faults.
-	Faults []Fault `yaml:"faults"`
+	// form of the file's faults (the experiment reads and runs it).
+	Faults job.Faults `yaml:"faults"`
 	// Settle is how long the incident runs before the diagnosis starts
 	// (default 3s).
-	Settle Duration `yaml:"settle"`
+	Settle job.Duration `yaml:"settle"`
 	// Window is the diagnosis' window (default doctor's, 8s).
-	Window Duration `yaml:"window"`
+	Window job.Duration `yaml:"window"`
 }
 
 // Expect is an incident's expected diagnosis. Cause is a doctor cause
-// (disk, cpu, network, membership, leader, quota, fragmentation,
-// defrag, requests), "" for a healthy cluster (no finding at all).
+// (judge/doctor's Cause: disk, cpu, network, membership, leader, quota,
+// fragmentation, defrag, requests; expectable lists them), "" for a
+// healthy cluster (no finding at all).
 // Member is a member name, "leader" (the member the timeline's "leader"
 // step hit, else the leader when the diagnosis starts), or "" (the
 // cluster's, or any member).
 // Fires are verdict IDs that must be WARN or FAIL in the diagnosis
 // (server.grpc_p99: etcd's etcdGRPCRequestsSlow).
 type Expect struct {
-	Cause  string   `yaml:"cause"`
-	Member string   `yaml:"member"`
-	Fires  []string `yaml:"fires"`
+	Cause  judgedoctor.Cause `yaml:"cause"`
+	Member string            `yaml:"member"`
+	Fires  []string          `yaml:"fires"`
 }
 
 // Fill is data written before an incident's load, in transactions of
@@ -58,3 +63,6 @@ type Fill struct {
 // defaultSettle is DoctorJob.Settle's default: long enough for a fault's
 // effects (an election, a throttled process's backlog) to show.
 const defaultSettle = 3_000_000_000 // 3 s, in Duration's nanoseconds
+
+// JobFaults is the incident's own timeline (job.WithFaults).
+func (d *DoctorJob) JobFaults() job.Faults { return d.Faults }

@@ -1,0 +1,27 @@
+package experiment
+
+import "slices"
+
+// setupsOf are the setups workload w runs on.
+func (s *Spec) setupsOf(w *Workload) []Setup {
+	if len(w.Setups) == 0 {
+		return s.Setups
+	}
+	var out []Setup
+	for _, st := range s.Setups {
+		if slices.Contains(w.Setups, st.Name) {
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+// setup is the setup called name, or nil.
+func (s *Spec) setup(name string) *Setup {
+	for i := range s.Setups {
+		if s.Setups[i].Name == name {
+			return &s.Setups[i]
+		}
+	}
+	return nil
+}
