@@ -3,6 +3,8 @@ package render
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/etcdlab/etcdlab/result"
 )
 
 // upgradesTable lists the rolling upgrades of the cells' timelines, one
@@ -17,7 +19,7 @@ func (m expModel) upgradesTable() (t Table, notes []string, ok bool) {
 	cells := 0
 	for _, c := range m.Cells {
 		for _, e := range c.Cell.Faults {
-			if e.Action == "upgrade" {
+			if isMove(e) {
 				cells++
 				break
 			}
@@ -32,11 +34,11 @@ func (m expModel) upgradesTable() (t Table, notes []string, ok bool) {
 	}
 	for _, c := range m.Cells {
 		for _, e := range c.Cell.Faults {
-			if e.Action != "upgrade" {
+			if !isMove(e) {
 				continue
 			}
 			at := fmt.Sprintf("%gs", e.AtSeconds)
-			what := fmt.Sprintf("the upgrade at %s to %s", at, e.Target)
+			what := fmt.Sprintf("the %s at %s to %s", e.Action, at, e.Target)
 			if cells > 1 {
 				what = c.Cell.ID + ": " + what
 			}
@@ -78,6 +80,10 @@ func (m expModel) upgradesTable() (t Table, notes []string, ok bool) {
 	notes = append(notes, "Upgrades: unav. is unavailable, the cluster's from the upgrade's canary (a linearizable read every 100 ms), the clients' from the load's requests; a window runs from the step's start (a leader's hand-over first) to the new member healthy and caught up; failed requests count by the second they were sent in.")
 	return t, notes, true
 }
+
+// isMove reports whether e moved the members' etcd: an upgrade or a
+// downgrade step (lab/cluster's faults of those names).
+func isMove(e result.FaultEvent) bool { return e.Action == "upgrade" || e.Action == "downgrade" }
 
 // secs is a figure in seconds with two decimals ("1.25s").
 func secs(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) + "s" }

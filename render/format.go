@@ -31,7 +31,8 @@ const (
 	FormatMarkdown Format = "markdown"
 	// FormatHTML is a self-contained HTML page with SVG charts.
 	FormatHTML Format = "html"
-	// FormatTable is `cluster status`'s member table (etcdctl's layout).
+	// FormatTable is `cluster status`'s member table (etcdctl's layout)
+	// and `cluster upgrade`'s, one row per member replaced.
 	FormatTable Format = "table"
 )
 
@@ -56,7 +57,7 @@ func Formats(subject string) []Format {
 		return []Format{FormatText, FormatJSON}
 	case SubjectComparison:
 		return []Format{FormatText, FormatMarkdown, FormatJSON}
-	case SubjectStatus:
+	case SubjectStatus, result.KindUpgrade:
 		return []Format{FormatTable, FormatJSON}
 	}
 	return nil
@@ -128,9 +129,10 @@ type Options struct {
 }
 
 // Write writes doc to w in format f, one of Formats(doc.Kind): FormatJSON
-// or FormatText for any document, FormatCSV for bench's; anything else is
-// a *FormatError (Report draws documents as HTML or Markdown). It draws what doc states and keeps
-// nothing: concurrent calls are safe.
+// for any document, FormatText for any but an upgrade's, FormatCSV for
+// bench's, FormatTable for an upgrade's; anything else is a *FormatError
+// (Report draws documents as HTML or Markdown). It draws what doc states
+// and keeps nothing: concurrent calls are safe.
 func Write(w io.Writer, f Format, doc *result.Document, o Options) error {
 	switch f {
 	case FormatJSON:
@@ -151,6 +153,10 @@ func Write(w io.Writer, f Format, doc *result.Document, o Options) error {
 			return DoctorText(w, doc, o.Terminal)
 		case result.KindExperiment:
 			return ExperimentText(w, doc, o.Terminal, o.Judged)
+		}
+	case FormatTable:
+		if doc.Kind == result.KindUpgrade {
+			return UpgradeTable(w, doc)
 		}
 	}
 	return &FormatError{Value: string(f), Allowed: Formats(doc.Kind)}

@@ -97,16 +97,16 @@ type FaultEvent struct {
 	// Time when it was applied.
 	AtSeconds float64   `json:"at_seconds"`
 	Time      time.Time `json:"time"`
-	Action    string    `json:"action"` // kill, pause, resume, restart, partition, heal, link, upgrade
+	Action    string    `json:"action"` // kill, pause, resume, restart, partition, heal, link, upgrade, downgrade...
 	Target    string    `json:"target"` // a member, "leader", "m1->m2", or an upgrade's etcd
 	Detail    string    `json:"detail,omitempty"`
 	// NewLeaderSeconds is the election time after a kill, pause or
 	// partition of the leader (0: none watched or none happened).
 	NewLeaderSeconds float64 `json:"new_leader_seconds,omitempty"`
 	Error            string  `json:"error,omitempty"`
-	// Upgrade is what an upgrade step did (Action "upgrade", Target the
-	// etcd asked for), member by member, as far as it went; nil for
-	// other actions.
+	// Upgrade is what an upgrade or downgrade step did (Action
+	// "upgrade" or "downgrade", Target the etcd asked for), member by
+	// member, as far as it went; nil for other actions.
 	Upgrade *Upgrade `json:"upgrade,omitempty"`
 }
 

@@ -37,6 +37,8 @@ type Document struct {
 	Check         *Check       `json:"check,omitempty"`
 	Experiment    *Experiment  `json:"experiment,omitempty"`
 	Doctor        *Doctor      `json:"doctor,omitempty"`
+	// Upgrade is a rolling upgrade's (KindUpgrade).
+	Upgrade *Upgrade `json:"upgrade,omitempty"`
 	// Agent is set in one agent's result (bench --agents); Agents in the
 	// result merged from them.
 	Agent  *AgentRun `json:"agent,omitempty"`

@@ -2,8 +2,15 @@ package result
 
 import "time"
 
-// Upgrade is a rolling upgrade (or downgrade) an experiment's fault
-// timeline performed during a measured run (an "upgrade" step): each
+// KindUpgrade is a Document of `etcdlab cluster upgrade`: one rolling
+// upgrade (or downgrade) of a lab cluster, in Document.Upgrade.
+const KindUpgrade = "upgrade"
+
+// Upgrade is a rolling upgrade (or downgrade), as it happened: what
+// lab/cluster's Cluster.Upgrade returns, what `etcdlab cluster upgrade`
+// writes (a KindUpgrade document), and what an experiment's fault
+// timeline records of an "upgrade" or "downgrade" step during a measured
+// run (FaultEvent.Upgrade, where the client figures are filled too): each
 // member's replacement with what the cluster saw, and what the load's
 // clients saw inside each replacement's window. It is a plain value.
 type Upgrade struct {
@@ -11,6 +18,14 @@ type Upgrade struct {
 	// older than theirs.
 	To        string `json:"to"`
 	Downgrade bool   `json:"downgrade,omitempty"`
+	// DowngradeBegan and DowngradeEnabled bound, for a downgrade, the
+	// `downgrade validate` and `enable` calls and the wait until every
+	// member's storage was at the target version; DowngradeSeconds is
+	// their span, DowngradeUnavailability what the canary saw meanwhile.
+	DowngradeBegan          time.Time       `json:"downgrade_began,omitzero"`
+	DowngradeEnabled        time.Time       `json:"downgrade_enabled,omitzero"`
+	DowngradeSeconds        float64         `json:"downgrade_enable_seconds,omitempty"`
+	DowngradeUnavailability *Unavailability `json:"downgrade_unavailability,omitempty"`
 	// Steps are the members' replacements in their order: followers
 	// first, the leader last.
 	Steps []UpgradeStep `json:"steps"`
@@ -25,9 +40,9 @@ type Upgrade struct {
 	ClientErrorsOutside int64 `json:"client_errors_outside,omitempty"`
 }
 
-// UpgradeStep is one member's replacement during a measured run. Its
-// window, [Began, Ready], spans everything the step did: the leadership
-// hand-over (WasLeader), the stop, the start and the catch-up.
+// UpgradeStep is one member's replacement, as it happened. Its window,
+// [Began, Ready], spans everything the step did: the leadership hand-over
+// (WasLeader, to HandedTo), the stop, the start and the catch-up.
 type UpgradeStep struct {
 	Member    string    `json:"member"`
 	From      string    `json:"from"`
@@ -35,7 +50,13 @@ type UpgradeStep struct {
 	WasLeader bool      `json:"was_leader,omitempty"`
 	HandedTo  string    `json:"handed_to,omitempty"`
 	Began     time.Time `json:"began"`
-	Ready     time.Time `json:"ready"`
+	// Stopped is when the old process had exited, Started when the new
+	// one was started (zero in results written before they were kept),
+	// Ready when it answered healthy with its applied index at the
+	// leader's commit index of the moment it first answered.
+	Stopped time.Time `json:"stopped,omitzero"`
+	Started time.Time `json:"started,omitzero"`
+	Ready   time.Time `json:"ready"`
 	// DownSeconds is from the stop signal to Ready: the member served no
 	// client in between.
 	DownSeconds float64 `json:"down_seconds"`
@@ -52,6 +73,23 @@ type UpgradeStep struct {
 	// unavailability (Stats.ClientUnavailability's windows, at 10 ms)
 	// falls inside the window.
 	ClientUnavailableSeconds float64 `json:"client_unavailable_seconds"`
+}
+
+// Window is the step's span, from Began to Ready.
+func (s UpgradeStep) Window() (time.Time, time.Time) { return s.Began, s.Ready }
+
+// Windows are the spans in which the move touched the cluster: a
+// downgrade's enabling, then each step's window, in order.
+func (u *Upgrade) Windows() [][2]time.Time {
+	var out [][2]time.Time
+	if !u.DowngradeBegan.IsZero() {
+		out = append(out, [2]time.Time{u.DowngradeBegan, u.DowngradeEnabled})
+	}
+	for _, s := range u.Steps {
+		b, e := s.Window()
+		out = append(out, [2]time.Time{b, e})
+	}
+	return out
 }
 
 // ClusterUnavailableSeconds is the step's cluster unavailability in

@@ -124,6 +124,11 @@ func (a *app) fault(ctx context.Context, f *faultFlags, args []string) error {
 		}
 		req.Link.Rate = r
 	}
+	if p, ok := fault.(cluster.Preparer); ok { // an etcd built here, where the person sees its progress
+		if req, err = p.Prepare(ctx, req, a.stderr); err != nil {
+			return err
+		}
+	}
 	if el != nil {
 		el.Start()
 	}

@@ -2,15 +2,15 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/etcdlab/etcdlab/internal/exitcode"
 	"github.com/etcdlab/etcdlab/invalid"
 	"github.com/etcdlab/etcdlab/lab/cluster"
-	"github.com/etcdlab/etcdlab/lab/etcdbuild"
+	"github.com/etcdlab/etcdlab/observe/envinfo"
 	"github.com/etcdlab/etcdlab/render"
-	"github.com/etcdlab/etcdlab/render/table"
+	"github.com/etcdlab/etcdlab/result"
 	"github.com/spf13/cobra"
 )
 
@@ -58,12 +58,23 @@ it (open loop, --rate) and read its unavailability.`,
 }
 
 func (a *app) upgrade(ctx context.Context, f *upgradeFlags) error {
-	format, err := outputFormat(render.SubjectStatus, f.output)
+	format, err := outputFormat(result.KindUpgrade, f.output)
 	if err != nil {
 		return err
 	}
 	if f.to == "" {
 		return exitcode.Usagef("--to is required: a version (3.6.16), an etcd binary's path, or embedded")
+	}
+	// The move is lab/cluster's upgrade fault: one etcd, built here
+	// (Prepare, where the person sees its progress), then run by the
+	// controller (RunIn) for as long as it takes.
+	fault, err := cluster.ParseFault(cluster.FaultUpgrade, []string{f.to})
+	if err != nil {
+		return err
+	}
+	long, ok := fault.(cluster.LongFault)
+	if !ok {
+		return fmt.Errorf("fault %s does not say what it did", cluster.FaultUpgrade)
 	}
 	st, err := cluster.ReadStateFile(f.stateFile)
 	if err != nil {
@@ -72,21 +83,15 @@ func (a *app) upgrade(ctx context.Context, f *upgradeFlags) error {
 	if !st.Running() {
 		return exitcode.Failuref("the cluster in %s is not running (etcdlab pid %d has exited); 'etcdlab cluster down' removes the stale file", f.stateFile, st.Controller.PID)
 	}
-	to := f.to
-	if to != "embedded" { // build here, where the person sees its progress
-		if to, _, err = (etcdbuild.Builder{Log: a.stderr}).Resolve(ctx, f.to); err != nil {
+	req := cluster.Request{Args: []string{f.to}}
+	if p, ok := fault.(cluster.Preparer); ok {
+		if req, err = p.Prepare(ctx, req, a.stderr); err != nil {
 			return err
 		}
 	}
-	rep, upErr := cluster.NewControl(st).Upgrade(ctx, to)
-	if rep != nil {
-		if format == render.Format("json") {
-			enc := json.NewEncoder(a.stdout)
-			enc.SetIndent("", "  ")
-			if err := enc.Encode(rep); err != nil {
-				return err
-			}
-		} else if err := writeUpgrade(a, rep); err != nil {
+	out, upErr := long.RunIn(ctx, st, req)
+	if out.Upgrade != nil {
+		if err := render.Write(a.stdout, format, upgradeDocument(out.Upgrade, f.stateFile), render.Options{}); err != nil {
 			return err
 		}
 	}
@@ -96,29 +101,19 @@ func (a *app) upgrade(ctx context.Context, f *upgradeFlags) error {
 	return upErr
 }
 
-// writeUpgrade prints a rolling upgrade as a table, one row per member.
-func writeUpgrade(a *app, rep *cluster.UpgradeReport) error {
-	what := "upgraded"
-	if rep.Downgrade {
-		unavail := 0.0
-		if u := rep.DowngradeUnavailability; u != nil {
-			unavail = u.TotalSeconds
+// upgradeDocument is the versioned result document of a rolling upgrade
+// of the cluster in stateFile: the machine, and the members' versions
+// after the move as its state file says.
+func upgradeDocument(u *result.Upgrade, stateFile string) *result.Document {
+	env := envinfo.Collect()
+	env.LocalCluster = true
+	if st, err := cluster.ReadStateFile(stateFile); err == nil {
+		env.Members = len(st.Members)
+		env.ServerVersion = st.EtcdVersion
+		env.MemberVersions = map[string]string{}
+		for _, m := range st.Members {
+			env.MemberVersions[m.Name] = m.EtcdVersion
 		}
-		what = fmt.Sprintf("downgraded (downgrade enabled in %.1f s, the cluster unavailable %.2f s meanwhile)", rep.DowngradeSeconds, unavail)
 	}
-	fmt.Fprintf(a.stdout, "%s %d members to etcd %s in %.1f s; every member said the cluster version was the new one %.1f s after the last step\n",
-		what, len(rep.Steps), rep.To, rep.Seconds, rep.ClusterVersionSeconds)
-	rows := make([][]string, 0, len(rep.Steps))
-	for _, s := range rep.Steps {
-		leader := ""
-		if s.WasLeader {
-			leader = "led; handed to " + s.HandedTo
-		}
-		unavail := "0 s"
-		if u := s.ClusterUnavailability; u != nil {
-			unavail = fmt.Sprintf("%.2f s (%d windows, longest %.2f s)", u.TotalSeconds, len(u.Windows), u.LongestSeconds)
-		}
-		rows = append(rows, []string{s.Member, s.From, s.To, leader, fmt.Sprintf("%.2f s", s.DownSeconds), unavail})
-	}
-	return table.Write(a.stdout, []string{"MEMBER", "FROM", "TO", "LEADER", "DOWN", "CLUSTER UNAVAILABLE"}, rows)
+	return &result.Document{SchemaVersion: result.SchemaVersion, Kind: result.KindUpgrade, CreatedAt: time.Now().UTC(), Environment: env, Upgrade: u}
 }

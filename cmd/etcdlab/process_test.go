@@ -520,6 +520,19 @@ func TestClusterUpgradeCommand(t *testing.T) {
 	if code, out := cli(t, dir, "cluster", "status"); code != 0 || strings.Count(out, version.Etcd()) < 3 {
 		t.Errorf("status after the upgrade: exit %d\n%s", code, out)
 	}
+	// `cluster fault downgrade` is lab/cluster's registry fault, which
+	// refuses an etcd that is no downgrade in one line, touching nothing.
+	if code, out := cli(t, dir, "cluster", "fault", "downgrade", "embedded"); code != 2 || !strings.Contains(out, "is no downgrade") {
+		t.Errorf("cluster fault downgrade embedded: exit %d\n%s", code, out)
+	}
+	// Back down, written as a versioned result document.
+	code, out := cli(t, dir, "cluster", "upgrade", "--to", "3.6.16", "-o", "json")
+	doc, err := result.Read(strings.NewReader(out))
+	if code != 0 || err != nil || doc.Kind != result.KindUpgrade || doc.Upgrade == nil || !doc.Upgrade.Downgrade ||
+		len(doc.Upgrade.Steps) != 3 || doc.Upgrade.DowngradeBegan.IsZero() || doc.Environment.MemberVersions["m1"] != "3.6.16" {
+		t.Fatalf("cluster upgrade --to 3.6.16 -o json: exit %d, %v\n%s", code, err, out)
+	}
+	st = readState(t, statePath)
 	if code, out := cli(t, dir, "cluster", "down"); code != 0 {
 		t.Fatalf("down: %d %s", code, out)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/etcdlab/etcdlab/emulate/wan"
 	"github.com/etcdlab/etcdlab/internal/proc"
 	"github.com/etcdlab/etcdlab/invalid"
+	"github.com/etcdlab/etcdlab/result"
 )
 
 // The control socket lets other etcdlab processes (`cluster status`,
@@ -82,7 +83,7 @@ func (c *Cluster) ServeControl(ctx context.Context, restarted func()) error {
 			reply(w, nil, invalid.Errorf("bad request: %v", err))
 			return
 		}
-		rep, err := c.Upgrade(r.Context(), req.To)
+		rep, err := c.move(r.Context(), req.To, req.Downgrade)
 		if rep != nil && restarted != nil {
 			restarted()
 		}
@@ -300,15 +301,17 @@ func (k *Control) Restart(ctx context.Context, member string) error {
 }
 
 // UpgradeRequest asks the controller for a rolling upgrade to To (a
-// binary's path, a built version, or "embedded").
+// binary's path, a built version, or "embedded"); Downgrade refuses one
+// that is not a downgrade (Cluster.Downgrade).
 type UpgradeRequest struct {
-	To string `json:"to"`
+	To        string `json:"to"`
+	Downgrade bool   `json:"downgrade,omitempty"`
 }
 
 // UpgradeReply is what the controller did, and the error it stopped on.
 type UpgradeReply struct {
-	Report *UpgradeReport `json:"report"`
-	Error  string         `json:"error,omitempty"`
+	Report *result.Upgrade `json:"report"`
+	Error  string          `json:"error,omitempty"`
 }
 
 // UpgradeTimeout bounds a rolling upgrade through the control socket.
@@ -318,12 +321,23 @@ const UpgradeTimeout = 15 * time.Minute
 // binary's path, or "embedded": resolve versions before, so the build
 // happens here). It returns what was done, also when it stopped on an
 // error.
-func (k *Control) Upgrade(ctx context.Context, to string) (*UpgradeReport, error) {
+func (k *Control) Upgrade(ctx context.Context, to string) (*result.Upgrade, error) {
+	return k.move(ctx, UpgradeRequest{To: to})
+}
+
+// Downgrade is Upgrade that refuses what is not a downgrade
+// (Cluster.Downgrade).
+func (k *Control) Downgrade(ctx context.Context, to string) (*result.Upgrade, error) {
+	return k.move(ctx, UpgradeRequest{To: to, Downgrade: true})
+}
+
+// move asks the controller for the move req describes.
+func (k *Control) move(ctx context.Context, req UpgradeRequest) (*result.Upgrade, error) {
 	ctx, cancel := context.WithTimeout(ctx, UpgradeTimeout)
 	defer cancel()
 	long := &Control{addr: k.addr, hc: &http.Client{Transport: k.hc.Transport}} // the context bounds it
 	var out UpgradeReply
-	if err := long.do(ctx, http.MethodPost, "/v1/upgrade", UpgradeRequest{To: to}, &out); err != nil {
+	if err := long.do(ctx, http.MethodPost, "/v1/upgrade", req, &out); err != nil {
 		return nil, err
 	}
 	if out.Error != "" {

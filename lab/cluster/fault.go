@@ -2,18 +2,24 @@ package cluster
 
 import (
 	"context"
+	"io"
 	"strings"
+	"time"
 
 	"github.com/etcdlab/etcdlab/emulate/wan"
 	"github.com/etcdlab/etcdlab/invalid"
+	"github.com/etcdlab/etcdlab/result"
 )
 
 // Fault is one kind of fault a local cluster can be given: killing a
-// member, pausing it, cutting its links, and what undoes each. Every user
+// member, pausing it, cutting its links, and what undoes each, or moving
+// every member to another etcd (upgrade, downgrade). Every user
 // of faults (`etcdlab cluster fault`, the control socket, experiment
 // timelines) finds them in one registry (LookupFault, ParseFault), so that
 // a new kind of fault is one file that implements Fault plus one line in
-// registry.
+// registry. A fault may have capabilities beyond it, each an interface
+// its users ask for: LongFault (it lasts: About.Timeout), Preparer (work
+// before the run), ArgsChecker (arguments checked beyond their number).
 //
 // Implementations are stateless values: safe for concurrent use.
 type Fault interface {
@@ -39,8 +45,8 @@ type About struct {
 	Name string
 	// Args is what the fault takes after its name, for messages ("one
 	// member name"); it takes from MinArgs to MaxArgs of them. Faults with
-	// MinArgs 1 take a member first, and may be given one alone (as
-	// experiment timelines do).
+	// MinArgs 1 take a member first (an etcd when Etcd), and may be given
+	// one alone (as experiment timelines do).
 	Args             string
 	MinArgs, MaxArgs int
 	// Usage is the arguments' synopsis ("MEMBER", "A [B]") and Help what
@@ -60,13 +66,69 @@ type About struct {
 	// Emulated says the fault needs the cluster's emulated network
 	// (Options.Links).
 	Emulated bool
+	// Etcd says the fault's one argument is an etcd (a version, a
+	// binary's path, or "embedded"), not a member: an experiment file
+	// gives a path relative to its directory, and a timeline resolves no
+	// leader or follower for it.
+	Etcd bool
+	// Timeout marks a fault that lasts (upgrade: tens of seconds, members
+	// replaced one at a time), which implements LongFault. Its users run
+	// it in a goroutine of its own so that what comes next keeps its
+	// time, and when they have nothing else to wait for (an experiment
+	// cell's end) wait up to Timeout for it, then cancel its context. 0:
+	// the fault is done when Apply returns.
+	Timeout time.Duration
 	// linkOp is the operation of the control socket's /v1/links that
 	// applies the fault (LinkChange.Op), if any.
 	linkOp string
 }
 
 // TakesMember reports whether the fault can be given one member alone.
-func (a About) TakesMember() bool { return a.MinArgs == 1 }
+func (a About) TakesMember() bool { return a.MinArgs == 1 && !a.Etcd }
+
+// LongRunning reports whether the fault lasts (Timeout, LongFault).
+func (a About) LongRunning() bool { return a.Timeout > 0 }
+
+// LongFault is the capability of a fault that lasts (About.Timeout): it
+// is applied under a context, which its user cancels when the timeout
+// has passed, and says what it did as an Outcome, also when it stopped on
+// an error. Implementations are stateless values, as Fault's.
+type LongFault interface {
+	Fault
+	// Run applies the fault to c, a cluster this process runs, until it
+	// is done or ctx ends.
+	Run(ctx context.Context, c *Cluster, r Request) (Outcome, error)
+	// RunIn injects it into the cluster st describes, which another
+	// etcdlab process runs, until it is done or ctx ends.
+	RunIn(ctx context.Context, st State, r Request) (Outcome, error)
+}
+
+// Outcome is what a long-running fault did. It is a plain value.
+type Outcome struct {
+	// Detail is one line for a person and a result's event ("3 members
+	// to 3.6.16 in 41.2s"); "" when it did nothing.
+	Detail string
+	// Upgrade is a move of the members' etcd (upgrade, downgrade), as
+	// far as it went; nil for other faults.
+	Upgrade *result.Upgrade
+}
+
+// Preparer is the capability of a fault whose arguments need work that
+// must not fall inside what it is timed against (an etcd version built
+// from its modules): its users call Prepare before the run, once per
+// request, and then apply the request it returns instead of r. log, when
+// not nil, gets a line for a person about long work. It is safe for
+// concurrent use.
+type Preparer interface {
+	Prepare(ctx context.Context, r Request, log io.Writer) (Request, error)
+}
+
+// ArgsChecker is the capability of a fault whose arguments are checked
+// beyond their number (CheckFault): CheckArgs returns an invalid-input
+// error for args it cannot take, and replaces the count check.
+type ArgsChecker interface {
+	CheckArgs(args []string) error
+}
 
 // Request is what to apply a fault to. It is a plain value.
 type Request struct {
@@ -100,6 +162,7 @@ func registry() []Fault {
 		link{},
 		cpuLimit{}, cpuUnlimit{},
 		defrag{}, defragStop{},
+		upgrade{}, downgrade{},
 	}
 }
 
@@ -144,6 +207,9 @@ func ParseFault(name string, args []string) (Fault, error) {
 
 // CheckFault returns an invalid-input error unless f takes args.
 func CheckFault(f Fault, args []string) error {
+	if c, ok := f.(ArgsChecker); ok {
+		return c.CheckArgs(args)
+	}
 	a := f.About()
 	if len(args) < a.MinArgs || len(args) > a.MaxArgs {
 		return invalid.Errorf("fault %s needs %s", a.Name, a.Args)

@@ -31,9 +31,9 @@ func TestParseFault(t *testing.T) {
 		{"cpulimit", []string{"m1"}, ""},
 		{"cpulimit", []string{"m1", "0.5"}, ""},
 		{"cpuunlimit", []string{"m1"}, ""},
-		{"bogus", []string{"m1"}, `unknown fault "bogus": kill, pause, resume, restart, partition, heal, link, cpulimit, cpuunlimit, defrag or defrag-stop`},
-		{"", nil, `unknown fault "": kill, pause, resume, restart, partition, heal, link, cpulimit, cpuunlimit, defrag or defrag-stop`},
-		{"Kill", []string{"m1"}, `unknown fault "Kill": kill, pause, resume, restart, partition, heal, link, cpulimit, cpuunlimit, defrag or defrag-stop`},
+		{"bogus", []string{"m1"}, `unknown fault "bogus": kill, pause, resume, restart, partition, heal, link, cpulimit, cpuunlimit, defrag, defrag-stop, upgrade or downgrade`},
+		{"", nil, `unknown fault "": kill, pause, resume, restart, partition, heal, link, cpulimit, cpuunlimit, defrag, defrag-stop, upgrade or downgrade`},
+		{"Kill", []string{"m1"}, `unknown fault "Kill": kill, pause, resume, restart, partition, heal, link, cpulimit, cpuunlimit, defrag, defrag-stop, upgrade or downgrade`},
 		{"kill", nil, "fault kill needs one member name"},
 		{"kill", []string{"m1", "m2"}, "fault kill needs one member name"},
 		{"pause", nil, "fault pause needs one member name"},
@@ -47,8 +47,14 @@ func TestParseFault(t *testing.T) {
 		{"cpulimit", []string{"m1", "1", "2"}, "fault cpulimit needs a member name and optionally its CPUs"},
 		{"cpuunlimit", []string{"m1", "1"}, "fault cpuunlimit needs one member name"},
 		{"link", []string{"a", "b", "c"}, "fault link needs FROM and TO (member names or client)"},
+		{"upgrade", []string{"3.6.16"}, ""},
+		{"upgrade", []string{"embedded"}, ""},
+		{"downgrade", []string{"./bin/etcd"}, ""},
+		{"upgrade", nil, "fault upgrade needs one etcd (a version such as 3.6.16, a binary's path, or embedded)"},
+		{"downgrade", []string{"3.5", "3.6"}, `downgrade takes one etcd (a version such as 3.6.16, a binary's path, or embedded), not "3.5 3.6"`},
+		{"upgrade", []string{"latest"}, `upgrade to "latest": give an etcd version (3.6.16), a binary's path, or embedded`},
 		// Values are never read as option names.
-		{"{Links}", nil, `unknown fault "{Links}": kill, pause, resume, restart, partition, heal, link, cpulimit, cpuunlimit, defrag or defrag-stop`},
+		{"{Links}", nil, `unknown fault "{Links}": kill, pause, resume, restart, partition, heal, link, cpulimit, cpuunlimit, defrag, defrag-stop, upgrade or downgrade`},
 	} {
 		f, err := ParseFault(tc.name, tc.args)
 		switch {
@@ -106,7 +112,7 @@ func TestRegistry(t *testing.T) {
 			t.Errorf("Counts name %s is no registered fault", n)
 		}
 	}
-	if got, want := FaultNames(), "kill, pause, resume, restart, partition, heal, link, cpulimit, cpuunlimit, defrag or defrag-stop"; got != want {
+	if got, want := FaultNames(), "kill, pause, resume, restart, partition, heal, link, cpulimit, cpuunlimit, defrag, defrag-stop, upgrade or downgrade"; got != want {
 		t.Errorf("FaultNames() = %q, want %q", got, want)
 	}
 	if _, ok := faultByLinkOp("bogus"); ok {

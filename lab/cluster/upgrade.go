@@ -32,69 +32,6 @@ const (
 	canaryEvery      = 100 * time.Millisecond
 )
 
-// UpgradeStep is one member's replacement, as it happened. Its window,
-// [Began, Ready], holds everything the step did to the cluster: the
-// leadership hand-over, the stop, the start and the catch-up.
-type UpgradeStep struct {
-	Member string `json:"member"`
-	From   string `json:"from"`
-	To     string `json:"to"`
-	// WasLeader says the member led when its turn came; HandedTo is who
-	// it handed the leadership to before it stopped.
-	WasLeader bool      `json:"was_leader,omitempty"`
-	HandedTo  string    `json:"handed_to,omitempty"`
-	Began     time.Time `json:"began"`
-	// Stopped is when the old process had exited, Started when the new
-	// one was started, Ready when it answered healthy with its applied
-	// index at the leader's commit index of the moment it first answered.
-	Stopped time.Time `json:"stopped"`
-	Started time.Time `json:"started"`
-	Ready   time.Time `json:"ready"`
-	// DownSeconds is from the stop signal to Ready: the member served no
-	// client in between.
-	DownSeconds float64 `json:"down_seconds"`
-	// ClusterUnavailability is what the canary saw during the step: the
-	// windows in which no linearizable read succeeded. nil: none.
-	ClusterUnavailability *result.Unavailability `json:"cluster_unavailability,omitempty"`
-}
-
-// Window is the step's span, from Began to Ready.
-func (s UpgradeStep) Window() (time.Time, time.Time) { return s.Began, s.Ready }
-
-// Windows are the spans in which the move touched the cluster: a
-// downgrade's enabling, then each step's window, in order.
-func (r *UpgradeReport) Windows() [][2]time.Time {
-	var out [][2]time.Time
-	if !r.DowngradeBegan.IsZero() {
-		out = append(out, [2]time.Time{r.DowngradeBegan, r.DowngradeEnabled})
-	}
-	for _, s := range r.Steps {
-		b, e := s.Window()
-		out = append(out, [2]time.Time{b, e})
-	}
-	return out
-}
-
-// UpgradeReport is a rolling upgrade (or downgrade), as it happened.
-type UpgradeReport struct {
-	To        string `json:"to"`
-	Binary    string `json:"binary,omitempty"` // "": the embedded etcd
-	Downgrade bool   `json:"downgrade,omitempty"`
-	// DowngradeBegan and DowngradeEnabled bound, for a downgrade, the
-	// `downgrade validate` and `enable` calls and the wait until every
-	// member's storage was at the target version; DowngradeSeconds is
-	// their span, DowngradeUnavailability what the canary saw meanwhile.
-	DowngradeBegan          time.Time              `json:"downgrade_began,omitzero"`
-	DowngradeEnabled        time.Time              `json:"downgrade_enabled,omitzero"`
-	DowngradeSeconds        float64                `json:"downgrade_enable_seconds,omitempty"`
-	DowngradeUnavailability *result.Unavailability `json:"downgrade_unavailability,omitempty"`
-	Steps                   []UpgradeStep          `json:"steps"`
-	// ClusterVersionSeconds is how long after the last step every member
-	// said the cluster version was the new one.
-	ClusterVersionSeconds float64 `json:"cluster_version_seconds"`
-	Seconds               float64 `json:"seconds"`
-}
-
 // Upgrade replaces every member whose etcd is not spec's (a version or a
 // binary's path, as Options.Etcd; "embedded" is the etcd in etcdlab) with
 // it, one at a time, while the cluster serves. It refuses, before
@@ -102,8 +39,21 @@ type UpgradeReport struct {
 // minor version, or a downgrade other than one minor from 3.6 on (which
 // it performs with etcd's downgrade API first). On an error it stops where
 // it is and returns what it did: the cluster may then be mixed, and says
-// so (State).
-func (c *Cluster) Upgrade(ctx context.Context, spec string) (*UpgradeReport, error) {
+// so (State). Moves of one cluster must not overlap: callers run them one
+// after the other.
+func (c *Cluster) Upgrade(ctx context.Context, spec string) (*result.Upgrade, error) {
+	return c.move(ctx, spec, false)
+}
+
+// Downgrade is Upgrade to an etcd one minor version older than every
+// member's (3.6 on, with etcd's downgrade API first); it refuses, before
+// touching anything, a spec that is not one.
+func (c *Cluster) Downgrade(ctx context.Context, spec string) (*result.Upgrade, error) {
+	return c.move(ctx, spec, true)
+}
+
+// move is Upgrade, or Downgrade when downgradeOnly.
+func (c *Cluster) move(ctx context.Context, spec string, downgradeOnly bool) (*result.Upgrade, error) {
 	if c.stopping.Load() {
 		return nil, errors.New("cluster is stopping")
 	}
@@ -111,7 +61,7 @@ func (c *Cluster) Upgrade(ctx context.Context, spec string) (*UpgradeReport, err
 	if err != nil {
 		return nil, err
 	}
-	rep := &UpgradeReport{To: to, Binary: bin}
+	rep := &result.Upgrade{To: to, Steps: []result.UpgradeStep{}}
 	began := time.Now()
 	defer func() { rep.Seconds = time.Since(began).Seconds() }()
 	c.mu.Lock()
@@ -120,6 +70,9 @@ func (c *Cluster) Upgrade(ctx context.Context, spec string) (*UpgradeReport, err
 	rep.Downgrade, err = checkTransition(c.names, from, to)
 	if err != nil {
 		return nil, err
+	}
+	if downgradeOnly && !rep.Downgrade {
+		return nil, invalid.Errorf("etcd %s is no downgrade of the members' (%s): a downgrade goes one minor version down, from 3.6 on", to, c.State().EtcdVersion)
 	}
 	if rep.Downgrade {
 		rep.DowngradeBegan = time.Now().UTC()
@@ -212,10 +165,10 @@ func (c *Cluster) upgradeOrder(ctx context.Context) []string {
 
 // replace swaps member i's etcd for to; done are the steps before it (a
 // leader hands over to a member they replaced).
-func (c *Cluster) replace(ctx context.Context, i int, to memberEtcd, done []UpgradeStep) (UpgradeStep, error) {
+func (c *Cluster) replace(ctx context.Context, i int, to memberEtcd, done []result.UpgradeStep) (result.UpgradeStep, error) {
 	name := c.names[i]
 	c.mu.Lock()
-	step := UpgradeStep{Member: name, From: c.etcd[i].version, To: to.version, Began: time.Now().UTC()}
+	step := result.UpgradeStep{Member: name, From: c.etcd[i].version, To: to.version, Began: time.Now().UTC()}
 	p := c.procs[i]
 	c.mu.Unlock()
 	canary := c.startCanary(ctx)
@@ -268,7 +221,7 @@ func (c *Cluster) replacing(name string, on bool) {
 
 // handOverTarget is who a leader being replaced hands over to: the first
 // member already replaced, else the first other member.
-func handOverTarget(names []string, leader string, done []UpgradeStep) string {
+func handOverTarget(names []string, leader string, done []result.UpgradeStep) string {
 	for _, s := range done {
 		if s.Member != leader {
 			return s.Member

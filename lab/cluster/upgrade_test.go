@@ -15,6 +15,7 @@ import (
 	"github.com/etcdlab/etcdlab/invalid"
 	"github.com/etcdlab/etcdlab/lab/etcdbuild"
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
+	"github.com/etcdlab/etcdlab/result"
 )
 
 // oldEtcd and prevEtcd are releases the tests build from etcd's modules
@@ -86,7 +87,7 @@ func loadBeside(t *testing.T, c *Cluster, stop <-chan struct{}) func() []request
 
 // checkFailuresInWindows fails t for a failed request that overlaps no
 // window of the move, and returns the failures.
-func checkFailuresInWindows(t *testing.T, reqs []request, rep *UpgradeReport) (ok, failed int) {
+func checkFailuresInWindows(t *testing.T, reqs []request, rep *result.Upgrade) (ok, failed int) {
 	t.Helper()
 	for _, r := range reqs {
 		if r.err == nil {
@@ -108,7 +109,21 @@ func checkFailuresInWindows(t *testing.T, reqs []request, rep *UpgradeReport) (o
 	return ok, failed
 }
 
-func windows(steps []UpgradeStep) string {
+// lookupLong is the long-running fault called name.
+func lookupLong(t *testing.T, name string) LongFault {
+	t.Helper()
+	f, err := LookupFault(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lf, ok := f.(LongFault)
+	if !ok || !f.About().LongRunning() {
+		t.Fatalf("%s is no long-running fault", name)
+	}
+	return lf
+}
+
+func windows(steps []result.UpgradeStep) string {
 	s := ""
 	for _, st := range steps {
 		s += fmt.Sprintf("%s %s-%s ", st.Member, st.Began.Format("15:04:05.000"), st.Ready.Format("15:04:05.000"))
@@ -136,7 +151,17 @@ func TestUpgradeUnderLoad(t *testing.T) {
 		stop := make(chan struct{})
 		wait := loadBeside(t, c, stop)
 		time.Sleep(300 * time.Millisecond)
-		rep, err := c.Upgrade(ctx, move.spec)
+		// The upgrade as a library call, the downgrade through the fault
+		// registry, as experiment timelines run it.
+		var rep *result.Upgrade
+		var err error
+		if move.downgrade {
+			var out Outcome
+			out, err = lookupLong(t, FaultDowngrade).Run(ctx, c, Request{Args: []string{move.spec}})
+			rep = out.Upgrade
+		} else {
+			rep, err = c.Upgrade(ctx, move.spec)
+		}
 		time.Sleep(300 * time.Millisecond)
 		close(stop)
 		reqs := wait()

@@ -210,7 +210,7 @@ func (r *runner) runWork(ctx context.Context, pc *Cell, sc *setupCluster, t *job
 		return pc.Work.Run(ctx, t)
 	}
 	tl := &cellTimeline{timeline: newTimeline(sc.c, r.plan.Spec.Faults), cell: cell, reused: pc.Setup.Reuse}
-	if err := tl.prepareUpgrades(ctx, r.plan.Spec.relPath(".")); err != nil {
+	if err := tl.prepare(ctx, r.plan.Spec.relPath(".")); err != nil {
 		tl.Finish()
 		return nil, err
 	}

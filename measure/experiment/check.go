@@ -157,6 +157,26 @@ func actionNames() string {
 	return orList(names)
 }
 
+// etcdActionNames lists the faults a step may give an etcd, for a
+// message: "upgrade or downgrade".
+func etcdActionNames() string {
+	var names []string
+	for _, f := range cluster.Faults() {
+		if a := f.About(); a.Etcd {
+			names = append(names, a.Name)
+		}
+	}
+	return strings.Join(names, " or ")
+}
+
+// withArticle is an action with its indefinite article ("an upgrade").
+func withArticle(action string) string {
+	if strings.ContainsRune("aeiou", rune(action[0])) {
+		return "an " + action
+	}
+	return "a " + action
+}
+
 // actions are a fault's actions, by name.
 func (f *Fault) actions() map[string]string { return f.Actions }
 
@@ -206,15 +226,19 @@ func (s *Spec) checkTimeline(path []any, faults []Fault, setups []Setup) error {
 		f := &faults[i]
 		acts := f.actions()
 		if len(acts) != 1 {
-			return s.errorf(at(i), "a fault needs exactly one of %s, or upgrade (an etcd)", actionNames())
+			return s.errorf(at(i), "a fault needs exactly one of %s, or %s (an etcd)", actionNames(), etcdActionNames())
 		}
 		action, target := f.Action()
-		if action == upgradeAction {
-			if err := checkUpgradeTarget(target, f.Args()); err != nil {
+		if a := about(action); a.Etcd {
+			fl, err := cluster.LookupFault(action)
+			if err == nil {
+				err = cluster.CheckFault(fl, append([]string{target}, f.Args()...))
+			}
+			if err != nil {
 				return s.errorf(at(i, action), "%v", err)
 			}
-			if f.For > 0 {
-				return s.errorf(at(i, "for"), "for undoes a kill, pause or partition; an upgrade has none: add a later upgrade step")
+			if f.For > 0 && a.Undo == "" {
+				return s.errorf(at(i, "for"), "for undoes a kill, pause or partition; %s has none: add a later upgrade step", withArticle(action))
 			}
 			continue
 		}

@@ -24,14 +24,14 @@ const (
 // step is one timed action of a timeline: a fault, or the undo its For
 // asks for.
 type step struct {
-	at     time.Duration
-	action string
-	target string        // as written: a member, leader or follower; an upgrade's etcd
-	binary string        // an upgrade's etcd binary, once built (prepareUpgrades)
-	args   []string      // the fault's arguments after the member
-	fault  int           // the fault's index
-	undo   bool          // the undo of fault's action, on the member it hit
-	after  time.Duration // an undo's For: at least this long after the fault was applied
+	at       time.Duration
+	action   string
+	target   string        // as written: a member, leader or follower; an upgrade's etcd
+	prepared []string      // the fault's arguments once prepared (prepare), nil when it has no Prepare
+	args     []string      // the fault's arguments after the member
+	fault    int           // the fault's index
+	undo     bool          // the undo of fault's action, on the member it hit
+	after    time.Duration // an undo's For: at least this long after the fault was applied
 }
 
 // timeline applies a fault timeline to a cluster during one cell's
@@ -47,13 +47,13 @@ type timeline struct {
 	cancel  context.CancelFunc
 	done    chan struct{} // closed when the steps' goroutine returns
 
-	// upgrades are the upgrade steps in progress (upgradestep.go); upMu
-	// runs them one at a time, under upCtx, which ends with the cell's
-	// context or when finish gives up waiting.
-	upgrades sync.WaitGroup
-	upMu     sync.Mutex
-	upCtx    context.Context
-	upCancel context.CancelFunc
+	// long are the long-running faults in progress (longfault.go);
+	// longMu runs them one at a time, under longCtx, which ends with the
+	// cell's context or when finish gives up waiting.
+	long       sync.WaitGroup
+	longMu     sync.Mutex
+	longCtx    context.Context
+	longCancel context.CancelFunc
 
 	mu          sync.Mutex
 	events      []result.FaultEvent
@@ -103,7 +103,7 @@ func newTimeline(c *cluster.Cluster, faults []Fault) *timeline {
 // start begins the timeline now (the measured run's start).
 func (t *timeline) start(ctx context.Context) {
 	t.once.Do(func() {
-		t.upCtx, t.upCancel = context.WithCancel(ctx)
+		t.longCtx, t.longCancel = context.WithCancel(ctx)
 		ctx, t.cancel = context.WithCancel(ctx)
 		close(t.started)
 		go t.run(ctx, time.Now())
@@ -132,21 +132,27 @@ func (t *timeline) run(ctx context.Context, began time.Time) {
 			return
 		case <-time.After(time.Until(when)):
 		}
-		if s.action == upgradeAction {
-			idx := t.record(result.FaultEvent{AtSeconds: s.at.Seconds(), Time: time.Now().UTC(), Action: s.action, Target: s.target})
-			t.upgrades.Add(1)
-			go t.upgrade(idx, s)
-			continue
-		}
 		var name, detail string
 		var err error
-		if m, ok := hit[s.fault]; ok && s.undo {
+		a := about(s.action)
+		switch m, ok := hit[s.fault]; {
+		case a.Etcd:
+			name = s.target
+		case ok && s.undo:
 			name = m
-		} else {
+		default:
 			name, detail, err = t.resolve(ctx, s.target, isUndo(s.action))
 		}
 		ev := result.FaultEvent{AtSeconds: s.at.Seconds(), Time: time.Now().UTC(), Action: s.action, Target: cmp(name, s.target), Detail: detail}
 		idx := t.record(ev)
+		if err == nil && a.LongRunning() {
+			// In a goroutine of its own, so that later steps keep their
+			// times.
+			hit[s.fault] = name
+			t.long.Add(1)
+			go t.runLong(idx, s, name)
+			continue
+		}
 		if err == nil {
 			hit[s.fault] = name
 			applied[s.fault], err = t.apply(ctx, idx, s.action, name, s.args...)
@@ -309,8 +315,9 @@ func (t *timeline) update(idx int, f func(*result.FaultEvent)) {
 }
 
 // finish stops the timeline (steps not reached are recorded as not
-// applied), waits for upgrades in progress (at most upgradeGrace; one
-// still running then is cancelled, and says so), waits for the election watches (at most electionGrace more;
+// applied), waits for long-running faults in progress (at most their
+// declared About.Timeout; one still running then is cancelled, and says
+// so), waits for the election watches (at most electionGrace more;
 // an election still running then is recorded as not seen), and undoes what is still
 // broken: every member resumed, and when the cluster is reused, killed
 // members restarted and partitions healed. It returns the events.
@@ -319,15 +326,15 @@ func (t *timeline) finish(reused bool) []result.FaultEvent {
 	case <-t.started:
 		t.cancel()
 		<-t.done
-		upgraded := make(chan struct{})
-		go func() { t.upgrades.Wait(); close(upgraded) }()
+		finished := make(chan struct{})
+		go func() { t.long.Wait(); close(finished) }()
 		select {
-		case <-upgraded:
-		case <-time.After(upgradeGrace):
-			t.upCancel()
-			<-upgraded
+		case <-finished:
+		case <-time.After(t.longGrace()):
+			t.longCancel()
+			<-finished
 		}
-		t.upCancel()
+		t.longCancel()
 	default:
 		for _, s := range t.steps {
 			t.record(result.FaultEvent{AtSeconds: s.at.Seconds(), Action: s.action, Target: s.target, Error: "not applied: no measured run started"})

@@ -8,8 +8,8 @@ import (
 
 // UnmarshalYAML reads one step of a fault timeline: at, for, and one key
 // per action named after a fault of lab/cluster's registry that takes a
-// member, so a fault added to the registry needs nothing here, or
-// upgrade, the timeline's own action (upgradestep.go). It
+// member or an etcd (upgrade, downgrade), so a fault added to the
+// registry needs nothing here (timelineAction). It
 // reports what go-yaml's strict decoding of a struct would, in its words
 // (an unknown key, a repeated key, a value of the wrong type), so Parse's
 // messages stay those of every other part of the file.
@@ -81,6 +81,14 @@ func (f *Fault) UnmarshalYAML(n *yaml.Node) error {
 		f.Actions = actions
 	}
 	return nil
+}
+
+// timelineAction reports whether name is an action a timeline step may
+// name: a fault of the registry that takes a member, or one that takes an
+// etcd (upgrade, downgrade).
+func timelineAction(name string) bool {
+	a := about(name)
+	return a.TakesMember() || (a.Etcd && a.MinArgs == 1)
 }
 
 // isTypeError reports whether err is go-yaml's collected type errors,
