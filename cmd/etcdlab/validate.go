@@ -66,6 +66,9 @@ func validateConn(conn etcdclient.Config) error {
 	if conn.DialTimeout < 0 {
 		return invalid.Errorf("{DialTimeout} must not be negative, not %s", conn.DialTimeout)
 	}
+	if (conn.Cert == "") != (conn.Key == "") {
+		return invalid.Errorf("{Cert} and {Key} must be given together")
+	}
 	for _, f := range []struct{ flag, path string }{{"--cacert", conn.CACert}, {"--cert", conn.Cert}, {"--key", conn.Key}} {
 		if f.path == "" {
 			continue
