@@ -57,6 +57,7 @@ func Run(ctx context.Context, cli *clientv3.Client, s Spec) (run result.Run, err
 	defer func() {
 		stop()
 		wg.Wait()
+		_ = st.watcher.Close() // its streams ended with runCtx: no error to report
 		if cerr := cleanup(context.WithoutCancel(ctx), cli, k, granted); cerr != nil && err == nil {
 			err = cerr
 		}
