@@ -117,8 +117,9 @@ func Run(ctx context.Context, o Options) (*result.Document, error) {
 	// passed: the load this cluster sustains. The level that failed is the
 	// capacity finding; its figures are in the levels table.
 	sustained, latest := afterProbe, afterProbe
+	levels := Levels()
 	for i := first; i <= last && ctx.Err() == nil; i++ {
-		l := Levels[i]
+		l := levels[i]
 		fmt.Fprintf(o.Log, "[%4.1fs] load level %s: %.0f writes/s with %d clients for %s\n", time.Since(began).Seconds(), l.Name, l.Rate, l.Clients, o.LevelDuration)
 		before := scrapeAll(ctx, t)
 		run, err := runLoad(ctx, t, l.Clients, l.Rate, o.LevelDuration, l.Name)
@@ -152,7 +153,7 @@ func Run(ctx context.Context, o Options) (*result.Document, error) {
 		c.Highest = l.Name
 		sustained = after
 	}
-	doc.Verdicts = append(doc.Verdicts, capacityVerdict(c.Levels, Levels[first], Levels[last]))
+	doc.Verdicts = append(doc.Verdicts, capacityVerdict(c.Levels, levels[first], levels[last]))
 	c.Members = memberMetrics(t, start, sustained)
 	doc.Verdicts = append(doc.Verdicts, serverVerdicts(c.Members, live)...)
 	doc.Verdicts = append(doc.Verdicts, connectVerdict(c.Connect))

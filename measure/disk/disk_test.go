@@ -95,7 +95,7 @@ func TestRunSmall(t *testing.T) {
 			t.Fatalf("%s: %v", mode, err)
 		}
 		j := doc.Disk.Jobs[0]
-		if j.Ops != 256 || j.Bytes != 1<<20 || j.IOPS <= 0 || j.SyncLatency == nil || len(j.SyncLatency.Percentiles) != len(FioPercentiles) {
+		if j.Ops != 256 || j.Bytes != 1<<20 || j.IOPS <= 0 || j.SyncLatency == nil || len(j.SyncLatency.Percentiles) != len(FioPercentiles()) {
 			t.Fatalf("%s: job %+v", mode, j)
 		}
 		if len(doc.Verdicts) != 3 || doc.Overall == "" || !strings.Contains(doc.Verdicts[0].What, mode) {
