@@ -263,7 +263,7 @@ func (t *tokenCreds) refresh(ctx context.Context, cc *grpc.ClientConn, timeout t
 	defer cancel()
 	r, err := pb.NewAuthClient(cc).Authenticate(ctx, &pb.AuthenticateRequest{Name: t.name, Password: t.password})
 	if err != nil {
-		return fmt.Errorf("authenticate as %s: %s", t.name, etcdclient.Describe(err))
+		return fmt.Errorf("authenticate as %s: %w", t.name, described{err})
 	}
 	t.mu.Lock()
 	t.token = r.Token

@@ -75,6 +75,9 @@ What differs, on purpose:
 			Use: s.Use, Short: s.Short, Args: args,
 			RunE: func(c *cobra.Command, argv []string) error {
 				cl := b.commandLine(c, argv)
+				if err := b.validate(c, argv, cl); err != nil {
+					return err
+				}
 				return a.runBench(c, cl.Output, cl.Config)
 			},
 		}

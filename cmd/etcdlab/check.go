@@ -9,6 +9,7 @@ import (
 
 	"github.com/etcdlab/etcdlab/internal/atomicfile"
 	"github.com/etcdlab/etcdlab/internal/exitcode"
+	"github.com/etcdlab/etcdlab/invalid"
 	"github.com/etcdlab/etcdlab/measure/bench"
 	"github.com/etcdlab/etcdlab/measure/check"
 	"github.com/etcdlab/etcdlab/render"
@@ -52,6 +53,9 @@ the check could not run.`,
 		RunE: func(c *cobra.Command, _ []string) error {
 			format, err := outputFormat(result.KindCheck, output)
 			if err != nil {
+				return err
+			}
+			if err := validateCheck(c, o); err != nil {
 				return err
 			}
 			if out == "" {
@@ -101,6 +105,20 @@ the check could not run.`,
 	fl.StringVarP(&output, "output", "o", "text", "stdout: text (verdicts) or json (the result)")
 	fl.BoolVar(&term.Wide, "wide", false, "text at full width: sources in the verdict table, nothing wrapped (default: within 120 columns)")
 	return c
+}
+
+// validateCheck checks check's command line before anything runs.
+func validateCheck(c *cobra.Command, o check.Options) error {
+	if err := positiveIfGiven(c, "level-duration", "disk-runtime"); err != nil {
+		return err
+	}
+	if len(o.Conn.Endpoints) > 0 && c.Flags().Changed("data-dir") {
+		return invalid.Errorf("--data-dir qualifies this machine's disk; with --endpoints check runs no disk probe")
+	}
+	if err := validateConn(o.Conn); err != nil {
+		return err
+	}
+	return o.Validate()
 }
 
 // writeCheck prints the verdicts and writes result.json and report.html.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/etcdlab/etcdlab/emulate/wan"
 	"github.com/etcdlab/etcdlab/internal/exitcode"
+	"github.com/etcdlab/etcdlab/invalid"
 	"github.com/etcdlab/etcdlab/lab/cluster"
 	"github.com/etcdlab/etcdlab/lab/topology"
 	"github.com/spf13/cobra"
@@ -97,12 +98,21 @@ func (a *app) fault(ctx context.Context, f *faultFlags, args []string) error {
 	if err != nil {
 		return err
 	}
+	req, err := f.request(fault.About().Name, args[1:])
+	if err != nil {
+		return err
+	}
 	st, err := cluster.ReadStateFile(f.stateFile)
 	if err != nil {
 		return err
 	}
 	if !st.Running() {
 		return exitcode.Failuref("the cluster in %s is not running (etcdlab pid %d has exited)", f.stateFile, st.Controller.PID)
+	}
+	if p, ok := fault.(cluster.Preparer); ok { // an etcd built here, where the person sees its progress
+		if req, err = p.Prepare(ctx, req, a.stderr); err != nil {
+			return err
+		}
 	}
 	var el *cluster.Election
 	if f.waitLeader > 0 {
@@ -115,19 +125,6 @@ func (a *app) fault(ctx context.Context, f *faultFlags, args []string) error {
 		}
 		el = e
 		defer el.Close()
-	}
-	req := cluster.Request{Args: args[1:], Link: wan.Link{Delay: f.delay, Jitter: f.jitter, Loss: f.loss}, Both: f.both}
-	if f.rate != "" && fault.About().Name == cluster.FaultLink {
-		r, err := topology.ParseRate(f.rate)
-		if err != nil {
-			return err // invalid input
-		}
-		req.Link.Rate = r
-	}
-	if p, ok := fault.(cluster.Preparer); ok { // an etcd built here, where the person sees its progress
-		if req, err = p.Prepare(ctx, req, a.stderr); err != nil {
-			return err
-		}
 	}
 	if el != nil {
 		el.Start()
@@ -151,4 +148,28 @@ func (a *app) fault(ctx context.Context, f *faultFlags, args []string) error {
 	}
 	fmt.Fprintf(a.stdout, "new leader %s (term %d) %.3f s after the fault; the old leader was %s (term %d)\n", l.Name, l.Term, took.Seconds(), old.Name, old.Term)
 	return nil
+}
+
+// request is the fault's request from the command line, checked before
+// the state file is read or anything is dialled: the link flags only for
+// link, and a link no path can have refused.
+func (f *faultFlags) request(name string, args []string) (cluster.Request, error) {
+	req := cluster.Request{Args: args, Link: wan.Link{Delay: f.delay, Jitter: f.jitter, Loss: f.loss}, Both: f.both}
+	if name != cluster.FaultLink {
+		if req.Link != (wan.Link{}) || f.rate != "" || f.both {
+			return req, invalid.Errorf("--delay, --jitter, --rate, --loss and --both apply to link, not to %s", name)
+		}
+		return req, nil
+	}
+	if f.rate != "" {
+		r, err := topology.ParseRate(f.rate)
+		if err != nil {
+			return req, err // invalid input
+		}
+		req.Link.Rate = r
+	}
+	if err := req.Link.Validate(); err != nil {
+		return req, invalid.Errorf("link: %s", err.Error())
+	}
+	return req, nil
 }

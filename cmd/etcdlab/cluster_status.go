@@ -44,6 +44,9 @@ configured round trip.`,
 			if err != nil {
 				return err
 			}
+			if err := validateConn(conn); err != nil {
+				return err
+			}
 			names := map[string]string{}
 			pids := map[string]cluster.MemberState{}
 			var links []cluster.LinkView

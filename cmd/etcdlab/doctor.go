@@ -42,11 +42,17 @@ the diagnosis could not run.`,
   etcdlab doctor --endpoints 127.0.0.1:2379 --metrics-urls http://127.0.0.1:2381 -o json`,
 		Args: noArgs,
 		// ProbeInterval has no flag: the library's own default.
-		Annotations: map[string]string{"param:MetricsURLs": "--metrics-urls", "param:ProbeInterval": "the probe interval",
+		Annotations: map[string]string{"param:MetricsURLs": "--metrics-urls", "param:Dir": "--data-dir", "param:ProbeInterval": "the probe interval",
 			"param:URL": "--prometheus", "param:Selector": "--prometheus-selector", "param:RateWindow": "the rate window", "param:Step": "the step", "param:Timeout": "the query timeout"},
 		RunE: func(c *cobra.Command, _ []string) error {
 			format, err := outputFormat(result.KindDoctor, output)
 			if err != nil {
+				return err
+			}
+			if err := positiveIfGiven(c, "window", "keyspace-page"); err != nil {
+				return err
+			}
+			if err := validateConn(o.Conn); err != nil {
 				return err
 			}
 			o.Log, o.Stdin = a.stderr, os.Stdin

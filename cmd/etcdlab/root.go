@@ -96,11 +96,13 @@ against etcd's published thresholds.`,
   # from another terminal
   etcdlab cluster status
   etcdlab cluster down`,
-		Version:           version.String(),
-		SilenceUsage:      true,
-		SilenceErrors:     true,
-		Args:              groupArgs,
-		RunE:              helpRun,
+		Version:       version.String(),
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Args:          groupArgs,
+		RunE:          helpRun,
+		// Every command's duration flags, before its RunE (validate.go).
+		PersistentPreRunE: nonNegativeDurations,
 		CompletionOptions: cobra.CompletionOptions{HiddenDefaultCmd: false},
 	}
 	root.SetVersionTemplate("etcdlab {{.Version}}\n")

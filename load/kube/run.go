@@ -31,7 +31,8 @@ var ErrNotEmpty = errors.New("kube: the run's /registry prefix is not empty")
 // Run runs the workload once against cli's cluster and returns the run:
 // Stats over every request, Ops per verb and resource, and Kube. It
 // removes what it wrote under s.Prefix before returning, also when ctx is
-// cancelled. cli is shared; Run does not close it.
+// cancelled, and the goroutines it started (its watch streams' included)
+// have ended when it returns. cli is shared; Run does not close it.
 func Run(ctx context.Context, cli *clientv3.Client, s Spec) (run result.Run, err error) {
 	s = withDefaults(s)
 	if err := validate(s); err != nil {
@@ -57,6 +58,7 @@ func Run(ctx context.Context, cli *clientv3.Client, s Spec) (run result.Run, err
 	defer func() {
 		stop()
 		wg.Wait()
+		_ = st.watcher.Close() // its streams ended with runCtx: no error to report
 		if cerr := cleanup(context.WithoutCancel(ctx), cli, k, granted); cerr != nil && err == nil {
 			err = cerr
 		}

@@ -3,9 +3,10 @@ package kube
 import (
 	"context"
 	"errors"
-	"runtime"
+	"fmt"
 	"runtime/pprof"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -13,7 +14,7 @@ import (
 
 	"github.com/etcdlab/etcdlab/invalid"
 	"github.com/etcdlab/etcdlab/lab/clustertest"
-	clientv3 "go.etcd.io/etcd/client/v3"
+	"github.com/etcdlab/etcdlab/result"
 )
 
 // TestManifestConverges runs a small manifest on a real 3-member cluster
@@ -24,23 +25,26 @@ func TestManifestConverges(t *testing.T) {
 	t.Parallel()
 	c := startCluster(t, 3)
 	cli := c.KV()
-	// clientv3 (3.7 and later) connects on first use: count the
-	// goroutines once its connection to every member is up, which is
-	// when round robin has answered from each of them.
-	answered := map[uint64]bool{}
-	if !clustertest.Eventually(10*time.Second, func() bool {
-		if resp, err := cli.Get(context.Background(), "/conv/", clientv3.WithSerializable()); err == nil {
-			answered[resp.Header.MemberId] = true
-		}
-		return len(answered) == 3
-	}) {
-		t.Fatalf("the client reached %d of 3 members", len(answered))
-	}
-	before := runtime.NumGoroutine()
 	var progress []int
 	s := Spec{Prefix: "/conv", Deployments: 2, Replicas: 5, Services: true, Nodes: 2, PodsPerNode: 8, APIServers: 2,
 		Timeout: 40 * time.Second, Teardown: true, Progress: func(ready, total int) { progress = append(progress, ready) }}
-	run, err := Run(context.Background(), cli, s)
+	// Every goroutine the run starts carries this label (a goroutine
+	// inherits its creator's), the client's watch streams included; the
+	// other tests' goroutines, which run beside this one, do not.
+	label := pprof.Labels("kube-run", t.Name())
+	var run result.Run
+	var err error
+	pprof.Do(context.Background(), label, func(ctx context.Context) {
+		// The count sees labelled goroutines (the helper's own check):
+		// this one, inside pprof.Do, and the one it starts.
+		release := make(chan struct{})
+		go func() { <-release }()
+		if n, _ := labelled("kube-run", t.Name()); n != 2 {
+			t.Errorf("labelled counts %d goroutines, want 2", n)
+		}
+		close(release)
+		run, err = Run(ctx, cli, s)
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,13 +123,38 @@ func TestManifestConverges(t *testing.T) {
 	if err != nil || len(leases.Leases) != 0 {
 		t.Fatalf("%d leases left (%v)", len(leases.Leases), err)
 	}
-	// The client's streams end asynchronously: slowly on a loaded machine.
-	clustertest.Eventually(20*time.Second, func() bool { return runtime.NumGoroutine() <= before+5 })
-	if n := runtime.NumGoroutine(); n > before+5 {
-		var stacks strings.Builder
-		_ = pprof.Lookup("goroutine").WriteTo(&stacks, 1)
-		t.Fatalf("%d goroutines after the run, %d before:\n%s", n, before, stacks.String())
+	// Run closes its watcher before it returns, which waits for the
+	// watch streams' goroutines; only gRPC's goroutine that finishes a
+	// cancelled stream may still be on its way out.
+	if !clustertest.Eventually(5*time.Second, func() bool { n, _ := labelled("kube-run", t.Name()); return n == 0 }) {
+		n, stacks := labelled("kube-run", t.Name())
+		t.Fatalf("%d goroutines of the run left after it returned:\n%s", n, stacks)
 	}
+}
+
+// labelled counts the goroutines whose pprof labels hold key=value, and
+// returns their stacks.
+func labelled(key, value string) (int, string) {
+	var all strings.Builder
+	_ = pprof.Lookup("goroutine").WriteTo(&all, 1)
+	_, body, _ := strings.Cut(all.String(), "\n") // after "goroutine profile: total N"
+	want := fmt.Sprintf("%q:%q", key, value)
+	n := 0
+	var stacks strings.Builder
+	for rec := range strings.SplitSeq(body, "\n\n") {
+		lines := strings.SplitN(rec, "\n", 3)
+		if len(lines) < 2 || !strings.HasPrefix(lines[1], "# labels:") || !strings.Contains(lines[1], want) {
+			continue
+		}
+		count, _, _ := strings.Cut(lines[0], " @ ")
+		c, err := strconv.Atoi(count)
+		if err != nil {
+			continue
+		}
+		n += c
+		stacks.WriteString(rec + "\n\n")
+	}
+	return n, stacks.String()
 }
 
 // TestRefusesAPrefixInUse: a run never deletes keys it did not write.

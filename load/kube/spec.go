@@ -23,8 +23,10 @@ const (
 	ModeSteady = "steady"
 )
 
-// Spec is one run of the workload. The zero value of a field takes the
-// default that DefaultSpec documents.
+// Spec is one run of the workload. A field left at its zero value takes
+// DefaultSpec's value, except the booleans (Services, HollowKubelets,
+// Teardown), which keep theirs: a zero Spec has no Services although
+// DefaultSpec has.
 type Spec struct {
 	// Prefix is the run's own prefix: every key lives under
 	// Prefix + "/registry/".

@@ -41,8 +41,12 @@ type entry struct {
 // not change". Every etcd request is timed into rec under the API request
 // it serves. Safe for concurrent use.
 type store struct {
-	kv      kubernetes.Interface
-	cli     *clientv3.Client
+	kv  kubernetes.Interface
+	cli *clientv3.Client
+	// watcher is the run's own watcher on cli: Run closes it at its end,
+	// which returns once its streams' goroutines have ended (the client's
+	// shared watcher would end them in the background, after Run).
+	watcher clientv3.Watcher
 	keys    keys
 	ops     *opTable
 	rec     *load.Recorder
@@ -71,7 +75,7 @@ func newStore(cli *clientv3.Client, remote pb.KVClient, k keys, rec *load.Record
 		kc.Client = &clientv3.Client{KV: clientv3.NewKVFromKVClient(remote, nil)}
 	}
 	kc.Kubernetes = kc // as kubernetes.New does
-	return &store{kv: kc, cli: cli, keys: k, ops: newOpTable(), rec: rec, timeout: timeout, lag: lag, watchers: watchers,
+	return &store{kv: kc, cli: cli, watcher: clientv3.NewWatcher(cli), keys: k, ops: newOpTable(), rec: rec, timeout: timeout, lag: lag, watchers: watchers,
 		decoded: newSharedDecodes(watchers)}
 }
 

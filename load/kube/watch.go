@@ -155,7 +155,7 @@ func (c *cacher) relist(ctx context.Context) (int64, error) {
 func (c *cacher) watch(ctx context.Context, rev int64) error {
 	wctx, cancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
 	defer cancel()
-	ch := c.st.cli.Watch(wctx, c.st.keys.resourcePrefix(c.res), clientv3.WithPrefix(), clientv3.WithRev(rev),
+	ch := c.st.watcher.Watch(wctx, c.st.keys.resourcePrefix(c.res), clientv3.WithPrefix(), clientv3.WithRev(rev),
 		clientv3.WithPrevKV(), clientv3.WithProgressNotify())
 	for resp := range ch {
 		if err := resp.Err(); err != nil {

@@ -90,7 +90,7 @@ func (c Cluster) CheckPrefixEmpty(ctx context.Context, prefix string) error {
 	defer cancel()
 	r, err := c.Cli.Get(ctx, prefix, clientv3.WithPrefix(), clientv3.WithCountOnly())
 	if err != nil {
-		return fmt.Errorf("check prefix %s: %s", prefix, etcdclient.Describe(err))
+		return fmt.Errorf("check prefix %s: %w", prefix, described{err})
 	}
 	if r.Count > 0 {
 		return &PrefixInUseError{Prefix: prefix, Keys: r.Count}
@@ -102,7 +102,7 @@ func (c Cluster) CheckPrefixEmpty(ctx context.Context, prefix string) error {
 func (c Cluster) Quota(ctx context.Context) (db, quota int64, err error) {
 	st, err := c.Status(ctx)
 	if err != nil {
-		return 0, 0, fmt.Errorf("read the database size: %s", etcdclient.Describe(err))
+		return 0, 0, fmt.Errorf("read the database size: %w", described{err})
 	}
 	quota = st.DbSizeQuota
 	if quota <= 0 {
@@ -201,12 +201,12 @@ func (c Cluster) Cleanup(ctx context.Context, prefix string, compact bool) (stri
 	defer cancel()
 	r, err := c.Cli.Delete(ctx, prefix, clientv3.WithPrefix())
 	if err != nil {
-		return "", fmt.Errorf("delete %s: %s", prefix, etcdclient.Describe(err))
+		return "", fmt.Errorf("delete %s: %w", prefix, described{err})
 	}
 	note := fmt.Sprintf("deleted %d keys under %s", r.Deleted, prefix)
 	if compact {
 		if _, err := c.Cli.Compact(ctx, r.Header.Revision); err != nil {
-			return note, fmt.Errorf("compact: %s", etcdclient.Describe(err))
+			return note, fmt.Errorf("compact: %w", described{err})
 		}
 		note += fmt.Sprintf(" and compacted to revision %d", r.Header.Revision)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/etcdlab/etcdlab/lab/clustertest"
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
 	"github.com/etcdlab/etcdlab/lab/member"
+	"github.com/etcdlab/etcdlab/result"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
@@ -157,16 +158,12 @@ func TestInterruptCleansUp(t *testing.T) {
 	cfg := baseConfig(c, CmdPut)
 	cfg.Total, cfg.Duration = 0, time.Minute
 	ctx, cancel := context.WithCancel(context.Background())
-	// Interrupt once the run has written a key: mid-run, keys to delete.
-	go func() {
-		clustertest.Eventually(30*time.Second, func() bool {
-			gctx, gcancel := context.WithTimeout(context.Background(), time.Second)
-			defer gcancel()
-			r, err := cli.Get(gctx, "", clientv3.WithPrefix(), clientv3.WithCountOnly())
-			return err == nil && r.Count > 0
-		})
-		cancel()
-	}()
+	// Interrupt once the client has completed a request (the run's own
+	// progress says so): mid-run, keys to delete, and a count the result
+	// must hold. A key visible on the server is not a request completed:
+	// its response may still be in flight when the run stops, and then 0
+	// requests is the right figure.
+	cfg.Observers = append(cfg.Observers, &cancelAfterRequest{cancel: cancel})
 	doc, err := Run(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -176,6 +173,18 @@ func TestInterruptCleansUp(t *testing.T) {
 	}
 	if n := clustertest.Count(t, cli, ""); n != 0 {
 		t.Fatalf("%d keys left after Ctrl-C", n)
+	}
+}
+
+// cancelAfterRequest cancels once a measured run has completed a request,
+// by the run's own count (Progressor).
+type cancelAfterRequest struct{ cancel context.CancelFunc }
+
+func (o *cancelAfterRequest) BeginRun(context.Context, RunInfo)                   {}
+func (o *cancelAfterRequest) EndRun(context.Context, RunInfo, *result.Run, error) {}
+func (o *cancelAfterRequest) Progress(r RunInfo, done, _ int64) {
+	if !r.Warmup && done > 0 {
+		o.cancel()
 	}
 }
 

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/etcdlab/etcdlab/invalid"
 	"github.com/etcdlab/etcdlab/lab/cluster"
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
 	"github.com/etcdlab/etcdlab/measure/disk"
@@ -68,39 +67,11 @@ type target struct {
 // cluster; anything that could not be measured once running is a SKIP
 // verdict saying why, in the document.
 func Run(ctx context.Context, o Options) (*result.Document, error) {
-	if o.Log == nil {
-		o.Log = io.Discard
-	}
-	if o.LevelDuration <= 0 {
-		o.LevelDuration = defaultLevelDuration
-	}
-	if o.DiskRuntime <= 0 {
-		o.DiskRuntime = defaultDiskRuntime
+	first, last, err := o.validate()
+	if err != nil {
+		return nil, err
 	}
 	live := len(o.Conn.Endpoints) > 0
-	if o.StartLoad == "" {
-		o.StartLoad = "s"
-	}
-	if o.MaxLoad == "" {
-		o.MaxLoad = map[bool]string{true: "s", false: "xl"}[live]
-	}
-	first, ok := levelIndex(o.StartLoad)
-	if !ok {
-		return nil, invalid.Errorf("{StartLoad}: load level must be s, m, l or xl, not %q", o.StartLoad)
-	}
-	last, ok := levelIndex(o.MaxLoad)
-	if !ok {
-		return nil, invalid.Errorf("{MaxLoad}: load level must be s, m, l or xl, not %q", o.MaxLoad)
-	}
-	if last < first {
-		return nil, invalid.Errorf("{MaxLoad} %s is below {StartLoad} %s", o.MaxLoad, o.StartLoad)
-	}
-	if o.DataDir == "" {
-		o.DataDir = "."
-	}
-	if o.LoadCPUs != 0 && !live {
-		return nil, invalid.Errorf("{LoadCPUs} applies to a live cluster ({Endpoints}): the members check starts here would be born in the load's budget")
-	}
 	doc := &result.Document{SchemaVersion: result.SchemaVersion, Kind: result.KindCheck, CreatedAt: time.Now().UTC(), Environment: envinfo.Collect()}
 	doc.Environment.LoadCPUs = o.LoadCPUs
 	c := &result.Check{Mode: map[bool]string{true: "live", false: "local"}[live]}
@@ -146,8 +117,9 @@ func Run(ctx context.Context, o Options) (*result.Document, error) {
 	// passed: the load this cluster sustains. The level that failed is the
 	// capacity finding; its figures are in the levels table.
 	sustained, latest := afterProbe, afterProbe
+	levels := Levels()
 	for i := first; i <= last && ctx.Err() == nil; i++ {
-		l := Levels[i]
+		l := levels[i]
 		fmt.Fprintf(o.Log, "[%4.1fs] load level %s: %.0f writes/s with %d clients for %s\n", time.Since(began).Seconds(), l.Name, l.Rate, l.Clients, o.LevelDuration)
 		before := scrapeAll(ctx, t)
 		run, err := runLoad(ctx, t, l.Clients, l.Rate, o.LevelDuration, l.Name)
@@ -181,7 +153,7 @@ func Run(ctx context.Context, o Options) (*result.Document, error) {
 		c.Highest = l.Name
 		sustained = after
 	}
-	doc.Verdicts = append(doc.Verdicts, capacityVerdict(c.Levels, Levels[first], Levels[last]))
+	doc.Verdicts = append(doc.Verdicts, capacityVerdict(c.Levels, levels[first], levels[last]))
 	c.Members = memberMetrics(t, start, sustained)
 	doc.Verdicts = append(doc.Verdicts, serverVerdicts(c.Members, live)...)
 	doc.Verdicts = append(doc.Verdicts, connectVerdict(c.Connect))

@@ -21,12 +21,15 @@ type Level struct {
 	Clients int
 }
 
-// Levels are etcdctl check perf's (check.go): s, m, l, xl.
-var Levels = []Level{{"s", 150, 50}, {"m", 1000, 200}, {"l", 8000, 500}, {"xl", 15000, 1000}} //nolint:gochecknoglobals // constant table
+// Levels are etcdctl check perf's (check.go): s, m, l, xl. Each call
+// returns a copy: the table cannot be changed from outside.
+func Levels() [4]Level {
+	return [...]Level{{"s", 150, 50}, {"m", 1000, 200}, {"l", 8000, 500}, {"xl", 15000, 1000}}
+}
 
 // levelIndex finds a level by name; ok is false for a name no level has.
 func levelIndex(name string) (int, bool) {
-	for i, l := range Levels {
+	for i, l := range Levels() {
 		if l.Name == name {
 			return i, true
 		}

@@ -58,7 +58,7 @@ func TestRulesFromRecordedMetrics(t *testing.T) {
 
 func TestLevelRules(t *testing.T) {
 	t.Parallel()
-	l := Levels[1] // m: 1000 writes/s
+	l := Levels()[1] // m: 1000 writes/s
 	ok := result.Run{Stats: result.Stats{ThroughputRPS: 901, Latency: result.Latency{Max: 0.5, Stddev: 0.1}}}
 	if got := judgeLevel(l, ok); !got.Passed {
 		t.Fatalf("at the limits: %+v", got)
@@ -81,11 +81,11 @@ func TestLevelRules(t *testing.T) {
 	}
 	// Capacity: first level failing is FAIL; a later one is the limit.
 	s, m := result.CheckLevel{Name: "s", Rate: 150, Passed: true}, result.CheckLevel{Name: "m", Rate: 1000, Why: []string{"slow"}}
-	if v := capacityVerdict([]result.CheckLevel{s, m}, Levels[0], Levels[3]); v.Status != result.Pass || !strings.Contains(v.Explanation, "the limit: level m") {
+	if v := capacityVerdict([]result.CheckLevel{s, m}, Levels()[0], Levels()[3]); v.Status != result.Pass || !strings.Contains(v.Explanation, "the limit: level m") {
 		t.Errorf("limit: %+v", v)
 	}
 	m.Name = "s"
-	if v := capacityVerdict([]result.CheckLevel{m}, Levels[0], Levels[3]); v.Status != result.Fail {
+	if v := capacityVerdict([]result.CheckLevel{m}, Levels()[0], Levels()[3]); v.Status != result.Fail {
 		t.Errorf("first level failing: %+v", v)
 	}
 }
@@ -114,7 +114,7 @@ func TestCheckReasonsLikeDoctor(t *testing.T) {
 	if !busy(&lv) || !strings.Contains(strings.Join(lv.Why, "; "), "other processes used 1.6 cores") {
 		t.Errorf("busy: %+v", lv)
 	}
-	v := capacityVerdict([]result.CheckLevel{lv}, Levels[0], Levels[3])
+	v := capacityVerdict([]result.CheckLevel{lv}, Levels()[0], Levels()[3])
 	if v.Status != result.Warn || !strings.Contains(v.Explanation, "the machine was busy, not that the hardware is too slow") {
 		t.Errorf("busy machine's capacity: %+v", v)
 	}
@@ -122,7 +122,7 @@ func TestCheckReasonsLikeDoctor(t *testing.T) {
 	if busy(&quiet) {
 		t.Error("0.2 cores of other work made the machine busy")
 	}
-	if v := capacityVerdict([]result.CheckLevel{quiet}, Levels[0], Levels[3]); v.Status != result.Fail {
+	if v := capacityVerdict([]result.CheckLevel{quiet}, Levels()[0], Levels()[3]); v.Status != result.Fail {
 		t.Errorf("an idle machine's failure: %+v", v)
 	}
 }

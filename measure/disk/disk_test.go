@@ -89,13 +89,17 @@ func TestVerdictBoundaries(t *testing.T) {
 func TestRunSmall(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
+	var fio []float64 // fio's percentile_list, in order
+	for _, p := range FioPercentiles() {
+		fio = append(fio, p)
+	}
 	for _, mode := range []string{SyncFdatasync, SyncFsync, SyncODSync} {
 		doc, err := Run(context.Background(), Options{Dir: dir, BlockSize: 4096, Size: 1 << 20, Sync: mode})
 		if err != nil {
 			t.Fatalf("%s: %v", mode, err)
 		}
 		j := doc.Disk.Jobs[0]
-		if j.Ops != 256 || j.Bytes != 1<<20 || j.IOPS <= 0 || j.SyncLatency == nil || len(j.SyncLatency.Percentiles) != len(FioPercentiles) {
+		if j.Ops != 256 || j.Bytes != 1<<20 || j.IOPS <= 0 || j.SyncLatency == nil || len(j.SyncLatency.Percentiles) != len(fio) {
 			t.Fatalf("%s: job %+v", mode, j)
 		}
 		if len(doc.Verdicts) != 3 || doc.Overall == "" || !strings.Contains(doc.Verdicts[0].What, mode) {

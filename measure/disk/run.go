@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/etcdlab/etcdlab/internal/proc"
 	"github.com/etcdlab/etcdlab/internal/units"
-	"github.com/etcdlab/etcdlab/invalid"
 	"github.com/etcdlab/etcdlab/judge"
 	"github.com/etcdlab/etcdlab/observe/envinfo"
 	"github.com/etcdlab/etcdlab/result"
@@ -35,18 +33,9 @@ func Run(ctx context.Context, o Options) (*result.Document, error) {
 	if err := o.validate(); err != nil {
 		return nil, err
 	}
-	dir, err := filepath.Abs(o.Dir)
+	dir, err := checkDir(o.Dir)
 	if err != nil {
 		return nil, err
-	}
-	st, err := os.Stat(dir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, invalid.Errorf("{Dir} %s does not exist", dir)
-	case err != nil:
-		return nil, fmt.Errorf("directory %s: %w", dir, err)
-	case !st.IsDir():
-		return nil, invalid.Errorf("{Dir} %s is not a directory", dir)
 	}
 	o.Dir = dir
 	sweepStale(dir, &o)

@@ -8,8 +8,11 @@ import (
 	"github.com/etcdlab/etcdlab/result"
 )
 
-// FioPercentiles is fio's default percentile_list.
-var FioPercentiles = []float64{1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99} //nolint:gochecknoglobals // constant table
+// FioPercentiles is fio's default percentile_list. Each call returns a
+// copy: the table cannot be changed from outside.
+func FioPercentiles() [17]float64 {
+	return [...]float64{1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99}
+}
 
 // latencies accumulates durations with bounded memory: an HDR histogram in
 // nanoseconds (1 ns to 60 s, 3 significant digits) for percentiles, and
@@ -51,7 +54,7 @@ func (l *latencies) summary() *result.DiskLatency {
 	mean := l.sum / float64(l.n)
 	out := &result.DiskLatency{Min: l.min, Max: l.max, Mean: mean,
 		Stddev: math.Sqrt(math.Max(0, l.sumsq/float64(l.n)-mean*mean))}
-	for _, p := range FioPercentiles {
+	for _, p := range FioPercentiles() {
 		out.Percentiles = append(out.Percentiles, result.Percentile{P: p, Seconds: float64(l.h.ValueAtPercentile(p)) / 1e9})
 	}
 	return out

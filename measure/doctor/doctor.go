@@ -92,7 +92,7 @@ func (o *Options) validate() error {
 			return invalid.Errorf(d.name + " must not be negative")
 		}
 	}
-	return nil
+	return o.validateFiles()
 }
 
 // Run diagnoses the cluster. Errors are for options that are not valid,

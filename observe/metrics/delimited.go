@@ -33,7 +33,7 @@ func (s *Scraper) parseDelimited(url string, at time.Time, body []byte) (*Snapsh
 		}
 		mf := &dto.MetricFamily{}
 		if err := proto.Unmarshal(msg, mf); err != nil {
-			return nil, fmt.Errorf("%s does not serve Prometheus metrics: %s", url, firstLine(err.Error()))
+			return nil, fmt.Errorf("%s does not serve Prometheus metrics: %w", url, firstLineOf(err))
 		}
 		if s.keep != nil && !s.keep[mf.GetName()] {
 			continue

@@ -48,7 +48,7 @@ func Scrape(ctx context.Context, url string, tlsCfg *tls.Config, timeout time.Du
 func Parse(url string, at time.Time, r io.Reader) (*Snapshot, error) {
 	fams, err := parseText(r)
 	if err != nil {
-		return nil, fmt.Errorf("%s does not serve Prometheus metrics: %s", url, firstLine(err.Error()))
+		return nil, fmt.Errorf("%s does not serve Prometheus metrics: %w", url, firstLineOf(err))
 	}
 	if _, ok := fams[string(HasLeader)]; !ok {
 		return nil, fmt.Errorf("%s serves Prometheus metrics, but not etcd's (no %s)", url, HasLeader)
@@ -63,6 +63,10 @@ func Parse(url string, at time.Time, r io.Reader) (*Snapshot, error) {
 func parseText(r io.Reader) (fams map[string]*dto.MetricFamily, err error) {
 	defer func() {
 		if v := recover(); v != nil {
+			if e, ok := v.(error); ok {
+				fams, err = nil, fmt.Errorf("text format parsing error: the parser failed: %w", e)
+				return
+			}
 			fams, err = nil, fmt.Errorf("text format parsing error: the parser failed: %v", v)
 		}
 	}()

@@ -123,14 +123,14 @@ func fetchInto(ctx context.Context, client *http.Client, url, accept string, tim
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return "", fmt.Errorf("cannot scrape %s: %v", url, shortErr(err))
+		return "", fmt.Errorf("cannot scrape %s: %w", url, short(err))
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		return "", fmt.Errorf("cannot scrape %s: HTTP %s", url, resp.Status)
 	}
 	if _, err := buf.ReadFrom(io.LimitReader(resp.Body, 64<<20)); err != nil {
-		return "", fmt.Errorf("cannot scrape %s: %v", url, shortErr(err))
+		return "", fmt.Errorf("cannot scrape %s: %w", url, short(err))
 	}
 	return expfmt.ResponseFormat(resp.Header), nil
 }
