@@ -58,7 +58,7 @@ func joinAgents(ctx context.Context, cli *clientv3.Client, cfg *bench.Config) (*
 	defer cancel()
 	g, err := cli.Grant(rctx, agentLeaseTTL)
 	if err != nil {
-		return nil, fmt.Errorf("agent %d: grant a lease: %s", s.index, etcdclient.Describe(err))
+		return nil, fmt.Errorf("agent %d: grant a lease: %w", s.index, etcdclient.Explain(err))
 	}
 	s.lease = g.ID
 	alive := s.prefix + "alive/" + strconv.Itoa(s.index)
@@ -69,7 +69,7 @@ func joinAgents(ctx context.Context, cli *clientv3.Client, cfg *bench.Config) (*
 	}
 	if err != nil {
 		s.revoke()
-		return nil, fmt.Errorf("agent %d: %s", s.index, etcdclient.Describe(err))
+		return nil, fmt.Errorf("agent %d: %w", s.index, etcdclient.Explain(err))
 	}
 	kctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	s.stop = stop
@@ -77,7 +77,7 @@ func joinAgents(ctx context.Context, cli *clientv3.Client, cfg *bench.Config) (*
 	if err != nil {
 		stop()
 		s.revoke()
-		return nil, fmt.Errorf("agent %d: keep its lease alive: %s", s.index, etcdclient.Describe(err))
+		return nil, fmt.Errorf("agent %d: keep its lease alive: %w", s.index, etcdclient.Explain(err))
 	}
 	s.lost = make(chan struct{})
 	go func() {
@@ -125,7 +125,7 @@ func (s *agentSync) barrier(ctx context.Context, name string) error {
 	resp, err := s.cli.Get(rctx, s.prefix, clientv3.WithPrefix())
 	rcancel()
 	if err != nil {
-		return fmt.Errorf("agent %d at %s: %s", s.index, name, etcdclient.Describe(err))
+		return fmt.Errorf("agent %d at %s: %w", s.index, name, etcdclient.Explain(err))
 	}
 	arrived := map[string]bool{}
 	for _, kv := range resp.Kvs {
@@ -147,7 +147,7 @@ func (s *agentSync) barrier(ctx context.Context, name string) error {
 	_, err = s.cli.Put(rctx, own, "", clientv3.WithLease(s.lease))
 	rcancel()
 	if err != nil {
-		return fmt.Errorf("agent %d at %s: %s", s.index, name, etcdclient.Describe(err))
+		return fmt.Errorf("agent %d at %s: %w", s.index, name, etcdclient.Explain(err))
 	}
 	s.rtts = append(s.rtts, time.Since(began))
 	for len(arrived) < s.count {

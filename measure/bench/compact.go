@@ -50,7 +50,7 @@ func hashKV(ctx context.Context, t *target) (string, error) {
 	began := time.Now()
 	r, err := t.cli.HashKV(ctx, ep, 0)
 	if err != nil {
-		return "", fmt.Errorf("hashkv of %s: %s", ep, etcdclient.Describe(err))
+		return "", fmt.Errorf("hashkv of %s: %w", ep, etcdclient.Explain(err))
 	}
 	return fmt.Sprintf("HashKV of %s: %d at revision %d (took %s)", ep, r.Hash, r.Header.Revision, time.Since(began).Round(time.Millisecond)), nil
 }

@@ -302,7 +302,8 @@ func (c *Config) validateKeys() error {
 	if c.Command == CmdTxnPut && int64(c.TxnOps) > space {
 		return invalid.Errorf("{TxnOps} (%d) must not exceed {KeySpaceSize} (%d)", c.TxnOps, space)
 	}
-	return nil
+	// Experiment files' and agents' lines too, not only the CLI's.
+	return c.ValidateRequestSize()
 }
 
 // spec is the load of one measured run with clients clients (its Live and

@@ -92,7 +92,7 @@ func memberList(ctx context.Context, t *target) (*clientv3.MemberListResponse, e
 	defer cancel()
 	r, err := t.cli.MemberList(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("list members: %s", etcdclient.Describe(err))
+		return nil, fmt.Errorf("list members: %w", etcdclient.Explain(err))
 	}
 	return r, nil
 }
@@ -103,7 +103,7 @@ func memberList(ctx context.Context, t *target) (*clientv3.MemberListResponse, e
 func leaderEndpoints(ctx context.Context, t *target, members *clientv3.MemberListResponse) ([]string, error) {
 	st, err := t.safety().Status(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("find the leader: no endpoint answered: %s", etcdclient.Describe(err))
+		return nil, fmt.Errorf("find the leader: no endpoint answered: %w", etcdclient.Explain(err))
 	}
 	if st.Leader == 0 {
 		return nil, errors.New("find the leader: the cluster has no leader")

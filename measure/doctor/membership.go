@@ -70,7 +70,7 @@ func memberList(ctx context.Context, conn etcdclient.Config) ([]*pb.Member, erro
 			defer cli.Close()
 			resp, err := cli.MemberList(ctx)
 			if err != nil {
-				answers <- answer{err: fmt.Errorf("%s: %s", ep, etcdclient.Describe(err))}
+				answers <- answer{err: fmt.Errorf("%s: %w", ep, etcdclient.Explain(err))}
 				return
 			}
 			answers <- answer{list: resp.Members}

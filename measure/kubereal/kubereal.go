@@ -211,11 +211,14 @@ func realLimits(l kube.Limits) map[string][]string {
 	}
 }
 
-// startDetail keeps a failed component's log tail in the error.
+// startDetail adds a failed component's log tail to the error's message
+// (bench's result keeps only messages); the error still wraps err.
 func startDetail(err error) error {
 	var se *kubecp.StartError
 	if errors.As(err, &se) {
-		return errors.New(strings.TrimSpace(se.Error() + "\n" + se.Detail()))
+		if d := strings.TrimSpace(se.Detail()); d != "" {
+			return fmt.Errorf("%w\n%s", err, d)
+		}
 	}
 	return err
 }
@@ -301,7 +304,8 @@ func realManifest(ctx context.Context, cp *kubecp.ControlPlane, s kube.Spec, pro
 	return run, nil
 }
 
-// waitFor polls cond every 200 ms until it holds or timeout passes.
+// waitFor polls cond every 200 ms until it holds, timeout passes or ctx
+// ends.
 func waitFor(ctx context.Context, timeout time.Duration, cond func() bool) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
