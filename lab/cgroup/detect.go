@@ -8,23 +8,24 @@ import (
 	"strings"
 )
 
-// Version is a cgroup hierarchy's version: V1 (one hierarchy per
-// controller) or V2 (the unified hierarchy).
-type Version int
+// Kind is a cgroup hierarchy's kind, by its version: V1 (one hierarchy
+// per controller) or V2 (the unified hierarchy). (Not a release version:
+// those are lab/buildcache's Version.)
+type Kind int
 
-// The cgroup versions.
+// The cgroup kinds.
 const (
-	V1 Version = 1
-	V2 Version = 2
+	V1 Kind = 1
+	V2 Kind = 2
 )
 
-func (v Version) String() string { return "cgroup v" + strconv.Itoa(int(v)) }
+func (v Kind) String() string { return "cgroup v" + strconv.Itoa(int(v)) }
 
 // Layout is where a process's own cgroups are, in the hierarchies the lab
 // uses, as Detect reads them. It is a plain value.
 type Layout struct {
-	// Version is that of the hierarchy that holds the cpu controller.
-	Version Version
+	// Version is the kind of the hierarchy that holds the cpu controller.
+	Version Kind
 	// CPU is the directory of the process's own cgroup in that hierarchy
 	// ("/sys/fs/cgroup/cpu" for the root of a v1 cpu mount,
 	// "/sys/fs/cgroup/user.slice/..." in v2).

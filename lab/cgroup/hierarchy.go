@@ -121,7 +121,7 @@ func v2Parent(own string) (string, error) {
 }
 
 // Version returns the version of the cpu controller's hierarchy.
-func (h Hierarchy) Version() Version { return h.layout.Version }
+func (h Hierarchy) Version() Kind { return h.layout.Version }
 
 // Layout returns where the process's own cgroups are.
 func (h Hierarchy) Layout() Layout { return h.layout }

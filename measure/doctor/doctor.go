@@ -172,7 +172,7 @@ func Run(ctx context.Context, o Options) (*result.Document, error) {
 		}
 		m.Metrics = windowMetrics(before[i].snap, after[i].snap)
 		if m.Version == "" {
-			m.Version = versionOf(after[i].snap)
+			m.Version = serverVersion(after[i].snap)
 		}
 		if q, ok := quotaOf(after[i].snap); ok {
 			m.QuotaBytes = q

@@ -146,8 +146,8 @@ func medianFloor(b, a *metrics.Snapshot, name metrics.Name) (floor, n float64, s
 	return max(lower, 0), cum[math.Inf(1)], true
 }
 
-// versionOf is the version a member's metrics report.
-func versionOf(s *metrics.Snapshot) string {
+// serverVersion is the etcd version a member's metrics report.
+func serverVersion(s *metrics.Snapshot) string {
 	if vs := s.LabelValues(metrics.ServerVersion, metrics.ServerVersionLabel); len(vs) > 0 {
 		return vs[0]
 	}
