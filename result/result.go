@@ -439,6 +439,9 @@ func ReadFile(path string) (*Document, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if doc.Kind != KindBench && doc.Kind != KindDisk && doc.Kind != KindCheck && doc.Kind != KindExperiment {
+		if doc.Kind == KindDoctor || doc.Kind == KindUpgrade {
+			return nil, fmt.Errorf("%s: a %s result; reports and comparisons are drawn from bench, disk, check and experiment results", path, doc.Kind)
+		}
 		return nil, fmt.Errorf("%s: unknown result kind %q", path, doc.Kind)
 	}
 	return doc, nil
