@@ -85,7 +85,7 @@ func rules() []rule {
 		{pkgs: []string{"measure/experiment/job"}, allow: append([]string{"lab/cluster", "lab/etcdclient", "load", "result", "invalid"}, leaves...)},
 		// measure/jobs are the experiment's jobs, one adapter per command
 		// (bench, disk, check, doctor); they do not import the runner.
-		{pkgs: []string{"measure/jobs"}, allow: append([]string{"lab/*", "emulate/*", "load", "load/*", "observe/*", "measure/experiment/job", "measure/bench", "measure/bench/engines", "measure/agents", "measure/check", "measure/disk", "measure/doctor", "judge", "judge/*", "result", "invalid"}, leaves...)},
+		{pkgs: []string{"measure/jobs"}, allow: append([]string{"lab/*", "emulate/*", "load", "load/*", "observe/*", "measure/experiment/job", "measure/bench", "measure/engines", "measure/agents", "measure/check", "measure/disk", "measure/doctor", "judge", "judge/*", "result", "invalid"}, leaves...)},
 		// measure/doctor is read-only: it reaches members (lab/etcdclient),
 		// reads metrics, logs and Prometheus, and runs the disk job.
 		{pkgs: []string{"measure/doctor"}, allow: append([]string{"lab/etcdclient", "measure/disk", "observe/*", "judge", "judge/*", "result", "invalid"}, leaves...)},
@@ -94,7 +94,7 @@ func rules() []rule {
 		// bench.Engine): the real control plane; engines is their table,
 		// for the CLI and the experiment's bench job.
 		{pkgs: []string{"measure/kubereal"}, allow: append([]string{"lab/*", "load", "load/*", "observe/metrics", "measure/bench", "result", "invalid"}, leaves...)},
-		{pkgs: []string{"measure/bench/engines"}, allow: []string{"measure/bench", "measure/kubereal"}},
+		{pkgs: []string{"measure/engines"}, allow: []string{"measure/bench", "measure/kubereal"}},
 		{pkgs: []string{"measure/bench"}, allow: append([]string{"lab/*", "emulate/*", "load", "load/*", "observe/*", "judge", "judge/*", "result", "invalid"}, leaves...)},
 		{pkgs: []string{"measure/*"}, allow: append([]string{"lab/*", "emulate/*", "load", "load/*", "observe/*", "measure/check", "measure/disk", "judge", "judge/*", "result", "invalid"}, leaves...)},
 		// render draws what result documents state (and what the CLI
@@ -305,8 +305,8 @@ func TestRulesCatch(t *testing.T) {
 		{"measure/kubereal", "lab/kubecp", true},
 		{"measure/kubereal", "observe/series", false},
 		{"measure/bench", "measure/kubereal", false},
-		{"measure/bench/engines", "measure/kubereal", true},
-		{"measure/jobs", "measure/bench/engines", true},
+		{"measure/engines", "measure/kubereal", true},
+		{"measure/jobs", "measure/engines", true},
 		{"measure/experiment", "measure/kubereal", false},
 	} {
 		bad := check(map[string][]string{tc.pkg: {tc.dep}})

@@ -8,7 +8,7 @@
 // (watchlatency.go), the emulated Kubernetes control plane (kube.go), or
 // an engine of another package that Config.Engines offers (the real
 // control plane, package measure/kubereal; the table is package
-// measure/bench/engines).
+// measure/engines).
 //
 // What happens around a run rather than in it (live metrics, progress,
 // the members' scraper, an experiment's fault timeline, the agents'
@@ -95,7 +95,7 @@ type Config struct {
 	// Engines are the engines Run picks from: the first whose For
 	// accepts the configuration sends the load (Engine). nil means
 	// Builtin(); the CLI and the experiment runner pass package
-	// measure/bench/engines' All, which adds the real control plane's.
+	// measure/engines' All, which adds the real control plane's.
 	Engines []Engine
 
 	CompactInterval   time.Duration

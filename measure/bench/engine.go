@@ -18,7 +18,7 @@ import (
 // Engines are values in a table, never registered globally: Run picks the
 // first of Config.Engines (Builtin when nil) whose For accepts the
 // configuration; the CLI and the experiment runner pass the table of
-// package measure/bench/engines, which adds the engines of packages this
+// package measure/engines, which adds the engines of packages this
 // one cannot import. An Engine keeps nothing between calls, so one value
 // may serve several Runs at once.
 type Engine interface {
@@ -61,14 +61,14 @@ func Builtin() []Engine { return []Engine{Sessions{}, WatchLatency{}, KubeEmulat
 
 // NoEngineError says that no engine of Config.Engines sends the
 // configured load (the real control plane's engine lives in package
-// measure/kubereal: pass package measure/bench/engines' table).
+// measure/kubereal: pass package measure/engines' table).
 type NoEngineError struct {
 	Command string
 	Engines []string
 }
 
 func (e *NoEngineError) Error() string {
-	return fmt.Sprintf("no engine sends bench %s here (engines: %s); the CLI's table is package measure/bench/engines' All", e.Command, strings.Join(e.Engines, ", "))
+	return fmt.Sprintf("no engine sends bench %s here (engines: %s); the CLI's table is package measure/engines' All", e.Command, strings.Join(e.Engines, ", "))
 }
 
 // engine is the first engine of c.Engines (or Builtin) that sends c's load.

@@ -8,7 +8,7 @@ import (
 	"github.com/etcdlab/etcdlab/lab/cluster"
 	"github.com/etcdlab/etcdlab/lab/clustertest"
 	"github.com/etcdlab/etcdlab/measure/bench"
-	"github.com/etcdlab/etcdlab/measure/bench/engines"
+	"github.com/etcdlab/etcdlab/measure/engines"
 	"github.com/etcdlab/etcdlab/result"
 )
 

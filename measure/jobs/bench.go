@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/etcdlab/etcdlab/measure/bench"
-	"github.com/etcdlab/etcdlab/measure/bench/engines"
+	"github.com/etcdlab/etcdlab/measure/engines"
 	"github.com/etcdlab/etcdlab/measure/experiment/job"
 	"github.com/etcdlab/etcdlab/result"
 )

@@ -197,6 +197,6 @@ func TestClaimRegistry(t *testing.T) {
 	}
 }
 
-// engines is the table the CLI passes (measure/bench/engines, which this
+// engines is the table the CLI passes (measure/engines, which this
 // package's tests cannot import).
 func engines() []bench.Engine { return append(bench.Builtin(), Engine{}) }
