@@ -5,16 +5,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/etcdlab/etcdlab/lab/child"
 	"github.com/etcdlab/etcdlab/measure/disk"
 	"github.com/etcdlab/etcdlab/result"
 )
+
+// diskChildGrace is how long the disk job's child gets to remove its test
+// file once interrupted before it is killed.
+const diskChildGrace = 10 * time.Second
 
 // runDiskChild runs the disk job as `etcdlab disk ... -o json` in a child
 // process and reads its result. It is for a directory on a slow file
@@ -42,13 +46,28 @@ func runDiskChild(ctx context.Context, exe string, o disk.Options) (*result.Docu
 	if o.Suite {
 		args = append(args, "--suite", "full")
 	}
-	cmd := exec.CommandContext(ctx, exe, args...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
-	cmd.WaitDelay = 10 * time.Second
 	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(exe, args...)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
+	// Forked from a thread that lives until the child has been reaped, so
+	// its parent-death SIGKILL means this process died.
+	sp := child.NewSpawner()
+	defer sp.Close()
+	p, err := sp.Start(child.Spec{Name: "the disk job", Cmd: cmd})
+	if err != nil {
+		return nil, fmt.Errorf("run %s disk: %w", exe, err)
+	}
+	stopped := false
+	select {
+	case <-p.Done():
+	case <-ctx.Done():
+		p.Stop(syscall.SIGINT, diskChildGrace)
+		stopped = true
+	}
+	err = p.Wait()
+	if err == nil && stopped {
+		err = ctx.Err() // it ended well, but not because it was done
+	}
 	var ee *exec.ExitError
 	if err != nil && !errors.As(err, &ee) {
 		return nil, fmt.Errorf("run %s disk: %w", exe, err)
