@@ -23,10 +23,13 @@ const diskChildGrace = 10 * time.Second
 // runDiskChild runs the disk job as `etcdlab disk ... -o json` in a child
 // process and reads its result. It is for a directory on a slow file
 // system this process serves: I/O on a FUSE mount from the process that
-// serves it can leave that process unkillable. The child dies with this
-// process (parent-death signal); cancelling ctx interrupts it, and it
-// removes its test file as `etcdlab disk` does.
-func runDiskChild(ctx context.Context, exe string, o disk.Options) (*result.Document, error) {
+// serves it can leave that process unkillable. start starts the child in
+// the mount namespace where the slow file system covers the directory
+// (cluster.Cluster.StartChild: anywhere else the directory holds the real
+// files). The child dies with this process (parent-death signal);
+// cancelling ctx interrupts it, and it removes its test file as `etcdlab
+// disk` does. runDiskChild returns once it has been reaped.
+func runDiskChild(ctx context.Context, exe string, o disk.Options, start func(child.Spec) (*child.Process, error)) (*result.Document, error) {
 	args := []string{"disk", "--dir", o.Dir, "-o", "json"}
 	if o.Profile != "" {
 		args = append(args, "--profile", o.Profile)
@@ -49,11 +52,7 @@ func runDiskChild(ctx context.Context, exe string, o disk.Options) (*result.Docu
 	var stdout, stderr bytes.Buffer
 	cmd := exec.Command(exe, args...)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	// Forked from a thread that lives until the child has been reaped, so
-	// its parent-death SIGKILL means this process died.
-	sp := child.NewSpawner()
-	defer sp.Close()
-	p, err := sp.Start(child.Spec{Name: "the disk job", Cmd: cmd})
+	p, err := start(child.Spec{Name: "the disk job", Cmd: cmd})
 	if err != nil {
 		return nil, fmt.Errorf("run %s disk: %w", exe, err)
 	}
