@@ -17,10 +17,17 @@ type Spec struct {
 	// "kube-apiserver").
 	Name string
 	// Cmd is the command: Path, Args, Env (nil: this process's), Dir,
-	// ExtraFiles. Start sets its Stdout, Stderr and SysProcAttr.
+	// ExtraFiles, and Stdout and Stderr when there is no LogFile. Start
+	// sets its SysProcAttr.
 	Cmd *exec.Cmd
-	// LogFile receives the child's stdout and stderr, appended.
+	// LogFile, if set, receives the child's stdout and stderr, appended
+	// (Start sets Cmd.Stdout and Cmd.Stderr). Without it the child writes
+	// where Cmd says, and Tail and StartError have no lines.
 	LogFile string
+	// DeathSignal is what the kernel sends the child when etcdlab dies
+	// (0: SIGKILL). A child that must clean up after itself (an agent
+	// deletes its keys) asks for SIGINT.
+	DeathSignal syscall.Signal
 	// OnExit, if set, runs once the child has been reaped, from the
 	// reaping goroutine.
 	OnExit func(*Process)
@@ -39,22 +46,28 @@ type Process struct {
 }
 
 // Start starts spec's command from the spawning thread: in a process group
-// of its own, SIGKILLed by the kernel when that thread (etcdlab) dies,
-// inheriting only the descriptors the command names, its output appended
-// to spec.LogFile.
+// of its own, sent spec.DeathSignal (SIGKILL) by the kernel when that
+// thread (etcdlab) dies, inheriting only the descriptors the command
+// names, its output appended to spec.LogFile if set.
 func (s *Spawner) Start(spec Spec) (*Process, error) {
-	logf, err := os.OpenFile(spec.LogFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("%s: open log: %w", spec.Name, err)
-	}
-	defer logf.Close()
 	cmd := spec.Cmd
-	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{
-		Setpgid:   true,            // a terminal's Ctrl-C reaches etcdlab, which stops its children in order
-		Pdeathsig: syscall.SIGKILL, // no orphans, even when etcdlab is SIGKILLed
+	if spec.LogFile != "" {
+		logf, err := os.OpenFile(spec.LogFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			return nil, fmt.Errorf("%s: open log: %w", spec.Name, err)
+		}
+		defer logf.Close()
+		cmd.Stdout, cmd.Stderr = logf, logf
 	}
-	err = s.Do(func() error {
+	death := spec.DeathSignal
+	if death == 0 {
+		death = syscall.SIGKILL
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		Setpgid:   true,  // a terminal's Ctrl-C reaches etcdlab, which stops its children in order
+		Pdeathsig: death, // no orphans, even when etcdlab is SIGKILLed
+	}
+	err := s.Do(func() error {
 		// The child inherits only what cmd names: not what a library
 		// opened with syscall.Open (go-fuse does), nor what etcdlab's own
 		// parent passed down.
@@ -107,6 +120,16 @@ func (p *Process) Exited() (bool, error) {
 	default:
 		return false, nil
 	}
+}
+
+// Wait waits until the process has been reaped and returns how it ended:
+// nil for exit status 0, an *exec.ExitError otherwise (its output copied
+// to the end, when Cmd's Stdout or Stderr was not a file).
+func (p *Process) Wait() error {
+	<-p.done
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.waitErr
 }
 
 // ExitState says how a reaped process ended ("exit status 1", "signal:

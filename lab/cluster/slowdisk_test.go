@@ -2,12 +2,15 @@ package cluster
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/etcdlab/etcdlab/emulate/slowfs"
+	"github.com/etcdlab/etcdlab/lab/child"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
@@ -66,6 +69,7 @@ func TestSlowDiskCluster(t *testing.T) {
 	cli := client(t, c.Client())
 	assertSlowPuts(t, cli, 15*time.Millisecond)
 	assertPrivateMount(t, c.State().Members[0], base)
+	assertChildSeesMount(t, c)
 
 	if err := c.Kill("m1"); err != nil {
 		t.Fatal(err)
@@ -84,6 +88,25 @@ func TestSlowDiskCluster(t *testing.T) {
 	assertGone(t, ids, dir)
 	if m := slowfs.MountsUnder(base); len(m) != 0 {
 		t.Fatalf("mounts left: %v", m)
+	}
+	if _, err := c.StartChild(child.Spec{Name: "late", Cmd: exec.Command("true")}); err == nil {
+		t.Error("StartChild after Stop started a child")
+	}
+}
+
+// assertChildSeesMount: a child started with StartChild is in the
+// cluster's mount namespace, where the first member's slow disk covers its
+// dir (the disk job's child etcdlab measures it there).
+func assertChildSeesMount(t *testing.T, c *Cluster) {
+	t.Helper()
+	m := c.State().Members[0]
+	p, err := c.StartChild(child.Spec{Name: "sleeper", Cmd: exec.Command("sleep", "30")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Stop(syscall.SIGTERM, time.Second)
+	if got := slowfs.MountsOf(p.ID().PID, m.DataDir); !slices.Equal(got, []string{m.DataDir}) {
+		t.Errorf("a child started with StartChild sees slow-disk mounts %v, want [%s]", got, m.DataDir)
 	}
 }
 

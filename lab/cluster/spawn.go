@@ -42,3 +42,17 @@ func (c *Cluster) startMember(exe, etcd, name, configPath, logPath string) (*chi
 	}
 	return p, nil
 }
+
+// StartChild starts a process of the caller's from the cluster's spawning
+// thread, so in the cluster's namespaces: it sees each slow disk mounted
+// over its member's dir (from any other thread that dir holds the real
+// files, unslowed) and is in the emulated network. The caller ends it and
+// waits for it (child.Process.Stop, Wait) before Stop, which ends that
+// thread: a child still running then gets its parent-death signal. Safe
+// for concurrent use.
+func (c *Cluster) StartChild(spec child.Spec) (*child.Process, error) {
+	if c.stopping.Load() {
+		return nil, fmt.Errorf("%s: the cluster is stopping", spec.Name)
+	}
+	return c.sp.Start(spec)
+}

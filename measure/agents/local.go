@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/etcdlab/etcdlab/lab/child"
 	"github.com/etcdlab/etcdlab/result"
 )
 
@@ -82,6 +83,10 @@ func RunLocal(ctx context.Context, o LocalOptions) (LocalResult, error) {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// Agents are forked from one thread that lives until every agent has
+	// been reaped, so their parent-death signal means this process died.
+	sp := child.NewSpawner()
+	defer sp.Close()
 	stderr := &lockedWriter{w: o.Stderr}
 	var wg sync.WaitGroup
 	ends := make([]string, o.Count)
@@ -96,25 +101,24 @@ func RunLocal(ctx context.Context, o LocalOptions) (LocalResult, error) {
 		if o.Place != nil {
 			cmd.Env = append(cmd.Env, BudgetedEnv+"=1")
 		}
-		// Their own process group: a terminal's Ctrl-C reaches only this
-		// process, which passes one interrupt on (a second would make
-		// them exit without deleting their keys).
-		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGINT, Setpgid: true}
 		cmd.Stdout = &outs[i]
 		cmd.Stderr = &prefixWriter{w: stderr, prefix: fmt.Sprintf("agent %d: ", i)}
-		if err := cmd.Start(); err != nil {
+		// Their own process group (child.Spawner.Start): a terminal's
+		// Ctrl-C reaches only this process, which passes one interrupt on
+		// (a second would make them exit without deleting their keys).
+		p, err := sp.Start(child.Spec{Name: fmt.Sprintf("agent %d", i), Cmd: cmd, DeathSignal: syscall.SIGINT})
+		if err != nil {
 			cancel() // the others would wait for this one
 			wg.Wait()
-			return LocalResult{}, fmt.Errorf("start agent %d: %w", i, err)
+			return LocalResult{}, fmt.Errorf("start the agents: %w", err)
 		}
 		if o.Place != nil {
 			// After the start, not before: the agent's first moments (the
 			// runtime's start, parsing its command line) run outside the
 			// budget, its load never does. Cgroup v2 could start it inside
 			// (SysProcAttr.UseCgroupFD), v1 cannot, and one way serves both.
-			if err := o.Place(cmd.Process.Pid); err != nil {
-				_ = cmd.Process.Kill()
-				_ = cmd.Wait()
+			if err := o.Place(p.ID().PID); err != nil {
+				_ = p.Kill()
 				cancel()
 				wg.Wait()
 				return LocalResult{}, fmt.Errorf("agent %d: %w", i, err)
@@ -123,7 +127,7 @@ func RunLocal(ctx context.Context, o LocalOptions) (LocalResult, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ends[i] = wait(ctx, cmd, o.Grace)
+			ends[i] = wait(ctx, p, o.Grace)
 		}()
 	}
 	wg.Wait()
@@ -145,23 +149,15 @@ func RunLocal(ctx context.Context, o LocalOptions) (LocalResult, error) {
 	return res, nil
 }
 
-// wait waits for cmd, interrupting it when ctx ends and killing it Grace
+// wait waits for p, interrupting it when ctx ends and killing it grace
 // later; it describes how the process ended.
-func wait(ctx context.Context, cmd *exec.Cmd, grace time.Duration) string {
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	var err error
+func wait(ctx context.Context, p *child.Process, grace time.Duration) string {
 	select {
-	case err = <-done:
+	case <-p.Done():
 	case <-ctx.Done():
-		_ = cmd.Process.Signal(os.Interrupt)
-		select {
-		case err = <-done:
-		case <-time.After(grace):
-			_ = cmd.Process.Kill()
-			err = <-done
-		}
+		p.Stop(syscall.SIGINT, grace)
 	}
+	err := p.Wait()
 	var exit *exec.ExitError
 	switch {
 	case err == nil:

@@ -109,8 +109,8 @@ func (w *DiskWork) Estimate(env job.Env) time.Duration {
 }
 
 // Run runs the disk job in the first member's data dir: in this process,
-// or in a child etcdlab when that dir is a slow file system this process
-// serves (diskchild.go).
+// or in a child etcdlab, in the cluster's namespaces, when that dir is a
+// slow file system this process serves (diskchild.go).
 func (w *DiskWork) Run(ctx context.Context, t *job.Target) (*result.Document, error) {
 	if t.Cluster == nil {
 		return nil, fmt.Errorf("the disk job needs a local setup")
@@ -122,7 +122,7 @@ func (w *DiskWork) Run(ctx context.Context, t *job.Target) (*result.Document, er
 		return nil, err
 	}
 	if ops := t.Options.SlowedOps(first.Name); len(ops) > 0 {
-		doc, err := runDiskChild(ctx, t.Executable, o)
+		doc, err := runDiskChild(ctx, t.Executable, o, t.Cluster.StartChild)
 		disk.NoteSlowedOps(doc, ops)
 		return doc, err
 	}

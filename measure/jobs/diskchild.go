@@ -5,24 +5,31 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/etcdlab/etcdlab/lab/child"
 	"github.com/etcdlab/etcdlab/measure/disk"
 	"github.com/etcdlab/etcdlab/result"
 )
 
+// diskChildGrace is how long the disk job's child gets to remove its test
+// file once interrupted before it is killed.
+const diskChildGrace = 10 * time.Second
+
 // runDiskChild runs the disk job as `etcdlab disk ... -o json` in a child
 // process and reads its result. It is for a directory on a slow file
 // system this process serves: I/O on a FUSE mount from the process that
-// serves it can leave that process unkillable. The child dies with this
-// process (parent-death signal); cancelling ctx interrupts it, and it
-// removes its test file as `etcdlab disk` does.
-func runDiskChild(ctx context.Context, exe string, o disk.Options) (*result.Document, error) {
+// serves it can leave that process unkillable. start starts the child in
+// the mount namespace where the slow file system covers the directory
+// (cluster.Cluster.StartChild: anywhere else the directory holds the real
+// files). The child dies with this process (parent-death signal);
+// cancelling ctx interrupts it, and it removes its test file as `etcdlab
+// disk` does. runDiskChild returns once it has been reaped.
+func runDiskChild(ctx context.Context, exe string, o disk.Options, start func(child.Spec) (*child.Process, error)) (*result.Document, error) {
 	args := []string{"disk", "--dir", o.Dir, "-o", "json"}
 	if o.Profile != "" {
 		args = append(args, "--profile", o.Profile)
@@ -42,13 +49,24 @@ func runDiskChild(ctx context.Context, exe string, o disk.Options) (*result.Docu
 	if o.Suite {
 		args = append(args, "--suite", "full")
 	}
-	cmd := exec.CommandContext(ctx, exe, args...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
-	cmd.WaitDelay = 10 * time.Second
 	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(exe, args...)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
+	p, err := start(child.Spec{Name: "the disk job", Cmd: cmd})
+	if err != nil {
+		return nil, fmt.Errorf("run %s disk: %w", exe, err)
+	}
+	stopped := false
+	select {
+	case <-p.Done():
+	case <-ctx.Done():
+		p.Stop(syscall.SIGINT, diskChildGrace)
+		stopped = true
+	}
+	err = p.Wait()
+	if err == nil && stopped {
+		err = ctx.Err() // it ended well, but not because it was done
+	}
 	var ee *exec.ExitError
 	if err != nil && !errors.As(err, &ee) {
 		return nil, fmt.Errorf("run %s disk: %w", exe, err)
