@@ -71,6 +71,9 @@ func (s *Spec) Plan(profile string) (*Plan, error) {
 	var err error
 	for si := range s.Setups {
 		st := &s.Setups[si]
+		if !inProfile(prof, st.Name) {
+			continue
+		}
 		first := true
 		for wi := range s.Workloads {
 			w := &s.Workloads[wi]

@@ -22,6 +22,9 @@ func WritePlan(w io.Writer, p *Plan) error {
 	b.WriteString("\nsetups:\n")
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	for i := range s.Setups {
+		if !inProfile(s.Profiles[p.Profile], s.Setups[i].Name) {
+			continue
+		}
 		fmt.Fprintf(tw, "  %s\t%s\n", s.Setups[i].Name, s.Describe(&s.Setups[i]))
 	}
 	_ = tw.Flush()
