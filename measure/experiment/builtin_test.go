@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"fmt"
 	"maps"
 	"strings"
 	"testing"
@@ -145,18 +146,42 @@ func TestBuiltinParameters(t *testing.T) {
 	if !clients[100] || !clients[50000] || len(storages) != 4 {
 		t.Errorf("storage-sweep: clients %v, storages %v", clients, storages)
 	}
-	// The distance sweep: 0 to 100 ms between members, put and kube at
-	// each, its knee along rtt_ms.
+	// The distance sweep: 0 to 100 ms between members crossed with
+	// memory, the SSD class and the HDD class, the article's 1-client put,
+	// 100 clients and kube at each, its knee along rtt_ms with the
+	// article's 600 km marked (14 ms in the presets' model); quick: memory
+	// and the HDD at three distances.
 	ds := plan("distance-sweep", "full")
 	rtts := map[string]bool{}
+	dsStorages := map[string]string{}
 	for _, c := range ds.Cells {
 		rtts[c.Params["rtt_ms"]] = true
+		st, _ := c.Setup.TopologySpec["storage"].(map[string]any)
+		dsStorages[c.Params["storage"]] = fmt.Sprint(st)
 		if c.Setup.Leader != "m1" {
 			t.Errorf("distance-sweep cell %s: leader %q", c.ID, c.Setup.Leader)
 		}
+		if c.Workload.Name == "put-1-client" {
+			cfg := benchOf(&c).Config
+			if !cfg.TargetLeader || cfg.Conns[0] != 1 || cfg.Clients[0] != 1 || cfg.KeySize != 8 || !cfg.SequentialKeys || cfg.Total != 10000 || cfg.ValSize != 256 {
+				t.Errorf("distance-sweep cell %s is not the article's put: %+v", c.ID, cfg)
+			}
+		}
 	}
-	if len(ds.Cells) != 14 || !rtts["0"] || !rtts["100"] || ds.Spec.Knee != "rtt_ms" {
-		t.Errorf("distance-sweep: %d cells, rtts %v, knee %q", len(ds.Cells), rtts, ds.Spec.Knee)
+	wantStorage := map[string]string{"memory": "map[tmpfs:true]", "ssd": "map[fsync_delay:lognormal:p50=250us,p99=500us]", "hdd": "map[fsync_delay:lognormal:p50=23ms,p99=268ms]"}
+	if len(ds.Cells) != 72 || len(rtts) != 8 || !rtts["0"] || !rtts["14"] || !rtts["100"] || ds.Spec.Knee != "rtt_ms" || !maps.Equal(dsStorages, wantStorage) {
+		t.Errorf("distance-sweep: %d cells, rtts %v, storages %v, knee %q", len(ds.Cells), rtts, dsStorages, ds.Spec.Knee)
+	}
+	if m := ds.Spec.Marks; len(m) != 1 || m[0].Param != "rtt_ms" || m[0].At != 2+0.02*600 {
+		t.Errorf("distance-sweep marks %+v, want the article's 600 km at 14 ms", m)
+	}
+	dq := plan("distance-sweep", "quick")
+	quickStorages := map[string]bool{}
+	for _, c := range dq.Cells {
+		quickStorages[c.Params["storage"]] = true
+	}
+	if len(dq.Cells) != 18 || len(quickStorages) != 2 || !quickStorages["hdd"] {
+		t.Errorf("distance-sweep quick: %d cells on %v", len(dq.Cells), quickStorages)
 	}
 	// The rolling upgrade: 3 members from 3.5 under an open-loop load in
 	// this process (no load_cpus, which refuses timelines), upgraded one
