@@ -111,9 +111,11 @@ func TestBuiltinParameters(t *testing.T) {
 		t.Errorf("multicloud compares %v, want each scenario against scenario 0", c)
 	}
 	// 002: 100,000 keys, 100 conns, 1,000 clients, 20 + 20 iterations,
-	// each mode on members with budgets of their own, 1:2 as 4 and 8 vCPU.
+	// each mode on members with budgets of their own, 1:2 as 4 and 8 vCPU,
+	// on the article's etcd 3.5 at 0.1 to 0.4 cores and today's at 0.2 and
+	// 0.4, never more than this machine's 2 cores with the load's.
 	la := plan("leader-vs-all", "full")
-	if len(la.Cells) != 4 {
+	if len(la.Cells) != 12 {
 		t.Fatalf("leader-vs-all: %d cells", len(la.Cells))
 	}
 	budgets := map[string]float64{}
@@ -123,12 +125,29 @@ func TestBuiltinParameters(t *testing.T) {
 			cfg.Warmup != "2000000" || cfg.TargetLeader != (c.Workload.Name == "leader") {
 			t.Errorf("leader-vs-all cell %s: %+v", c.ID, cfg)
 		}
-		budgets[c.Setup.Name] = c.Setup.CPUs
+		if 3*c.Setup.CPUs+c.Setup.LoadCPUs > 2 {
+			t.Errorf("leader-vs-all cell %s: 3 × %g + %g cores is more than this machine's 2", c.ID, c.Setup.CPUs, c.Setup.LoadCPUs)
+		}
+		budgets[c.Params["etcd"]+"@"+c.Params["member_cores"]] = c.Setup.CPUs
+		if (c.Params["etcd"] == "3.5") != (c.Setup.Etcd.Version == "3.5.35") {
+			t.Errorf("leader-vs-all cell %s: etcd %q, params %v", c.ID, c.Setup.Etcd.Version, c.Params)
+		}
 	}
-	if budgets["4-vcpu"] <= 0 || budgets["8-vcpu"] != 2*budgets["4-vcpu"] {
-		t.Errorf("leader-vs-all budgets %v, want 1:2", budgets)
+	if want := map[string]float64{"3.5@0.1": 0.1, "3.5@0.2": 0.2, "3.5@0.3": 0.3, "3.5@0.4": 0.4, "embedded@0.2": 0.2, "embedded@0.4": 0.4}; !maps.Equal(budgets, want) {
+		t.Errorf("leader-vs-all budgets %v, want %v", budgets, want)
 	}
-	if c := la.Spec.Compare; len(c) != 2 || c[0].Along != "workload" || c[0].Base != "leader" || c[1].Along != "setup" {
+	// The article's figures are 3.5's: 4 vCPU against 0.2 cores, 8
+	// against 0.4.
+	for _, p := range la.Published {
+		cores := "0.4"
+		if strings.Contains(p.Note, "4 vCPU") {
+			cores = "0.2"
+		}
+		if st := la.Spec.setup(p.Match["setup"]); st == nil || st.Etcd.Version != "3.5.35" || st.Params["member_cores"] != cores {
+			t.Errorf("leader-vs-all: the article's %s %s (%s) is matched with %v", p.Series, p.Metric, p.Note, p.Match)
+		}
+	}
+	if c := la.Spec.Compare; len(c) != 3 || c[0] != (Comparison{Along: "workload", Base: "leader"}) || c[1] != (Comparison{Along: "member_cores", Base: "0.2"}) || c[2] != (Comparison{Along: "etcd", Base: "3.5"}) {
 		t.Errorf("leader-vs-all compares %v", c)
 	}
 	// 004: 100 to 50,000 clients at 50 connections on four storages, one

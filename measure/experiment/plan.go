@@ -239,6 +239,12 @@ func (s *Spec) Describe(st *Setup) string {
 	if st.TLS {
 		parts = append(parts, "TLS")
 	}
+	if o.Etcd != "" {
+		parts = append(parts, "etcd "+o.Etcd)
+	}
+	for _, m := range slices.Sorted(maps.Keys(o.MemberEtcd)) {
+		parts = append(parts, m+" on etcd "+o.MemberEtcd[m])
+	}
 	if o.CPUs > 0 {
 		parts = append(parts, fmt.Sprintf("%s per member (a cgroup quota)", coresWord(o.CPUs)))
 	}
