@@ -165,22 +165,14 @@ func placeMarks(k result.Knee, marks []result.Mark) string {
 		case !k.Found && m.At <= k.LastX:
 			fmt.Fprintf(&b, " At %s (%s) the line is within its knee.", at, m.Label)
 		case !k.Found:
-			fmt.Fprintf(&b, " %s (%s) is beyond the points measured.", upperFirst(at), m.Label)
+			fmt.Fprintf(&b, " At %s (%s) nothing was measured: the line ends at %s %s.", at, m.Label, k.Param, xLabel(k.LastX))
 		case m.At <= k.LastX:
 			fmt.Fprintf(&b, " At %s (%s) the line is still within its knee.", at, m.Label)
 		case m.At >= k.PastX:
 			fmt.Fprintf(&b, " At %s (%s) the line is past its knee.", at, m.Label)
 		default:
-			fmt.Fprintf(&b, " %s (%s) lies between the last point within the knee and the first past it.", upperFirst(at), m.Label)
+			fmt.Fprintf(&b, " At %s (%s) the line lies between its last point within the knee and its first past it.", at, m.Label)
 		}
 	}
 	return b.String()
-}
-
-// upperFirst capitalises s's first letter, to start a sentence.
-func upperFirst(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
 }
