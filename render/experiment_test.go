@@ -264,6 +264,37 @@ func TestExperimentGains(t *testing.T) {
 	}
 }
 
+// TestMarksOnCurves: a mark on the curves' param (the article's 600 km at
+// 14 ms on a distance sweep's rtt_ms) is a dashed vertical line with its
+// label on every curve along that param; a mark on another param is on
+// none.
+func TestMarksOnCurves(t *testing.T) {
+	t.Parallel()
+	doc := multicloud()
+	e := doc.Experiment
+	for i := range e.Cells {
+		e.Cells[i].Params["rtt_ms"] = strconv.Itoa(i * 10)
+	}
+	e.Marks = []result.Mark{{Param: "rtt_ms", At: 14, Label: "600 km"}, {Param: "clients", At: 100, Label: "elsewhere"}}
+	m := modelOf(doc)
+	if m.Sweep.Param != "rtt_ms" || len(m.Figures) == 0 {
+		t.Fatalf("swept %q, %d figures", m.Sweep.Param, len(m.Figures))
+	}
+	curves := 0
+	for _, f := range m.Figures {
+		if f.XLabel != "rtt_ms" && f.XLabel != "rtt_ms (log)" {
+			continue
+		}
+		curves++
+		if len(f.Events) != 1 || f.Events[0] != (figMark{V: 14, Label: "600 km"}) {
+			t.Errorf("%s: marks %+v, want 600 km at 14", f.ID, f.Events)
+		}
+	}
+	if curves == 0 {
+		t.Fatal("no curve along rtt_ms")
+	}
+}
+
 // TestCompareExperimentsText: two machines running the same experiment,
 // as `etcdlab compare` prints them.
 func TestCompareExperimentsText(t *testing.T) {
