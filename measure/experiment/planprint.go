@@ -43,6 +43,12 @@ func WritePlan(w io.Writer, p *Plan) error {
 	if len(p.Published) > 0 {
 		fmt.Fprintf(&b, "\npublished figures shown beside ours: %d\n", len(p.Published))
 	}
+	if s.Knee != "" {
+		fmt.Fprintf(&b, "\neach line's knee along %s: where its throughput halves or its time to Ready doubles\n", s.Knee)
+	}
+	for _, m := range s.Marks {
+		fmt.Fprintf(&b, "marked on the curves along %s: %g, %s\n", m.Param, m.At, m.Label)
+	}
 	fmt.Fprintf(&b, "\nestimated time: %s (an estimate: %s per fresh cluster, bench runs bounded by --total at a modelled throughput; docs/experiments.md)\n",
 		roundDuration(p.Estimate()), CellOverhead)
 	_, err := io.WriteString(w, b.String())
