@@ -106,6 +106,9 @@ type Metric struct {
 	Better Better
 	// Form is what kind of figure it is (FormValue when unset).
 	Form Form
+	// Bounds are a FormBucket metric's histogram bounds, ascending: how
+	// many buckets apart two of its figures are.
+	Bounds []float64
 	// Floor is the lowest bucket's bound of the histogram a server
 	// quantile comes from: a value on it means "at most" (0: none).
 	Floor float64
@@ -168,9 +171,9 @@ func Metrics() []Metric {
 			Of: func(_ *Cell, m *Measures) (float64, bool) {
 				return m.PeerRTTP99, m.Runs > 0 && m.ServerRuns > 0 && m.PeerRTTP99 > 0
 			}},
-		{Name: MetricPeerRTTLowest, Form: FormBucket, What: "peer round trip's lowest bucket (le), any member", Unit: UnitSeconds, Better: LowerIsBetter, Published: true,
+		{Name: MetricPeerRTTLowest, Form: FormBucket, Bounds: PeerRTTBuckets(), What: "peer round trip's lowest bucket (le), any member", Unit: UnitSeconds, Better: LowerIsBetter, Published: true,
 			Of: func(_ *Cell, m *Measures) (float64, bool) { return m.PeerRTTLowestBucket, m.PeerRTTLowestBucket > 0 }},
-		{Name: MetricPeerRTTHighest, Form: FormBucket, What: "peer round trip's highest bucket (le), any member", Unit: UnitSeconds, Better: LowerIsBetter, Published: true,
+		{Name: MetricPeerRTTHighest, Form: FormBucket, Bounds: PeerRTTBuckets(), What: "peer round trip's highest bucket (le), any member", Unit: UnitSeconds, Better: LowerIsBetter, Published: true,
 			Of: func(_ *Cell, m *Measures) (float64, bool) { return m.PeerRTTHighestBucket, m.PeerRTTHighestBucket > 0 }},
 		{Name: MetricMemberCPU, What: "members' CPU (cores)", Unit: UnitCores, Better: LowerIsBetter, Published: true,
 			Of: server(func(m *Measures) float64 { return m.MemberCPUCores })},
@@ -186,9 +189,9 @@ func Metrics() []Metric {
 				return sd.Mean, ok && m.Runs > 0
 			},
 			Spread: func(c *Cell, _ *Measures) (MeanSD, bool) { return timeToReady(c) }},
-		{Name: MetricKubeEtcdLowest, Form: FormBucket, What: "emulated apiservers' etcd requests: lowest bucket (le)", Unit: UnitSeconds, Better: LowerIsBetter, Published: true,
+		{Name: MetricKubeEtcdLowest, Form: FormBucket, Bounds: KubeEtcdRequestBuckets(), What: "emulated apiservers' etcd requests: lowest bucket (le)", Unit: UnitSeconds, Better: LowerIsBetter, Published: true,
 			Of: func(c *Cell, _ *Measures) (float64, bool) { lo, _, ok := kubeEtcdBuckets(c); return lo, ok }},
-		{Name: MetricKubeEtcdHighest, Form: FormBucket, What: "emulated apiservers' etcd requests: highest bucket (le)", Unit: UnitSeconds, Better: LowerIsBetter, Published: true,
+		{Name: MetricKubeEtcdHighest, Form: FormBucket, Bounds: KubeEtcdRequestBuckets(), What: "emulated apiservers' etcd requests: highest bucket (le)", Unit: UnitSeconds, Better: LowerIsBetter, Published: true,
 			Of: func(c *Cell, _ *Measures) (float64, bool) { _, hi, ok := kubeEtcdBuckets(c); return hi, ok }},
 
 		{Name: MetricLatencyMin, What: "latency min", Unit: UnitSeconds, Better: LowerIsBetter, Of: latency(func(l Latency) float64 { return l.Min })},

@@ -9,6 +9,18 @@ func KubeEtcdRequestBuckets() []float64 {
 	return []float64{0.005, 0.025, 0.1, 0.25, 0.5, 1, 2, 4, 15, 30, 60}
 }
 
+// PeerRTTBuckets are the upper bounds (seconds) of etcd's
+// etcd_network_peer_round_trip_time_seconds histogram: 0.1 ms doubling,
+// 16 of them (3.5 to 3.7), 0.0032, 0.0256 and 0.2048 s among them, as the
+// multi-cloud article's dashboard labels them.
+func PeerRTTBuckets() []float64 {
+	out := make([]float64, 16)
+	for i := range out {
+		out[i] = LowestPeerRTTBucket * float64(int(1)<<i)
+	}
+	return out
+}
+
 // BucketOf is the upper bound of the bucket of bounds (ascending) that
 // holds v: the lowest bound not below v, the top bound for a v above
 // every bound.
