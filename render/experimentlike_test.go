@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -65,13 +66,13 @@ func multicloudBoth(t *testing.T) *result.Document {
 	return doc
 }
 
-// publishedTableRows are the rows of a terminal report's table of the
-// article's figures: cell, metric, the article's, ours.
-func publishedTableRows(t *testing.T, out string) [][]string {
+// tableRows are the rows of the terminal report's table under title
+// (the article's figures: cell, metric, the article's, ours).
+func tableRows(t *testing.T, out, title string) [][]string {
 	t.Helper()
-	_, after, ok := strings.Cut(out, "the article's figures beside ours:\n")
+	_, after, ok := strings.Cut(out, title+"\n")
 	if !ok {
-		t.Fatalf("no table of the article's figures:\n%s", out)
+		t.Fatalf("no table %q:\n%s", title, out)
 	}
 	var rows [][]string
 	for _, l := range strings.Split(after, "\n") {
@@ -119,7 +120,7 @@ func TestMulticloudLikeWithLike(t *testing.T) {
 		forms[m.What] = m.Form
 	}
 	var nBucket, nMember int
-	for _, r := range publishedTableRows(t, b.String()) {
+	for _, r := range tableRows(t, b.String(), "the article's figures beside ours:") {
 		cell, metric, article := r[0], r[1], r[2]
 		form, known := forms[metric]
 		if !known {
@@ -151,5 +152,16 @@ func TestMulticloudLikeWithLike(t *testing.T) {
 	// bucket, and 4 × the KubeAPI range's two ends; 4 slow-apply counts.
 	if nBucket != 24 || nMember != 4 {
 		t.Errorf("%d bucket rows (want 24) and %d one-member rows (want 4):\n%s", nBucket, nMember, b.String())
+	}
+	// Each member's buckets, beside the article's range for its cell: the
+	// fixture's members observe their round trip (27 ms in scenario 3) and
+	// three of it (the stream prober's handshakes).
+	rows := tableRows(t, b.String(), "peer round trips per member, in etcd's histogram buckets:")
+	if len(rows) != 24 {
+		t.Errorf("%d rows of members' buckets, want 8 cells × 3 members", len(rows))
+	}
+	want := []string{"multicloud-3/kube", "m2", units.Seconds(0.0512), units.Seconds(0.1024), units.Seconds(0.0512) + " – " + units.Seconds(0.2048)}
+	if !slices.ContainsFunc(rows, func(r []string) bool { return slices.Equal(r, want) }) {
+		t.Errorf("no row %q in %q", want, rows)
 	}
 }
