@@ -301,7 +301,7 @@ func TestCompareAlongOneOfTwoSetupParams(t *testing.T) {
 	}
 }
 
-// TestMarksOnCurves: a mark on the curves' param (the article's 600 km at
+// TestMarksOnCurves: a mark on the curves' param (a 600 km mark at
 // 14 ms on a distance sweep's rtt_ms) is a dashed vertical line with its
 // label on every curve along that param; a mark on another param is on
 // none.

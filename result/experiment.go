@@ -149,7 +149,7 @@ type Comparison struct {
 }
 
 // Mark is a value of a numeric param and what it stands for: the
-// multi-cloud article's 600 km at 14 ms on the round-trip axis.
+// multi-cloud article's 600 km at 17.6 ms on the round-trip axis.
 type Mark struct {
 	Param string  `json:"param"`
 	At    float64 `json:"at"`

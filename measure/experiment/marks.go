@@ -9,7 +9,7 @@ import (
 
 // Mark is a value of a numeric param that the report marks on its curves
 // along that param, with what it stands for: the distance sweep marks the
-// multi-cloud article's 600 km (14 ms in the presets' model) on its
+// multi-cloud article's 600 km (17.6 ms in the presets' model) on its
 // round-trip axis. A Mark is read-only after Parse.
 type Mark struct {
 	Param string  `yaml:"param"`
