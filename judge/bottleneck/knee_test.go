@@ -34,8 +34,8 @@ func onDisk(c result.Cell, storage string) result.Cell {
 }
 
 // TestKneesPerStorage: each disk is a line of its own, with its own knee
-// against its own 0 ms, and a mark at 14 ms (a 600 km as the presets once put it) is placed against
-// each knee.
+// against its own 0 ms, and a mark (600 km, at 14 ms in the presets'
+// former model) is placed against each knee.
 func TestKneesPerStorage(t *testing.T) {
 	t.Parallel()
 	cells := []result.Cell{
