@@ -27,6 +27,9 @@ type expModel struct {
 	Computed bool
 	// Knees are where each line passed its knee (result.Knee).
 	Knees []result.Knee
+	// Marks are values marked on the curves along their param (the
+	// article's 600 km on the round-trip axis).
+	Marks []result.Mark
 	// Published is the article's figures beside ours.
 	Published []publishedRow
 	// Gains are the % tables (gainTables).
@@ -76,7 +79,7 @@ func newExpModel(doc *result.Document, st Statements) expModel {
 			m.Problems = append(m.Problems, c.ID+" did not run (pending)")
 		}
 	}
-	m.Overall, m.Knees = e.Bottleneck, e.Knees
+	m.Overall, m.Knees, m.Marks = e.Bottleneck, e.Knees, e.Marks
 	if m.Overall == nil {
 		m.Overall = st.Sweep
 		m.Computed = m.Computed || m.Overall != nil

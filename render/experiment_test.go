@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -261,6 +262,73 @@ func TestExperimentGains(t *testing.T) {
 	m = modelOf(doc)
 	if len(m.Gains) != 1 || strings.Join(m.Gains[0].Others, ",") != "10,20,30" || m.Gains[0].Rows[0].Point != "-" {
 		t.Fatalf("along rtt_ms: %+v", m.Gains)
+	}
+}
+
+// TestCompareAlongOneOfTwoSetupParams: setups that cross two params (a
+// disk and a distance) are compared like with like: along rtt_ms each
+// disk against its own 0 ms, along storage each distance against memory
+// at the same distance, the held param named in the point.
+func TestCompareAlongOneOfTwoSetupParams(t *testing.T) {
+	t.Parallel()
+	doc := multicloud()
+	e := doc.Experiment
+	for i, sp := range [][2]string{{"memory", "0"}, {"memory", "14"}, {"hdd", "0"}, {"hdd", "14"}} {
+		e.Cells[i].Params["storage"], e.Cells[i].Params["rtt_ms"] = sp[0], sp[1]
+	}
+	rps := func(i int) string { return spread("req/s", result.MeanSD{Mean: e.Cells[i].Runs[0].ThroughputRPS}, 1) }
+	e.Compare = []result.Comparison{{Along: "rtt_ms", Base: "0"}, {Along: "storage", Base: "memory"}}
+	m := modelOf(doc)
+	if len(m.Gains) != 2 {
+		t.Fatalf("%d tables", len(m.Gains))
+	}
+	pairs := func(g *gainTable) []string {
+		var out []string
+		for _, r := range g.Rows {
+			if r.Metric == "throughput" {
+				out = append(out, r.Point+": "+r.A+" -> "+r.B)
+			}
+		}
+		return out
+	}
+	want := []string{"storage=memory: " + rps(0) + " -> " + rps(1), "storage=hdd: " + rps(2) + " -> " + rps(3)}
+	if got := pairs(m.Gains[0]); !slices.Equal(got, want) {
+		t.Errorf("along rtt_ms: %q, want %q", got, want)
+	}
+	want = []string{"rtt_ms=0: " + rps(0) + " -> " + rps(2), "rtt_ms=14: " + rps(1) + " -> " + rps(3)}
+	if got := pairs(m.Gains[1]); !slices.Equal(got, want) {
+		t.Errorf("along storage: %q, want %q", got, want)
+	}
+}
+
+// TestMarksOnCurves: a mark on the curves' param (a 600 km mark at
+// 14 ms on a distance sweep's rtt_ms) is a dashed vertical line with its
+// label on every curve along that param; a mark on another param is on
+// none.
+func TestMarksOnCurves(t *testing.T) {
+	t.Parallel()
+	doc := multicloud()
+	e := doc.Experiment
+	for i := range e.Cells {
+		e.Cells[i].Params["rtt_ms"] = strconv.Itoa(i * 10)
+	}
+	e.Marks = []result.Mark{{Param: "rtt_ms", At: 14, Label: "600 km"}, {Param: "clients", At: 100, Label: "elsewhere"}}
+	m := modelOf(doc)
+	if m.Sweep.Param != "rtt_ms" || len(m.Figures) == 0 {
+		t.Fatalf("swept %q, %d figures", m.Sweep.Param, len(m.Figures))
+	}
+	curves := 0
+	for _, f := range m.Figures {
+		if f.XLabel != "rtt_ms" && f.XLabel != "rtt_ms (log)" {
+			continue
+		}
+		curves++
+		if len(f.Events) != 1 || f.Events[0] != (figMark{V: 14, Label: "600 km"}) {
+			t.Errorf("%s: marks %+v, want 600 km at 14", f.ID, f.Events)
+		}
+	}
+	if curves == 0 {
+		t.Fatal("no curve along rtt_ms")
 	}
 }
 

@@ -176,6 +176,11 @@ func (m expModel) curves() []figData {
 		if len(f.Series) == 0 {
 			continue
 		}
+		for _, mk := range m.Marks {
+			if mk.Param == param {
+				f.Events = append(f.Events, figMark{V: mk.At, Label: mk.Label})
+			}
+		}
 		switch s.id {
 		case "fsync":
 			f.Limit = &figMark{V: 10, Label: "10 ms (etcd's guidance)"}

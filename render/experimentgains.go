@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -122,12 +123,19 @@ func gainsAlong(e *result.Experiment, cells []expCell, cmp result.Comparison) *g
 	// it names no pair, and along setup it differs with the setup; along
 	// such a param, the setups differ with it.
 	sp := setupParams(cells)
+	held := map[string]bool{}
 	for k := range sp {
+		held[k] = varying[k] && k != dim
 		varying[k] = false
 	}
 	keyDim := dim
 	if sp[dim] {
+		// Along a setup's param, the setups' other params that vary are
+		// held like with like: the HDD at 17.6 ms against the HDD at 0 ms,
+		// not memory at 0 ms; today's etcd at 0.4 cores against today's
+		// at 0.2.
 		keyDim = "setup"
+		maps.Copy(varying, held)
 	}
 	key := func(c *result.Cell) string { return pairKeyAlong(c, keyDim, varying) }
 	for _, b := range cells {

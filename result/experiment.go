@@ -35,6 +35,10 @@ type Experiment struct {
 	// it (judge/bottleneck.Knees).
 	KneeParam string `json:"knee_param,omitempty"`
 	Knees     []Knee `json:"knees,omitempty"`
+	// Marks are values of numeric params the report marks on its curves
+	// along them, and the knees' statements place against their knee (the
+	// file's marks:).
+	Marks []Mark `json:"marks,omitempty"`
 	// Partial says why not every cell ran ("interrupted"); "" when the
 	// experiment completed (failed cells included).
 	Partial string `json:"partial,omitempty"`
@@ -142,6 +146,14 @@ type Published struct {
 type Comparison struct {
 	Along string `json:"along"`
 	Base  string `json:"base"`
+}
+
+// Mark is a value of a numeric param and what it stands for: the
+// multi-cloud article's 600 km at 17.6 ms on the round-trip axis.
+type Mark struct {
+	Param string  `json:"param"`
+	At    float64 `json:"at"`
+	Label string  `json:"label"`
 }
 
 // Knee is where one line of a swept experiment (a workload in a setup)

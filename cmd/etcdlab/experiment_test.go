@@ -64,8 +64,9 @@ func TestExperimentFileErrors(t *testing.T) {
 }
 
 // TestExperimentDryRun: --dry-run prints the plan and runs nothing
-// (golden files: a file using every feature, under both profiles, and a
-// built-in).
+// (golden files: a file using every feature, under both profiles, and
+// built-ins: storage-sweep's, and the two that cross setups, distance and
+// disk, etcd and budget).
 func TestExperimentDryRun(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
@@ -75,6 +76,8 @@ func TestExperimentDryRun(t *testing.T) {
 		{[]string{filepath.Join("testdata", "experiment", "plan.yaml")}, "plan.full.golden"},
 		{[]string{filepath.Join("testdata", "experiment", "plan.yaml"), "--quick"}, "plan.quick.golden"},
 		{[]string{"storage-sweep", "--quick"}, "storage-sweep.quick.golden"},
+		{[]string{"distance-sweep", "--quick"}, "distance-sweep.quick.golden"},
+		{[]string{"leader-vs-all", "--quick"}, "leader-vs-all.quick.golden"},
 	} {
 		dir := t.TempDir()
 		code, stdout, stderr := runCLI(context.Background(), append(append([]string{"experiment", "run"}, tt.args...), "--dry-run", "--out", dir+"/out")...)

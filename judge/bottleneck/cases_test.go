@@ -71,7 +71,8 @@ func readCase(t *testing.T, path string) (*result.Document, Options) {
 }
 
 // statements is what the golden files hold: each cell's statement, then
-// the sweep's, with their figures in name order.
+// the sweep's, with their figures in name order, then each line's knee
+// along the file's knee: param.
 func statements(doc *result.Document) []byte {
 	var b bytes.Buffer
 	for _, c := range doc.Experiment.Cells {
@@ -80,6 +81,9 @@ func statements(doc *result.Document) []byte {
 	}
 	b.WriteString("sweep\n")
 	writeStatement(&b, doc.Experiment.Bottleneck)
+	for _, k := range doc.Experiment.Knees {
+		fmt.Fprintf(&b, "knee %s along %s (found: %v)\n  | %s\n", k.Line, k.Param, k.Found, k.Statement)
+	}
 	return b.Bytes()
 }
 

@@ -69,7 +69,9 @@ func Knees(exp *result.Experiment) []result.Knee {
 			continue
 		}
 		sort.SliceStable(pts, func(a, b int) bool { return pts[a].x < pts[b].x })
-		out = append(out, knee(name, param, kubeLine[name], pts))
+		k := knee(name, param, kubeLine[name], pts)
+		k.Statement += placeMarks(k, exp.Marks)
+		out = append(out, k)
 	}
 	return out
 }
@@ -147,4 +149,30 @@ func knee(name, param string, kube bool, pts []kneePoint) result.Knee {
 	}
 	k.Statement = b.String()
 	return k
+}
+
+// placeMarks says where each of the marks on the knee's param falls
+// against the knee: within it, past it, or between the last point within
+// and the first past; "" when no mark is on that param.
+func placeMarks(k result.Knee, marks []result.Mark) string {
+	var b strings.Builder
+	for _, m := range marks {
+		if m.Param != k.Param {
+			continue
+		}
+		at := k.Param + " " + xLabel(m.At)
+		switch {
+		case !k.Found && m.At <= k.LastX:
+			fmt.Fprintf(&b, " At %s (%s) the line is within its knee.", at, m.Label)
+		case !k.Found:
+			fmt.Fprintf(&b, " At %s (%s) nothing was measured: the line ends at %s %s.", at, m.Label, k.Param, xLabel(k.LastX))
+		case m.At <= k.LastX:
+			fmt.Fprintf(&b, " At %s (%s) the line is still within its knee.", at, m.Label)
+		case m.At >= k.PastX:
+			fmt.Fprintf(&b, " At %s (%s) the line is past its knee.", at, m.Label)
+		default:
+			fmt.Fprintf(&b, " At %s (%s) the line lies between its last point within the knee and its first past it.", at, m.Label)
+		}
+	}
+	return b.String()
 }

@@ -24,6 +24,59 @@ func kneeCell(workload string, rtt, rps, ttr, leaderChanges float64) result.Cell
 		Params: map[string]string{"setup": "rtt-" + x, "workload": workload, "rtt_ms": x}, Runs: []result.Run{r}}
 }
 
+// onDisk puts a distance sweep's cell on a disk: the storage param the
+// setups give beside rtt_ms.
+func onDisk(c result.Cell, storage string) result.Cell {
+	c.Params["storage"] = storage
+	c.Setup = storage + "-" + c.Setup
+	c.ID = storage + "-" + c.ID
+	return c
+}
+
+// TestKneesPerStorage: each disk is a line of its own, with its own knee
+// against its own 0 ms, and a mark (600 km, at 14 ms in the presets'
+// former model) is placed against each knee.
+func TestKneesPerStorage(t *testing.T) {
+	t.Parallel()
+	cells := []result.Cell{
+		onDisk(kneeCell("kube", 0, 50, 20, 0), "memory"), onDisk(kneeCell("kube", 14, 50, 22, 0), "memory"), onDisk(kneeCell("kube", 50, 50, 25, 0), "memory"),
+		onDisk(kneeCell("kube", 0, 50, 50, 0), "hdd"), onDisk(kneeCell("kube", 14, 50, 70, 0), "hdd"), onDisk(kneeCell("kube", 50, 50, 110, 0), "hdd"),
+		onDisk(kneeCell("put", 0, 40, 0, 0), "hdd"), onDisk(kneeCell("put", 14, 30, 0, 0), "hdd"), onDisk(kneeCell("put", 50, 12, 0, 0), "hdd"),
+	}
+	marks := []result.Mark{{Param: "rtt_ms", At: 14, Label: "600 km"}, {Param: "clients", At: 100, Label: "elsewhere"}}
+	ks := Knees(&result.Experiment{KneeParam: "rtt_ms", Cells: cells, Marks: marks})
+	want := []struct {
+		line  string
+		found bool
+		says  string
+	}{
+		{"kube storage=memory", false, "kube storage=memory: no knee up to rtt_ms 50: time to every pod Ready 25 s there, 1.2× of 0's. At rtt_ms 14 (600 km) the line is within its knee."},
+		{"kube storage=hdd", true, "kube storage=hdd: time to every pod Ready doubles between rtt_ms 14 (70 s, 1.4× of 0's) and rtt_ms 50 (110 s, 2.2×). At rtt_ms 14 (600 km) the line is still within its knee."},
+		{"put storage=hdd", true, "put storage=hdd: throughput halves between rtt_ms 14 (30 req/s, 75% of 0's) and rtt_ms 50 (12 req/s, 30%). At rtt_ms 14 (600 km) the line is still within its knee."},
+	}
+	if len(ks) != len(want) {
+		t.Fatalf("%d knees, want %d: %+v", len(ks), len(want), ks)
+	}
+	for i, w := range want {
+		if ks[i].Line != w.line || ks[i].Found != w.found || ks[i].Statement != w.says {
+			t.Errorf("knee %d: %q found %v:\n %s\nwant %q found %v:\n %s", i, ks[i].Line, ks[i].Found, ks[i].Statement, w.line, w.found, w.says)
+		}
+	}
+	// A mark past a knee, and one between its points.
+	for _, tc := range []struct {
+		at   float64
+		says string
+	}{{50, "At rtt_ms 50 (m) the line is past its knee."}, {30, "At rtt_ms 30 (m) the line lies between its last point within the knee and its first past it."}, {200, "At rtt_ms 200 (m) nothing was measured: the line ends at rtt_ms 50."}} {
+		k := result.Knee{Param: "rtt_ms", Found: tc.at != 200, LastX: 14, PastX: 50}
+		if tc.at == 200 {
+			k.LastX = 50
+		}
+		if got := placeMarks(k, []result.Mark{{Param: "rtt_ms", At: tc.at, Label: "m"}}); got != " "+tc.says {
+			t.Errorf("mark at %g: %q, want %q", tc.at, got, tc.says)
+		}
+	}
+}
+
 func TestKnees(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {

@@ -1,7 +1,9 @@
 package experiment
 
 import (
+	"fmt"
 	"maps"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -110,9 +112,11 @@ func TestBuiltinParameters(t *testing.T) {
 		t.Errorf("multicloud compares %v, want each scenario against scenario 0", c)
 	}
 	// 002: 100,000 keys, 100 conns, 1,000 clients, 20 + 20 iterations,
-	// each mode on members with budgets of their own, 1:2 as 4 and 8 vCPU.
+	// each mode on members with budgets of their own, 1:2 as 4 and 8 vCPU,
+	// on the article's etcd 3.5 at 0.1 to 0.4 cores and today's at 0.2 and
+	// 0.4, never more than this machine's 2 cores with the load's.
 	la := plan("leader-vs-all", "full")
-	if len(la.Cells) != 4 {
+	if len(la.Cells) != 12 {
 		t.Fatalf("leader-vs-all: %d cells", len(la.Cells))
 	}
 	budgets := map[string]float64{}
@@ -122,12 +126,29 @@ func TestBuiltinParameters(t *testing.T) {
 			cfg.Warmup != "2000000" || cfg.TargetLeader != (c.Workload.Name == "leader") {
 			t.Errorf("leader-vs-all cell %s: %+v", c.ID, cfg)
 		}
-		budgets[c.Setup.Name] = c.Setup.CPUs
+		if 3*c.Setup.CPUs+c.Setup.LoadCPUs > 2 {
+			t.Errorf("leader-vs-all cell %s: 3 × %g + %g cores is more than this machine's 2", c.ID, c.Setup.CPUs, c.Setup.LoadCPUs)
+		}
+		budgets[c.Params["etcd"]+"@"+c.Params["member_cores"]] = c.Setup.CPUs
+		if (c.Params["etcd"] == "3.5") != (c.Setup.Etcd.Version == "3.5.35") {
+			t.Errorf("leader-vs-all cell %s: etcd %q, params %v", c.ID, c.Setup.Etcd.Version, c.Params)
+		}
 	}
-	if budgets["4-vcpu"] <= 0 || budgets["8-vcpu"] != 2*budgets["4-vcpu"] {
-		t.Errorf("leader-vs-all budgets %v, want 1:2", budgets)
+	if want := map[string]float64{"3.5@0.1": 0.1, "3.5@0.2": 0.2, "3.5@0.3": 0.3, "3.5@0.4": 0.4, "embedded@0.2": 0.2, "embedded@0.4": 0.4}; !maps.Equal(budgets, want) {
+		t.Errorf("leader-vs-all budgets %v, want %v", budgets, want)
 	}
-	if c := la.Spec.Compare; len(c) != 2 || c[0].Along != "workload" || c[0].Base != "leader" || c[1].Along != "setup" {
+	// The article's figures are 3.5's: 4 vCPU against 0.2 cores, 8
+	// against 0.4.
+	for _, p := range la.Published {
+		cores := "0.4"
+		if strings.Contains(p.Note, "4 vCPU") {
+			cores = "0.2"
+		}
+		if st := la.Spec.setup(p.Match["setup"]); st == nil || st.Etcd.Version != "3.5.35" || st.Params["member_cores"] != cores {
+			t.Errorf("leader-vs-all: the article's %s %s (%s) is matched with %v", p.Series, p.Metric, p.Note, p.Match)
+		}
+	}
+	if c := la.Spec.Compare; len(c) != 3 || c[0] != (Comparison{Along: "workload", Base: "leader"}) || c[1] != (Comparison{Along: "member_cores", Base: "0.2"}) || c[2] != (Comparison{Along: "etcd", Base: "3.5"}) {
 		t.Errorf("leader-vs-all compares %v", c)
 	}
 	// 004: 100 to 50,000 clients at 50 connections on four storages, one
@@ -145,18 +166,44 @@ func TestBuiltinParameters(t *testing.T) {
 	if !clients[100] || !clients[50000] || len(storages) != 4 {
 		t.Errorf("storage-sweep: clients %v, storages %v", clients, storages)
 	}
-	// The distance sweep: 0 to 100 ms between members, put and kube at
-	// each, its knee along rtt_ms.
+	// The distance sweep: 0 to 100 ms between members crossed with
+	// memory, the SSD class and the HDD class, the article's 1-client put,
+	// 100 clients and kube at each, its knee along rtt_ms with the
+	// article's 600 km marked (17.6 ms in the presets' model); quick: memory
+	// and the HDD at three distances.
 	ds := plan("distance-sweep", "full")
 	rtts := map[string]bool{}
+	dsStorages := map[string]string{}
 	for _, c := range ds.Cells {
 		rtts[c.Params["rtt_ms"]] = true
+		st, _ := c.Setup.TopologySpec["storage"].(map[string]any)
+		dsStorages[c.Params["storage"]] = fmt.Sprint(st)
 		if c.Setup.Leader != "m1" {
 			t.Errorf("distance-sweep cell %s: leader %q", c.ID, c.Setup.Leader)
 		}
+		if c.Workload.Name == "put-1-client" {
+			cfg := benchOf(&c).Config
+			if !cfg.TargetLeader || cfg.Conns[0] != 1 || cfg.Clients[0] != 1 || cfg.KeySize != 8 || !cfg.SequentialKeys || cfg.Total != 10000 || cfg.ValSize != 256 {
+				t.Errorf("distance-sweep cell %s is not the article's put: %+v", c.ID, cfg)
+			}
+		}
 	}
-	if len(ds.Cells) != 14 || !rtts["0"] || !rtts["100"] || ds.Spec.Knee != "rtt_ms" {
-		t.Errorf("distance-sweep: %d cells, rtts %v, knee %q", len(ds.Cells), rtts, ds.Spec.Knee)
+	wantStorage := map[string]string{"memory": "map[tmpfs:true]", "ssd": "map[fsync_delay:lognormal:p50=250us,p99=500us]", "hdd": "map[fsync_delay:lognormal:p50=23ms,p99=268ms]"}
+	if len(ds.Cells) != 72 || len(rtts) != 8 || !rtts["0"] || !rtts["17.6"] || !rtts["100"] || ds.Spec.Knee != "rtt_ms" || !maps.Equal(dsStorages, wantStorage) {
+		t.Errorf("distance-sweep: %d cells, rtts %v, storages %v, knee %q", len(ds.Cells), rtts, dsStorages, ds.Spec.Knee)
+	}
+	// The presets' km model (docs/topologies.md): 2 ms across providers
+	// + 0.026 ms per km.
+	if m := ds.Spec.Marks; len(m) != 1 || m[0].Param != "rtt_ms" || math.Abs(m[0].At-(2+0.026*600)) > 1e-9 {
+		t.Errorf("distance-sweep marks %+v, want the article's 600 km at 17.6 ms", m)
+	}
+	dq := plan("distance-sweep", "quick")
+	quickStorages := map[string]bool{}
+	for _, c := range dq.Cells {
+		quickStorages[c.Params["storage"]] = true
+	}
+	if len(dq.Cells) != 18 || len(quickStorages) != 2 || !quickStorages["hdd"] {
+		t.Errorf("distance-sweep quick: %d cells on %v", len(dq.Cells), quickStorages)
 	}
 	// The rolling upgrade: 3 members from 3.5 under an open-loop load in
 	// this process (no load_cpus, which refuses timelines), upgraded one

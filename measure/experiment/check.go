@@ -57,6 +57,9 @@ func (s *Spec) check() error {
 	if err := s.checkCompare(); err != nil {
 		return err
 	}
+	if err := s.checkMarks(); err != nil {
+		return err
+	}
 	for _, name := range s.ProfileNames() {
 		if err := s.checkProfile(name); err != nil {
 			return err
@@ -303,6 +306,11 @@ func (s *Spec) checkProfile(name string) error {
 	for _, sp := range p.Sweep {
 		if _, ok := s.Sweep.Lookup(sp.Name); !ok {
 			return s.errorf([]any{"profiles", name, "sweep", sp.Name}, "%q is not swept by the file (sweep: %s)", sp.Name, strings.Join(s.sweepNames(), ", "))
+		}
+	}
+	for i, st := range p.Setups {
+		if s.setup(st) == nil {
+			return s.errorf([]any{"profiles", name, "setups", i}, "no setup %q", st)
 		}
 	}
 	if p.Iterations < 0 {

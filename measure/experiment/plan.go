@@ -71,6 +71,9 @@ func (s *Spec) Plan(profile string) (*Plan, error) {
 	var err error
 	for si := range s.Setups {
 		st := &s.Setups[si]
+		if !inProfile(prof, st.Name) {
+			continue
+		}
 		first := true
 		for wi := range s.Workloads {
 			w := &s.Workloads[wi]
@@ -235,6 +238,12 @@ func (s *Spec) Describe(st *Setup) string {
 	}
 	if st.TLS {
 		parts = append(parts, "TLS")
+	}
+	if o.Etcd != "" {
+		parts = append(parts, "etcd "+o.Etcd)
+	}
+	for _, m := range slices.Sorted(maps.Keys(o.MemberEtcd)) {
+		parts = append(parts, m+" on etcd "+o.MemberEtcd[m])
 	}
 	if o.CPUs > 0 {
 		parts = append(parts, fmt.Sprintf("%s per member (a cgroup quota)", coresWord(o.CPUs)))

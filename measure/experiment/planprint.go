@@ -22,6 +22,9 @@ func WritePlan(w io.Writer, p *Plan) error {
 	b.WriteString("\nsetups:\n")
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	for i := range s.Setups {
+		if !inProfile(s.Profiles[p.Profile], s.Setups[i].Name) {
+			continue
+		}
 		fmt.Fprintf(tw, "  %s\t%s\n", s.Setups[i].Name, s.Describe(&s.Setups[i]))
 	}
 	_ = tw.Flush()
@@ -39,6 +42,12 @@ func WritePlan(w io.Writer, p *Plan) error {
 	}
 	if len(p.Published) > 0 {
 		fmt.Fprintf(&b, "\npublished figures shown beside ours: %d\n", len(p.Published))
+	}
+	if s.Knee != "" {
+		fmt.Fprintf(&b, "\neach line's knee along %s: where its throughput halves or its time to Ready doubles\n", s.Knee)
+	}
+	for _, m := range s.Marks {
+		fmt.Fprintf(&b, "marked on the curves along %s: %g, %s\n", m.Param, m.At, m.Label)
 	}
 	fmt.Fprintf(&b, "\nestimated time: %s (an estimate: %s per fresh cluster, bench runs bounded by --total at a modelled throughput; docs/experiments.md)\n",
 		roundDuration(p.Estimate()), CellOverhead)

@@ -130,6 +130,7 @@ func NewDocument(p *Plan) *result.Document {
 	exp := &result.Experiment{
 		Name: p.Spec.Name, Title: p.Spec.Title, Source: p.Spec.Source, Profile: p.Profile,
 		Spec: string(p.Spec.Text()), Published: p.Published, KneeParam: p.Spec.Knee,
+		Marks: p.Spec.resultMarks(),
 	}
 	for _, c := range p.Spec.Compare {
 		exp.Compare = append(exp.Compare, result.Comparison{Along: c.Along, Base: c.Base})

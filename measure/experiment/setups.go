@@ -25,3 +25,9 @@ func (s *Spec) setup(name string) *Setup {
 	}
 	return nil
 }
+
+// inProfile reports whether setup name runs under profile prof: a
+// profile that names setups runs only those.
+func inProfile(prof Profile, name string) bool {
+	return len(prof.Setups) == 0 || slices.Contains(prof.Setups, name)
+}

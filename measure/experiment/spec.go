@@ -49,6 +49,9 @@ type Spec struct {
 	// along which the report finds each line's knee: where its throughput
 	// halves or its time to Ready doubles against the first point.
 	Knee string `yaml:"knee"`
+	// Marks are values of numeric params marked on the report's curves
+	// (marks.go): the article's 600 km on the distance axis.
+	Marks []Mark `yaml:"marks"`
 	// Profiles override the above by name (quick: sized for a small
 	// machine); without a profile the file runs as written ("full").
 	Profiles map[string]Profile `yaml:"profiles"`
@@ -218,6 +221,10 @@ type Comparison struct {
 // Profile overrides a file's sizes by name.
 type Profile struct {
 	Description string `yaml:"description"`
+	// Setups limits the profile to the setups named (default: every
+	// setup): a quick profile runs a few points of a sweep along setups
+	// (two storages at three distances) where the full one runs them all.
+	Setups []string `yaml:"setups"`
 	// Sweep replaces the values of the parameters it names.
 	Sweep      Sweep  `yaml:"sweep"`
 	Warmup     string `yaml:"warmup"`

@@ -53,6 +53,9 @@ func TestParseErrors(t *testing.T) {
 		{"published metric", minimal + "published:\n  - {match: {setup: one}, metric: qps, value: 1}\n", `x.yaml line 11: published[0].metric: unknown metric "qps"`},
 		{"published match", minimal + "published:\n  - {match: {setup: two}, metric: throughput_rps, value: 1}\n", `x.yaml line 11: published[0].match.setup: no cell has setup "two"`},
 		{"profile sweep", minimal + "profiles:\n  quick: {sweep: {conns: [1]}}\n", `x.yaml line 11: profiles.quick.sweep.conns: "conns" is not swept by the file`},
+		{"profile setup", minimal + "profiles:\n  quick: {setups: [one, two]}\n", `x.yaml line 11: profiles.quick.setups[1]: no setup "two"`},
+		{"mark on an unknown param", minimal + "marks:\n  - {param: rtt_ms, at: 14, label: x}\n", `x.yaml line 11: marks[0].param: "rtt_ms" is neither swept nor a setup's param`},
+		{"mark without a label", minimal + "marks:\n  - {param: clients, at: 14}\n", `x.yaml line 11: marks[0]: a mark needs a label`},
 		{"profile set", minimal + "profiles:\n  quick: {set: {totl: 5}}\n", "x.yaml line 11: profiles.quick.set.totl: no bench workload has --totl"},
 		{"compare along nothing", minimal + "compare:\n  - {along: storage, base: ssd}\n", `x.yaml line 11: compare[0].along: "storage": compare along setup, workload, a swept parameter or a setup's param`},
 		{"compare base no cell has", minimal + "compare:\n  - {along: clients, base: \"3\"}\n", `compare[0].base: no cell has clients "3" (1, 2)`},
@@ -163,6 +166,23 @@ profiles:
 	}
 	if _, err := s.Plan("slow"); err == nil || !strings.Contains(err.Error(), `no profile "slow" (profiles: full, quick)`) {
 		t.Errorf("unknown profile: %v", err)
+	}
+	// A profile's setups: only those setups' cells, and only they in the
+	// printed plan.
+	one, err := parseSpec("m.yaml", []byte(strings.Replace(text, "    iterations: 1\n", "    iterations: 1\n    setups: [b]\n", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err = one.Plan("quick")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var printed strings.Builder
+	if err := WritePlan(&printed, q); err != nil {
+		t.Fatal(err)
+	}
+	if len(q.Cells) != 3 || q.Cells[0].Setup.Name != "b" || strings.Contains(printed.String(), "\n  a ") || !strings.Contains(printed.String(), "\n  b ") {
+		t.Errorf("quick on setup b: %d cells, first on %s; plan:\n%s", len(q.Cells), q.Cells[0].Setup.Name, printed.String())
 	}
 }
 
