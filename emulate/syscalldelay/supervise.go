@@ -64,13 +64,18 @@ type Supervisor struct {
 // Supervise starts answering the notifications of listener (Pending's),
 // which it owns and closes when it ends.
 func Supervise(listener *os.File, opts Options) (*Supervisor, error) {
-	fd := int(listener.Fd())
-	if err := unix.SetNonblock(fd, true); err != nil {
-		listener.Close()
+	// a non-blocking copy, which NewFile hands to the runtime's poller
+	fd, err := unix.Dup(int(listener.Fd()))
+	listener.Close()
+	if err != nil {
 		return nil, fmt.Errorf("syscall delay: %w", err)
 	}
-	// a non-blocking descriptor: NewFile hands it to the runtime's poller
-	l := os.NewFile(uintptr(fd), listener.Name())
+	unix.CloseOnExec(fd)
+	if err := unix.SetNonblock(fd, true); err != nil {
+		unix.Close(fd)
+		return nil, fmt.Errorf("syscall delay: %w", err)
+	}
+	l := os.NewFile(uintptr(fd), "seccomp-listener")
 	s := &Supervisor{listener: l, opts: opts, done: make(chan struct{})}
 	go s.loop()
 	return s, nil

@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-		"slices"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -92,6 +93,8 @@ func medianSync(t *testing.T, n int, d *slowfs.Delay, wrap bool) (time.Duration,
 		if sup, err = syscalldelay.Supervise(l, syscalldelay.Options{Delay: d}); err != nil {
 			t.Fatal(err)
 		}
+		runtime.GC() // the listener outlives its first *os.File
+
 		if err := cmd.Wait(); err != nil {
 			t.Fatalf("child: %v: %s", err, errb.String())
 		}
