@@ -164,4 +164,3 @@ func TestSeccompFsyncCost(t *testing.T) {
 		t.Errorf("the supervisor saw %d syncs, want at least 100", n)
 	}
 }
-
