@@ -44,39 +44,43 @@ type Options struct {
 	// Only, if set, picks the files whose syncs are delayed by their path
 	// (slowfs.WALOnly: etcd's WAL); the others continue at once.
 	Only func(path string) bool
+	// Lead is taken off each drawn delay (a draw under it is answered at
+	// once): the mechanism's own cost per delayed sync, which the child
+	// pays on top of the delay (the notification's wake-up of this
+	// thread, the answer's of the child's, and a Go child's return from
+	// a blocking call), so that the child's mean sync is the delay's.
+	Lead time.Duration
 }
 
-// Supervisor answers one child's notified syncs: each in a goroutine of
-// its own that sleeps the drawn delay, then lets the kernel run the call.
-// It waits for notifications in the runtime's poller, holding no thread.
-// It ends when the child's filter goes away (the child exited) or at
-// Close. Its methods are safe for concurrent use.
+// Supervisor answers one child's notified syncs from one OS thread of
+// its own: it receives each notification, draws its delay and answers it
+// at its deadline (set early by how late the thread has been waking for
+// the last few dozen), the thread sleeping in ppoll until the earliest
+// deadline or the next notification, so a delayed sync costs two thread
+// wake-ups (the notification, the deadline) and no hand-over between
+// goroutines. It ends when the child's filter goes away (the child
+// exited) or at Close. Its methods are safe for concurrent use.
 type Supervisor struct {
 	listener *os.File
 	opts     Options
+	wakeR    *os.File
+	wakeW    *os.File
 	done     chan struct{}
+	once     sync.Once
 	mu       sync.Mutex
 	err      error
 	n        int64
-	closing  bool
 }
 
 // Supervise starts answering the notifications of listener (Pending's),
 // which it owns and closes when it ends.
 func Supervise(listener *os.File, opts Options) (*Supervisor, error) {
-	// a non-blocking copy, which NewFile hands to the runtime's poller
-	fd, err := unix.Dup(int(listener.Fd()))
-	listener.Close()
+	r, w, err := os.Pipe()
 	if err != nil {
+		listener.Close()
 		return nil, fmt.Errorf("syscall delay: %w", err)
 	}
-	unix.CloseOnExec(fd)
-	if err := unix.SetNonblock(fd, true); err != nil {
-		unix.Close(fd)
-		return nil, fmt.Errorf("syscall delay: %w", err)
-	}
-	l := os.NewFile(uintptr(fd), "seccomp-listener")
-	s := &Supervisor{listener: l, opts: opts, done: make(chan struct{})}
+	s := &Supervisor{listener: listener, opts: opts, wakeR: r, wakeW: w, done: make(chan struct{})}
 	go s.loop()
 	return s, nil
 }
@@ -84,14 +88,11 @@ func Supervise(listener *os.File, opts Options) (*Supervisor, error) {
 // Done is closed when the supervisor has ended.
 func (s *Supervisor) Done() <-chan struct{} { return s.done }
 
-// Close ends the supervisor and waits for it; syncs still waiting then
-// fail in the child with ENOSYS. It returns the error that ended it, if
-// any.
+// Close ends the supervisor and waits for it: it first lets every sync it
+// holds continue; later syncs fail in the child with ENOSYS. It returns
+// the error that ended it, if any.
 func (s *Supervisor) Close() error {
-	s.mu.Lock()
-	s.closing = true
-	s.mu.Unlock()
-	_ = s.listener.SetReadDeadline(time.Now())
+	s.once.Do(func() { s.wakeW.Close() })
 	<-s.done
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -105,59 +106,87 @@ func (s *Supervisor) Count() int64 {
 	return s.n
 }
 
+// maxLate caps one wake-up's lateness in the supervisor's average: a
+// thread preempted for milliseconds on a busy machine is not the
+// mechanism's cost, and must not set the next deadlines that much early.
+const maxLate = int64(100 * time.Microsecond)
+
+// held is a sync waiting for its deadline (CLOCK_MONOTONIC, ns).
+type held struct {
+	id       uint64
+	deadline int64
+}
+
 func (s *Supervisor) loop() {
-	var wg sync.WaitGroup
+	// The thread is this loop's alone, and ends with it (never unlocked).
+	runtime.LockOSThread()
+	_ = unix.Prctl(unix.PR_SET_TIMERSLACK, 1000, 0, 0, 0)
+	lfd, wfd := int(s.listener.Fd()), int(s.wakeR.Fd())
+	var pending []held
+	// late is how late this thread wakes for a deadline (an average over
+	// the last few dozen, ns): later deadlines are set that much earlier.
+	var late int64
 	defer func() {
-		wg.Wait()
+		for _, h := range pending {
+			s.answer(lfd, h.id)
+		}
 		s.listener.Close()
+		s.wakeR.Close()
 		close(s.done)
 	}()
-	rc, err := s.listener.SyscallConn()
-	if err != nil {
-		s.fail(fmt.Errorf("syscall delay: %w", err))
-		return
-	}
-	err = rc.Read(func(fdp uintptr) bool {
-		lfd := int(fdp)
-		for {
-			fds := []unix.PollFd{{Fd: int32(lfd), Events: unix.POLLIN}}
-			if _, err := unix.Poll(fds, 0); err != nil && !errors.Is(err, unix.EINTR) {
-				s.fail(fmt.Errorf("syscall delay: poll: %w", err))
-				return true
+	fds := []unix.PollFd{{Fd: int32(lfd), Events: unix.POLLIN}, {Fd: int32(wfd), Events: unix.POLLIN}}
+	for {
+		var timeout *unix.Timespec
+		if len(pending) > 0 {
+			first := pending[0].deadline
+			for _, h := range pending[1:] {
+				first = min(first, h.deadline)
 			}
-			if fds[0].Revents&unix.POLLIN == 0 {
-				// POLLHUP: the child's filter is gone; nothing: wait
-				return fds[0].Revents&(unix.POLLHUP|unix.POLLERR) != 0
-			}
-			var n notif // zeroed, as the kernel requires
-			if err := ioctl(lfd, unix.SECCOMP_IOCTL_NOTIF_RECV, unsafe.Pointer(&n)); err != nil {
-				if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.EINTR) {
-					continue // the caller was interrupted or died meanwhile
-				}
-				s.fail(fmt.Errorf("syscall delay: receive: %w", err))
-				return true
-			}
-			s.mu.Lock()
-			s.n++
-			s.mu.Unlock()
-			d := s.delay(n)
-			if d <= 0 {
-				s.answer(lfd, n.id)
-				continue
-			}
-			deadline := monotonic() + int64(d)
-			wg.Add(1)
-			go func(id uint64) {
-				defer wg.Done()
-				s.sleepAnswer(lfd, id, deadline)
-			}(n.id)
+			ts := unix.NsecToTimespec(max(0, first-monotonic()))
+			timeout = &ts
 		}
-	})
-	s.mu.Lock()
-	closing := s.closing
-	s.mu.Unlock()
-	if err != nil && !closing {
-		s.fail(fmt.Errorf("syscall delay: wait: %w", err))
+		fds[0].Revents, fds[1].Revents = 0, 0
+		_, err := unix.Ppoll(fds, timeout, nil)
+		if err != nil && !errors.Is(err, unix.EINTR) {
+			s.fail(fmt.Errorf("syscall delay: poll: %w", err))
+			return
+		}
+		now := monotonic()
+		kept := pending[:0]
+		for _, h := range pending {
+			if h.deadline <= now {
+				s.answer(lfd, h.id)
+				late += (min(now-h.deadline, maxLate) - late) / 16
+			} else {
+				kept = append(kept, h)
+			}
+		}
+		pending = kept
+		if fds[1].Revents != 0 {
+			return // Close
+		}
+		if fds[0].Revents&unix.POLLIN == 0 {
+			if fds[0].Revents&(unix.POLLHUP|unix.POLLERR) != 0 {
+				return // the child's filter is gone
+			}
+			continue
+		}
+		var n notif // zeroed, as the kernel requires
+		if err := ioctl(lfd, unix.SECCOMP_IOCTL_NOTIF_RECV, unsafe.Pointer(&n)); err != nil {
+			if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.EINTR) {
+				continue // the caller was interrupted or died meanwhile
+			}
+			s.fail(fmt.Errorf("syscall delay: receive: %w", err))
+			return
+		}
+		s.mu.Lock()
+		s.n++
+		s.mu.Unlock()
+		if d := int64(s.delay(n)-s.opts.Lead) - late; d > 0 {
+			pending = append(pending, held{id: n.id, deadline: now + d})
+		} else {
+			s.answer(lfd, n.id)
+		}
 	}
 }
 
@@ -190,37 +219,6 @@ func (s *Supervisor) fail(err error) {
 	defer s.mu.Unlock()
 	if s.err == nil {
 		s.err = err
-	}
-}
-
-// rawTail is the end of a delay slept without giving up the runtime's
-// processor, so that the answer does not wait for one after the sleep.
-const rawTail = 300 * time.Microsecond
-
-// sleepAnswer answers call id at deadline (CLOCK_MONOTONIC, ns): up to
-// rawTail before it the thread sleeps as a blocking call (the runtime may
-// hand its processor to others), then to the deadline and the answer as
-// raw calls. Not time.Sleep: the runtime's timers fire up to a millisecond
-// late for sub-millisecond sleeps.
-func (s *Supervisor) sleepAnswer(lfd int, id uint64, deadline int64) {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	_ = unix.Prctl(unix.PR_SET_TIMERSLACK, 1000, 0, 0, 0)
-	if early := unix.NsecToTimespec(deadline - int64(rawTail)); deadline-int64(rawTail) > monotonic() {
-		for unix.ClockNanosleep(unix.CLOCK_MONOTONIC, unix.TIMER_ABSTIME, &early, nil) == unix.EINTR {
-		}
-	}
-	ts := unix.NsecToTimespec(deadline)
-	for {
-		_, _, errno := unix.RawSyscall6(unix.SYS_CLOCK_NANOSLEEP, unix.CLOCK_MONOTONIC, unix.TIMER_ABSTIME, uintptr(unsafe.Pointer(&ts)), 0, 0, 0)
-		if errno != unix.EINTR {
-			break
-		}
-	}
-	r := resp{id: id, flags: flagContinue}
-	_, _, errno := unix.RawSyscall(unix.SYS_IOCTL, uintptr(lfd), unix.SECCOMP_IOCTL_NOTIF_SEND, uintptr(unsafe.Pointer(&r)))
-	if errno != 0 && errno != unix.ENOENT {
-		s.fail(fmt.Errorf("syscall delay: answer: %w", errno))
 	}
 }
 
