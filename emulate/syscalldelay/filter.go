@@ -1,7 +1,6 @@
 package syscalldelay
 
 import (
-	"errors"
 	"fmt"
 	"runtime"
 	"unsafe"
@@ -11,7 +10,7 @@ import (
 
 // syscalls are the calls the filter hands to the supervisor: the ones
 // etcd's WAL and bbolt sync with (etcd does not use sync_file_range).
-var syscalls = [...]uint32{unix.SYS_FSYNC, unix.SYS_FDATASYNC}
+func syscalls() []uint32 { return []uint32{unix.SYS_FSYNC, unix.SYS_FDATASYNC} }
 
 // auditArch is seccomp_data.arch for this program's architecture.
 func auditArch() (uint32, error) {
@@ -35,14 +34,15 @@ func program() ([]unix.SockFilter, error) {
 		offNR   = 0 // seccomp_data.nr
 		offArch = 4 // seccomp_data.arch
 	)
-	n := uint8(len(syscalls))
+	calls := syscalls()
+	n := uint8(len(calls))
 	p := []unix.SockFilter{
 		{Code: unix.BPF_LD | unix.BPF_W | unix.BPF_ABS, K: offArch},
 		// another architecture's calls: allow (skip the checks and notify)
 		{Code: unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, K: arch, Jt: 0, Jf: n + 1},
 		{Code: unix.BPF_LD | unix.BPF_W | unix.BPF_ABS, K: offNR},
 	}
-	for i, nr := range syscalls {
+	for i, nr := range calls {
 		// match: jump over the remaining checks and the allow to notify
 		p = append(p, unix.SockFilter{Code: unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, K: nr, Jt: n - uint8(i), Jf: 0})
 	}
@@ -81,7 +81,7 @@ func Available() error {
 	action := uint32(unix.SECCOMP_RET_USER_NOTIF)
 	_, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_GET_ACTION_AVAIL, 0, uintptr(unsafe.Pointer(&action)))
 	if errno != 0 {
-		return fmt.Errorf("seccomp syscall delay: the kernel has no seccomp user notification: %w", errors.Join(errno))
+		return fmt.Errorf("seccomp syscall delay: the kernel has no seccomp user notification: %w", errno)
 	}
 	return nil
 }

@@ -2,16 +2,21 @@ package cluster
 
 import (
 	"bufio"
+	"context"
+	"fmt"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/etcdlab/etcdlab/emulate/slowfs"
 	"github.com/etcdlab/etcdlab/emulate/syscalldelay"
+	"github.com/etcdlab/etcdlab/internal/proc"
 )
 
 // walFsync reads the member's etcd_disk_wal_fsync_duration_seconds sum
@@ -162,5 +167,62 @@ func TestSeccompFsyncCost(t *testing.T) {
 	}
 	if n := c.delays.sups["m1"].Count(); n < 100 {
 		t.Errorf("the supervisor saw %d syncs, want at least 100", n)
+	}
+}
+
+// seccompParentEnv makes the test binary the parent TestSeccompKill9
+// kills: it starts a 1-member cluster in the dir it names with a seccomp
+// fsync delay, prints the member's PID and start time, and waits.
+const seccompParentEnv = "ETCDLAB_CLUSTER_TEST_SECCOMP_PARENT"
+
+func seccompParent(dir string) int {
+	_ = os.Unsetenv(seccompParentEnv) // its members are members
+	d, _ := slowfs.ParseDelay("1ms")
+	c, err := Start(context.Background(), Options{Members: 1, BaseDir: dir, FsyncDelay: d, FsyncBy: FsyncBySeccomp})
+	if err != nil {
+		fmt.Println("error", err)
+		return 1
+	}
+	m := c.State().Members[0]
+	fmt.Println(m.PID, m.StartTime)
+	time.Sleep(time.Minute)
+	return 0
+}
+
+// TestSeccompKill9: kill -9 of the process whose supervisor holds a
+// member's syncs leaves no member behind (its parent-death signal; its
+// filter ends with it).
+func TestSeccompKill9(t *testing.T) {
+	if err := syscalldelay.Available(); err != nil {
+		t.Skip(err)
+	}
+	parent := exec.Command(os.Args[0], "-test.run=^$")
+	parent.Env = append(os.Environ(), seccompParentEnv+"="+tmpfsBase(t))
+	out, err := parent.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := parent.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = parent.Process.Kill(); _ = parent.Wait() }()
+	line, err := bufio.NewReader(out).ReadString('\n')
+	f := strings.Fields(line)
+	if err != nil || len(f) != 2 {
+		t.Fatalf("parent said %q (%v)", line, err)
+	}
+	pid, _ := strconv.Atoi(f[0])
+	st, _ := strconv.ParseUint(f[1], 10, 64)
+	m := proc.ID{PID: pid, StartTime: st}
+	if !m.Alive() {
+		t.Fatal("the member is not running")
+	}
+	if err := parent.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = parent.Wait()
+	if !m.WaitGone(10 * time.Second) {
+		_ = m.Signal(syscall.SIGKILL)
+		t.Fatal("the member outlived its killed parent")
 	}
 }
