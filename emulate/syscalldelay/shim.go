@@ -104,6 +104,13 @@ func Wrap(cmd *exec.Cmd, self string) (*Pending, error) {
 // Listener. Call it once the command started (or failed to).
 func (p *Pending) Started() { p.child.Close() }
 
+// Close releases the socket when the command did not start (Listener
+// does it otherwise).
+func (p *Pending) Close() {
+	p.child.Close()
+	p.parent.Close()
+}
+
 // Listener waits up to timeout for the shim's listener and returns it,
 // and closes the socket. Its error says the shim died or took too long.
 func (p *Pending) Listener(timeout time.Duration) (*os.File, error) {

@@ -47,6 +47,9 @@ func (c *Cluster) startMember(exe, etcd, name, configPath, logPath string) (*chi
 		pend.Started()
 	}
 	if err != nil {
+		if pend != nil {
+			pend.Close()
+		}
 		pw.Close()
 		return nil, err
 	}
