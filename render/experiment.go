@@ -285,6 +285,9 @@ func experimentView(v *docView, m expModel, prefix string) error {
 		v.Tables = append(v.Tables, namedTable{"The article's figures beside ours", t})
 		v.Notes = append(v.Notes, notes...)
 	}
+	if t, ok := m.peerRTTTable(); ok {
+		v.Tables = append(v.Tables, namedTable{"Peer round trips per member, in etcd's histogram buckets", t})
+	}
 	for _, g := range m.Gains {
 		v.Tables = append(v.Tables, namedTable{g.title(), g.table()})
 	}

@@ -85,8 +85,12 @@ func (s runSpec) run() result.Run {
 		}
 		n := float64(len(mb.Points))
 		mb.Summary = result.ServerSummary{WALFsyncP50: s.fsyncP50, WALFsyncP99: s.fsyncP99, WALFsyncs: s.fsyncsPerSec * n, WALFsyncSeconds: s.fsyncsPerSec * n * cmp.Or(s.fsyncMean, s.fsyncP50), BackendCommitP99: s.fsyncP99 * 2,
-			PeerRTTP99: s.rtt * (1 + 0.05*float64(k)), SlowApplies: s.slowApplies * n, GRPCRequests: s.rps * n, DBSizeBytes: 20 << 20, DBInUseBytes: 18 << 20,
+			PeerRTTP99: s.rtt * (1 + 0.05*float64(k)), SlowApplies: s.slowApplies * n,
+			GRPCRequests: s.rps * n, DBSizeBytes: 20 << 20, DBInUseBytes: 18 << 20,
 			CPUCoresMean: cpu / n, CPUCoresMax: s.cpu * 1.1, RSSMaxBytes: 80 << 20, DiskWriteBytes: s.diskPerSec * n, DiskWriteOps: s.fsyncsPerSec * n}
+		if s.rtt > 0 { // the pipeline prober's round trip, and the stream prober's three
+			mb.Summary.PeerRTTLowestBucket, mb.Summary.PeerRTTHighestBucket = result.BucketOf(s.rtt, result.PeerRTTBuckets()), result.BucketOf(3*s.rtt, result.PeerRTTBuckets())
+		}
 		if k > 1 && s.downFor > 0 {
 			mb.Summary.LeaderChanges, mb.Summary.SecondsWithoutLead = 1, float64(s.downFor)
 		}

@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
@@ -28,6 +29,8 @@ func publishedRows(e *result.Experiment, cells []expCell) []publishedRow {
 				switch sent := requestsPerRun(c); {
 				case p.Requests > 0 && sent != p.Requests:
 					ours += fmt.Sprintf(" (not comparable: %s requests per run, the article's %s)", humanize.Comma(sent), humanize.Comma(p.Requests))
+				case bucketMetric(p.Metric):
+					ours += " (" + bucketsApart(p.Metric, v, p.Value) + ")"
 				case p.Value != 0:
 					ours += " (" + pctChange((v-p.Value)/p.Value*100) + ")"
 				}
@@ -71,7 +74,7 @@ func publishedGrowth(e *result.Experiment, cells []expCell) []publishedRow {
 	var order []string
 	for _, p := range e.Published {
 		setup, wl := p.Match["setup"], p.Match["workload"]
-		if setup == "" || len(p.Match) != 2 || wl == "" || p.Value == 0 {
+		if setup == "" || len(p.Match) != 2 || wl == "" || p.Value == 0 || !grows(p.Metric) {
 			continue
 		}
 		key := p.Metric + "\x00" + wl
@@ -112,6 +115,51 @@ func publishedGrowth(e *result.Experiment, cells []expCell) []publishedRow {
 		}
 	}
 	return rows
+}
+
+// grows reports whether a metric's change between setups reads as a
+// ratio or seconds added: not a bucket label (the buckets apart say it)
+// nor a count of slow applies (an article's count over a whole deployment
+// has no ratio to a run's).
+func grows(metric string) bool {
+	mt, ok := result.MetricOf(metric)
+	return ok && (mt.Form == result.FormValue || mt.Form == result.FormPercentile)
+}
+
+// bucketMetric reports whether a metric is a histogram bucket's label.
+func bucketMetric(metric string) bool {
+	mt, ok := result.MetricOf(metric)
+	return ok && mt.Form == result.FormBucket && len(mt.Bounds) > 0
+}
+
+// bucketsApart says how many of the metric's buckets ours lies from the
+// article's: "same bucket", "1 bucket above", "2 buckets below".
+func bucketsApart(metric string, ours, article float64) string {
+	mt, _ := result.MetricOf(metric)
+	d := bucketIndex(mt.Bounds, ours) - bucketIndex(mt.Bounds, article)
+	switch {
+	case d == 0:
+		return "same bucket"
+	case d == 1:
+		return "1 bucket above"
+	case d == -1:
+		return "1 bucket below"
+	case d > 0:
+		return fmt.Sprintf("%d buckets above", d)
+	}
+	return fmt.Sprintf("%d buckets below", -d)
+}
+
+// bucketIndex is the index of the bound nearest v (by ratio: a label
+// parsed from text may differ from the computed bound in its last bit).
+func bucketIndex(bounds []float64, v float64) int {
+	best, bestD := 0, math.Inf(1)
+	for i, b := range bounds {
+		if d := math.Abs(math.Log(v / b)); d < bestD {
+			best, bestD = i, d
+		}
+	}
+	return best
 }
 
 // matches reports whether a published figure's Match selects c: "cell"
@@ -204,6 +252,8 @@ func metricValue(metric string, v float64) string {
 		return humanize.Commaf(v) + " " + result.UnitRate
 	case result.UnitSeconds:
 		return units.Seconds(v)
+	case result.UnitCount:
+		return humanize.Commaf(math.Round(v*10) / 10)
 	}
 	return fmt.Sprintf("%.4g", v)
 }

@@ -86,6 +86,10 @@ func ExperimentText(w io.Writer, doc *result.Document, o TerminalOptions, j Judg
 			o.prose(&b, "", n, "    ")
 		}
 	}
+	if t, ok := m.peerRTTTable(); ok {
+		b.WriteString("\npeer round trips per member, in etcd's histogram buckets:\n")
+		o.table(&b, upper(t.Header), t.Rows)
+	}
 	for _, g := range m.Gains {
 		b.WriteString("\n" + g.title() + ":\n")
 		t := g.table()

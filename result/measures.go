@@ -77,6 +77,12 @@ type Measures struct {
 	WALBusyEstimated bool    `json:"wal_busy_estimated,omitempty"`
 	BackendCommitP99 float64 `json:"backend_commit_p99_seconds,omitempty"`
 	PeerRTTP99       float64 `json:"peer_rtt_p99_seconds,omitempty"`
+	// PeerRTTLowestBucket and PeerRTTHighestBucket are the lowest and
+	// highest peer round-trip buckets (their upper bounds, le) any member
+	// observed in any run: the range a dashboard's heatmap of the
+	// histogram shows over the cell (0: nothing observed).
+	PeerRTTLowestBucket  float64 `json:"peer_rtt_lowest_bucket_seconds,omitempty"`
+	PeerRTTHighestBucket float64 `json:"peer_rtt_highest_bucket_seconds,omitempty"`
 	// Disk and network bytes per second, summed over the members (disk
 	// only for members etcdlab started).
 	DiskWriteBytesPerSecond float64 `json:"disk_write_bytes_per_second,omitempty"`
@@ -85,9 +91,14 @@ type Measures struct {
 	// Trouble, summed over runs: leader changes (as the member that saw
 	// most), seconds a majority of members had no leader, slow applies
 	// (all members), cluster unavailability (canaries) and the clients'.
-	LeaderChanges             float64 `json:"leader_changes,omitempty"`
-	SecondsWithoutLeader      float64 `json:"seconds_without_leader,omitempty"`
-	SlowApplies               float64 `json:"slow_applies,omitempty"`
+	LeaderChanges        float64 `json:"leader_changes,omitempty"`
+	SecondsWithoutLeader float64 `json:"seconds_without_leader,omitempty"`
+	SlowApplies          float64 `json:"slow_applies,omitempty"`
+	// SlowAppliesPerMemberRun is SlowApplies over members × server runs:
+	// what one member counts in one run, on average;
+	// SlowAppliesMemberRunMax the most one member counted in one run.
+	SlowAppliesPerMemberRun   float64 `json:"slow_applies_per_member_run,omitempty"`
+	SlowAppliesMemberRunMax   float64 `json:"slow_applies_member_run_max,omitempty"`
 	ClusterUnavailableSeconds float64 `json:"cluster_unavailable_seconds,omitempty"`
 	ClientUnavailableSeconds  float64 `json:"client_unavailable_seconds,omitempty"`
 	// QuotaErrors are requests refused because the backend quota was
@@ -182,6 +193,7 @@ type serverSums struct {
 	cpu, cpuMax, p50, p99, slowest, rate, busy, commit, rtt, disk, net float64
 	fsyncMean                                                          float64
 	fsyncMeanRuns                                                      int
+	memberRuns                                                         int // members' summaries over the runs
 }
 
 func (s *serverSums) add(m *Measures, srv *Server, secs float64) {
@@ -198,6 +210,12 @@ func (s *serverSums) add(m *Measures, srv *Server, secs float64) {
 		net += x.NetReceiveBytes + x.NetSendBytes
 		leaderChanges = math.Max(leaderChanges, x.LeaderChanges)
 		m.SlowApplies += x.SlowApplies
+		m.SlowAppliesMemberRunMax = math.Max(m.SlowAppliesMemberRunMax, x.SlowApplies)
+		s.memberRuns++
+		if x.PeerRTTLowestBucket > 0 && (m.PeerRTTLowestBucket == 0 || x.PeerRTTLowestBucket < m.PeerRTTLowestBucket) {
+			m.PeerRTTLowestBucket = x.PeerRTTLowestBucket
+		}
+		m.PeerRTTHighestBucket = math.Max(m.PeerRTTHighestBucket, x.PeerRTTHighestBucket)
 		m.DBSizeBytes = math.Max(m.DBSizeBytes, x.DBSizeBytes)
 		nolead = append(nolead, x.SecondsWithoutLead)
 		if x.WALFsyncs > 0 && x.WALFsyncSeconds > 0 {
@@ -247,6 +265,9 @@ func (s *serverSums) mean(m *Measures) {
 	m.ServerRuns = s.n
 	if s.n == 0 {
 		return
+	}
+	if s.memberRuns > 0 {
+		m.SlowAppliesPerMemberRun = m.SlowApplies / float64(s.memberRuns)
 	}
 	d := float64(s.n)
 	m.MemberCPUCores, m.MemberCPUMax = s.cpu/d, s.cpuMax/d

@@ -28,9 +28,15 @@ const (
 	MetricWALFsyncP99      MetricName = "wal_fsync_p99_seconds"
 	MetricBackendCommitP99 MetricName = "backend_commit_p99_seconds"
 	MetricPeerRTTP99       MetricName = "peer_rtt_p99_seconds"
+	MetricPeerRTTLowest    MetricName = "peer_rtt_lowest_bucket_seconds"
+	MetricPeerRTTHighest   MetricName = "peer_rtt_highest_bucket_seconds"
 	MetricMemberCPU        MetricName = "member_cpu_cores"
 	MetricSlowApplies      MetricName = "slow_applies"
+	MetricSlowAppliesRun   MetricName = "slow_applies_per_member_run"
+	MetricSlowAppliesMax   MetricName = "slow_applies_member_run_max"
 	MetricTimeToReady      MetricName = "time_to_ready_seconds"
+	MetricKubeEtcdLowest   MetricName = "kube_etcd_request_lowest_bucket_seconds"
+	MetricKubeEtcdHighest  MetricName = "kube_etcd_request_highest_bucket_seconds"
 )
 
 // Figures of a cell that are not published: render reads the first two
@@ -71,6 +77,21 @@ const (
 	UnitPerSec  = "per second"
 )
 
+// Form says what kind of figure a metric is, so that a report sets like
+// beside like: an article's bucket label beside our bucket label, never
+// beside a percentile interpolated inside the buckets; one member's count
+// beside one member's count, never beside a sum over members and runs.
+type Form int
+
+// Forms of figures.
+const (
+	FormValue      Form = iota // a rate, a time, a mean, a size, a count of the whole cell
+	FormPercentile             // a percentile (interpolated inside a histogram's buckets for a server one)
+	FormBucket                 // a histogram bucket's upper bound (le), as a dashboard labels it
+	FormMemberSum              // a count summed over the members and the runs
+	FormOneMember              // a count of one member in one run
+)
+
 // Metric is one row of the metrics table: a figure of an experiment cell,
 // how people call it, its unit, which way it improves and how it is
 // taken from the cell. Rows are plain values; their functions are pure.
@@ -83,6 +104,11 @@ type Metric struct {
 	What   string
 	Unit   string
 	Better Better
+	// Form is what kind of figure it is (FormValue when unset).
+	Form Form
+	// Bounds are a FormBucket metric's histogram bounds, ascending: how
+	// many buckets apart two of its figures are.
+	Bounds []float64
 	// Floor is the lowest bucket's bound of the histogram a server
 	// quantile comes from: a value on it means "at most" (0: none).
 	Floor float64
@@ -124,37 +150,49 @@ func Metrics() []Metric {
 			Of: ran(func(m *Measures) float64 { return m.RunSeconds / float64(m.Runs) })},
 		{Name: MetricLatencyMean, Aliases: []MetricName{"mean_seconds"}, What: "latency mean", Unit: UnitSeconds, Better: LowerIsBetter, Published: true,
 			Of: latency(func(l Latency) float64 { return l.Mean }), Spread: bench(func(m *Measures) MeanSD { return m.Mean })},
-		{Name: MetricLatencyP10, What: "latency p10", Unit: UnitSeconds, Better: LowerIsBetter, Published: true, Of: latency(func(l Latency) float64 { return l.P10 })},
-		{Name: MetricLatencyP25, What: "latency p25", Unit: UnitSeconds, Better: LowerIsBetter, Published: true, Of: latency(func(l Latency) float64 { return l.P25 })},
-		{Name: MetricLatencyP50, What: "latency p50", Unit: UnitSeconds, Better: LowerIsBetter, Published: true,
+		{Name: MetricLatencyP10, Form: FormPercentile, What: "latency p10", Unit: UnitSeconds, Better: LowerIsBetter, Published: true, Of: latency(func(l Latency) float64 { return l.P10 })},
+		{Name: MetricLatencyP25, Form: FormPercentile, What: "latency p25", Unit: UnitSeconds, Better: LowerIsBetter, Published: true, Of: latency(func(l Latency) float64 { return l.P25 })},
+		{Name: MetricLatencyP50, Form: FormPercentile, What: "latency p50", Unit: UnitSeconds, Better: LowerIsBetter, Published: true,
 			Of: ran(func(m *Measures) float64 { return m.P50.Mean }), Spread: bench(func(m *Measures) MeanSD { return m.P50 })},
-		{Name: MetricLatencyP75, What: "latency p75", Unit: UnitSeconds, Better: LowerIsBetter, Published: true, Of: latency(func(l Latency) float64 { return l.P75 })},
-		{Name: MetricLatencyP90, What: "latency p90", Unit: UnitSeconds, Better: LowerIsBetter, Published: true, Of: latency(func(l Latency) float64 { return l.P90 })},
-		{Name: MetricLatencyP95, What: "latency p95", Unit: UnitSeconds, Better: LowerIsBetter, Published: true, Of: latency(func(l Latency) float64 { return l.P95 })},
-		{Name: MetricLatencyP99, What: "latency p99", Unit: UnitSeconds, Better: LowerIsBetter, Published: true,
+		{Name: MetricLatencyP75, Form: FormPercentile, What: "latency p75", Unit: UnitSeconds, Better: LowerIsBetter, Published: true, Of: latency(func(l Latency) float64 { return l.P75 })},
+		{Name: MetricLatencyP90, Form: FormPercentile, What: "latency p90", Unit: UnitSeconds, Better: LowerIsBetter, Published: true, Of: latency(func(l Latency) float64 { return l.P90 })},
+		{Name: MetricLatencyP95, Form: FormPercentile, What: "latency p95", Unit: UnitSeconds, Better: LowerIsBetter, Published: true, Of: latency(func(l Latency) float64 { return l.P95 })},
+		{Name: MetricLatencyP99, Form: FormPercentile, What: "latency p99", Unit: UnitSeconds, Better: LowerIsBetter, Published: true,
 			Of: ran(func(m *Measures) float64 { return m.P99.Mean }), Spread: bench(func(m *Measures) MeanSD { return m.P99 })},
-		{Name: MetricLatencyP999, Aliases: []MetricName{"p99.9_seconds"}, What: "latency p99.9", Unit: UnitSeconds, Better: LowerIsBetter, Published: true,
+		{Name: MetricLatencyP999, Form: FormPercentile, Aliases: []MetricName{"p99.9_seconds"}, What: "latency p99.9", Unit: UnitSeconds, Better: LowerIsBetter, Published: true,
 			Of: latency(func(l Latency) float64 { return l.P999 })},
-		{Name: MetricDiskFsyncP99, What: "fdatasync p99 (disk job)", Unit: UnitSeconds, Better: LowerIsBetter, Published: true, Of: diskFsyncP99},
+		{Name: MetricDiskFsyncP99, Form: FormPercentile, What: "fdatasync p99 (disk job)", Unit: UnitSeconds, Better: LowerIsBetter, Published: true, Of: diskFsyncP99},
 		{Name: MetricDiskIOPS, What: "fdatasync IOPS (disk job)", Unit: UnitIOPS, Better: HigherIsBetter, Published: true, Of: diskIOPS},
-		{Name: MetricWALFsyncP99, What: "WAL fsync p99", Unit: UnitSeconds, Better: LowerIsBetter, Floor: LowestDiskBucket, Published: true,
+		{Name: MetricWALFsyncP99, Form: FormPercentile, What: "WAL fsync p99", Unit: UnitSeconds, Better: LowerIsBetter, Floor: LowestDiskBucket, Published: true,
 			Of: server(func(m *Measures) float64 { return m.WALFsyncP99 })},
-		{Name: MetricBackendCommitP99, What: "backend commit p99", Unit: UnitSeconds, Better: LowerIsBetter, Floor: LowestDiskBucket, Published: true,
+		{Name: MetricBackendCommitP99, Form: FormPercentile, What: "backend commit p99", Unit: UnitSeconds, Better: LowerIsBetter, Floor: LowestDiskBucket, Published: true,
 			Of: server(func(m *Measures) float64 { return m.BackendCommitP99 })},
-		{Name: MetricPeerRTTP99, What: "peer round trip p99", Unit: UnitSeconds, Better: LowerIsBetter, Floor: LowestPeerRTTBucket, Published: true,
+		{Name: MetricPeerRTTP99, Form: FormPercentile, What: "peer round trip p99", Unit: UnitSeconds, Better: LowerIsBetter, Floor: LowestPeerRTTBucket, Published: true,
 			Of: func(_ *Cell, m *Measures) (float64, bool) {
 				return m.PeerRTTP99, m.Runs > 0 && m.ServerRuns > 0 && m.PeerRTTP99 > 0
 			}},
+		{Name: MetricPeerRTTLowest, Form: FormBucket, Bounds: PeerRTTBuckets(), What: "peer round trip's lowest bucket (le), any member", Unit: UnitSeconds, Better: LowerIsBetter, Published: true,
+			Of: func(_ *Cell, m *Measures) (float64, bool) { return m.PeerRTTLowestBucket, m.PeerRTTLowestBucket > 0 }},
+		{Name: MetricPeerRTTHighest, Form: FormBucket, Bounds: PeerRTTBuckets(), What: "peer round trip's highest bucket (le), any member", Unit: UnitSeconds, Better: LowerIsBetter, Published: true,
+			Of: func(_ *Cell, m *Measures) (float64, bool) { return m.PeerRTTHighestBucket, m.PeerRTTHighestBucket > 0 }},
 		{Name: MetricMemberCPU, What: "members' CPU (cores)", Unit: UnitCores, Better: LowerIsBetter, Published: true,
 			Of: server(func(m *Measures) float64 { return m.MemberCPUCores })},
-		{Name: MetricSlowApplies, What: "slow applies", Unit: UnitCount, Better: LowerIsBetter, Published: true,
+		{Name: MetricSlowApplies, Form: FormMemberSum, What: "slow applies, all members and runs summed", Unit: UnitCount, Better: LowerIsBetter, Published: true,
 			Of: server(func(m *Measures) float64 { return m.SlowApplies })},
+		{Name: MetricSlowAppliesRun, Form: FormOneMember, What: "slow applies per member per run (mean)", Unit: UnitCount, Better: LowerIsBetter, Published: true,
+			Of: server(func(m *Measures) float64 { return m.SlowAppliesPerMemberRun })},
+		{Name: MetricSlowAppliesMax, Form: FormOneMember, What: "slow applies of one member in one run (the most)", Unit: UnitCount, Better: LowerIsBetter, Published: true,
+			Of: server(func(m *Measures) float64 { return m.SlowAppliesMemberRunMax })},
 		{Name: MetricTimeToReady, What: "time to every pod Ready", Unit: UnitSeconds, Better: LowerIsBetter, Published: true,
 			Of: func(c *Cell, m *Measures) (float64, bool) {
 				sd, ok := timeToReady(c)
 				return sd.Mean, ok && m.Runs > 0
 			},
 			Spread: func(c *Cell, _ *Measures) (MeanSD, bool) { return timeToReady(c) }},
+		{Name: MetricKubeEtcdLowest, Form: FormBucket, Bounds: KubeEtcdRequestBuckets(), What: "emulated apiservers' etcd requests: lowest bucket (le)", Unit: UnitSeconds, Better: LowerIsBetter, Published: true,
+			Of: func(c *Cell, _ *Measures) (float64, bool) { lo, _, ok := kubeEtcdBuckets(c); return lo, ok }},
+		{Name: MetricKubeEtcdHighest, Form: FormBucket, Bounds: KubeEtcdRequestBuckets(), What: "emulated apiservers' etcd requests: highest bucket (le)", Unit: UnitSeconds, Better: LowerIsBetter, Published: true,
+			Of: func(c *Cell, _ *Measures) (float64, bool) { _, hi, ok := kubeEtcdBuckets(c); return hi, ok }},
 
 		{Name: MetricLatencyMin, What: "latency min", Unit: UnitSeconds, Better: LowerIsBetter, Of: latency(func(l Latency) float64 { return l.Min })},
 		{Name: MetricLatencyMax, What: "latency max", Unit: UnitSeconds, Better: LowerIsBetter, Of: latency(func(l Latency) float64 { return l.Max })},
@@ -162,7 +200,7 @@ func Metrics() []Metric {
 			Of: func(_ *Cell, m *Measures) (float64, bool) { return m.LoadCPUCores, m.LoadCPURuns > 0 }},
 		{Name: MetricMachineCPU, What: "machine's CPU (cores)", Unit: UnitCores, Better: LowerIsBetter,
 			Of: func(_ *Cell, m *Measures) (float64, bool) { return m.MachineCPUCores, m.MachineCPURuns > 0 }},
-		{Name: MetricWALFsyncP50, What: "WAL fsync p50", Unit: UnitSeconds, Better: LowerIsBetter, Floor: LowestDiskBucket,
+		{Name: MetricWALFsyncP50, Form: FormPercentile, What: "WAL fsync p50", Unit: UnitSeconds, Better: LowerIsBetter, Floor: LowestDiskBucket,
 			Of: server(func(m *Measures) float64 { return m.WALFsyncP50 })},
 		{Name: MetricWALFsyncsRate, What: "WAL fsyncs per second", Unit: UnitPerSec, Better: LowerIsBetter,
 			Of: server(func(m *Measures) float64 { return m.WALFsyncsPerSecond })},

@@ -61,8 +61,9 @@ func TestMetrics(t *testing.T) {
 		"p10_seconds", "p25_seconds", "p50_seconds", "p75_seconds", "p90_seconds", "p95_seconds", "p99_seconds", "p999_seconds",
 		"fsync_p99_seconds", "fsync_iops",
 		"wal_fsync_p99_seconds", "backend_commit_p99_seconds", "peer_rtt_p99_seconds",
-		"member_cpu_cores", "slow_applies",
-		"time_to_ready_seconds",
+		"peer_rtt_lowest_bucket_seconds", "peer_rtt_highest_bucket_seconds",
+		"member_cpu_cores", "slow_applies", "slow_applies_per_member_run", "slow_applies_member_run_max",
+		"time_to_ready_seconds", "kube_etcd_request_lowest_bucket_seconds", "kube_etcd_request_highest_bucket_seconds",
 	}
 	if got := PublishedMetrics(); !slices.Equal(got, want) {
 		t.Errorf("PublishedMetrics() = %v, want %v", got, want)

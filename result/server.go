@@ -52,17 +52,25 @@ type ServerSummary struct {
 	WALFsyncs   float64 `json:"wal_fsyncs,omitempty"`
 	// WALFsyncSeconds is the WAL fsyncs' time together (the histogram's
 	// _sum): the share of the run the WAL spent in fsync, exactly.
-	WALFsyncSeconds    float64 `json:"wal_fsync_seconds,omitempty"`
-	BackendCommitP99   float64 `json:"backend_commit_p99_seconds,omitempty"`
-	PeerRTTP99         float64 `json:"peer_rtt_p99_seconds,omitempty"`
-	LeaderChanges      float64 `json:"leader_changes,omitempty"`
-	SecondsWithoutLead float64 `json:"seconds_without_leader,omitempty"`
-	SlowApplies        float64 `json:"slow_applies,omitempty"`
-	SlowReadIndexes    float64 `json:"slow_read_indexes,omitempty"`
-	ProposalsFailed    float64 `json:"proposals_failed,omitempty"`
-	ProposalsPendingMx float64 `json:"proposals_pending_max,omitempty"`
-	GRPCRequests       float64 `json:"grpc_requests,omitempty"`
-	GRPCErrors         float64 `json:"grpc_errors,omitempty"`
+	WALFsyncSeconds  float64 `json:"wal_fsync_seconds,omitempty"`
+	BackendCommitP99 float64 `json:"backend_commit_p99_seconds,omitempty"`
+	PeerRTTP99       float64 `json:"peer_rtt_p99_seconds,omitempty"`
+	// PeerRTTLowestBucket and PeerRTTHighestBucket are the upper bounds
+	// (le) of the lowest and highest buckets of etcd's peer round-trip
+	// histogram that gained an observation in the run, over the member's
+	// peers: the range a Grafana heatmap of the histogram shows, in its
+	// bucket labels (an observation above the top finite bound, 3.28 s,
+	// counts as that bound). 0: nothing observed.
+	PeerRTTLowestBucket  float64 `json:"peer_rtt_lowest_bucket_seconds,omitempty"`
+	PeerRTTHighestBucket float64 `json:"peer_rtt_highest_bucket_seconds,omitempty"`
+	LeaderChanges        float64 `json:"leader_changes,omitempty"`
+	SecondsWithoutLead   float64 `json:"seconds_without_leader,omitempty"`
+	SlowApplies          float64 `json:"slow_applies,omitempty"`
+	SlowReadIndexes      float64 `json:"slow_read_indexes,omitempty"`
+	ProposalsFailed      float64 `json:"proposals_failed,omitempty"`
+	ProposalsPendingMx   float64 `json:"proposals_pending_max,omitempty"`
+	GRPCRequests         float64 `json:"grpc_requests,omitempty"`
+	GRPCErrors           float64 `json:"grpc_errors,omitempty"`
 	// GRPCErrorsByCode splits GRPCErrors by gRPC code ("Unavailable").
 	GRPCErrorsByCode map[string]float64 `json:"grpc_errors_by_code,omitempty"`
 	// GRPCByMethod splits GRPCRequests by method ("Range", "Txn",

@@ -122,7 +122,7 @@ func TestBenchDefaults(t *testing.T) {
 		Iterations:     1,
 		LocalMembers:   3,
 		Engine:         bench.EngineWire,
-		Consistency:    "l",
+		SessionOptions: bench.SessionOptions{Consistency: "l"},
 		Canary:         100 * time.Millisecond,
 		ScrapeInterval: time.Second,
 		Agent:          bench.Agent{Wait: bench.DefaultAgentWait},
@@ -286,14 +286,15 @@ func TestBenchConfigFromFlags(t *testing.T) {
 func TestBenchParamNames(t *testing.T) {
 	t.Parallel()
 	notFlags := map[string]bool{"Command": true, "Args": true, "Conn": true, "LocalBaseDir": true, "Log": true, "Cluster": true,
-		"Kube":      true, // bench kube's options, whose fields are its flags (TestKubeFlagNames)
-		"KubeReal":  true, // the real control plane's: --kube-version, --state-file (and Dir, the library's)
-		"Engines":   true, // the engines the caller offers (engines.All)
-		"Watch":     true, // watch-latency's options, whose fields are checked below
-		"Observers": true} // what the caller has follow the runs (the CLI: live metrics from --listen-metrics, progress)
+		"Kube":           true, // bench kube's options, whose fields are its flags (TestKubeFlagNames)
+		"KubeReal":       true, // the real control plane's: --kube-version, --state-file (and Dir, the library's)
+		"Engines":        true, // the engines the caller offers (engines.All)
+		"Watch":          true, // watch-latency's options, whose fields are checked below
+		"SessionOptions": true, // the sessions' options, whose fields are checked below
+		"Observers":      true} // what the caller has follow the runs (the CLI: live metrics from --listen-metrics, progress)
 	b := (&app{stdout: io.Discard, stderr: io.Discard}).newBench()
 	var fields []string
-	for _, typ := range []reflect.Type{reflect.TypeFor[bench.Config](), reflect.TypeFor[bench.WatchOptions]()} {
+	for _, typ := range []reflect.Type{reflect.TypeFor[bench.Config](), reflect.TypeFor[bench.WatchOptions](), reflect.TypeFor[bench.SessionOptions]()} {
 		for i := range typ.NumField() {
 			fields = append(fields, typ.Field(i).Name)
 		}

@@ -54,8 +54,8 @@ func TestMulticloudLinks(t *testing.T) {
 	tp, _ := Load("multicloud-3")
 	links, _ := tp.DirLinks(3)
 	for d, want := range map[wan.Dir]time.Duration{
-		{From: "m1", To: "m2"}: 17 * time.Millisecond, {From: "m2", To: "m1"}: 17 * time.Millisecond,
-		{From: "m3", To: "m2"}: 13600 * time.Microsecond, {From: "client", To: "m3"}: 10350 * time.Microsecond,
+		{From: "m1", To: "m2"}: 21800 * time.Microsecond, {From: "m2", To: "m1"}: 21800 * time.Microsecond,
+		{From: "m3", To: "m2"}: 17400 * time.Microsecond, {From: "client", To: "m3"}: 13150 * time.Microsecond,
 	} {
 		if got := links[d].Delay; got != want {
 			t.Errorf("%s: %v, want %v", d, got, want)
@@ -203,7 +203,7 @@ func TestCommitRTT(t *testing.T) {
 	}{
 		{"multicloud-1: m2 and m3 are close, m1 far from both",
 			mustLinks(t, "multicloud-1", 3), []string{"m1", "m2", "m3"},
-			map[string]time.Duration{"m1": ms(4.6), "m2": ms(2.2), "m3": ms(2.2)}},
+			map[string]time.Duration{"m1": ms(5.4), "m2": ms(2.3), "m3": ms(2.3)}},
 		{"5 members: the second-fastest follower",
 			map[wan.Dir]wan.Link{{From: "a", To: "b"}: link(ms(1)), {From: "a", To: "c"}: link(ms(2)), {From: "a", To: "d"}: link(ms(3)), {From: "e", To: "a"}: link(ms(4))},
 			[]string{"a", "b", "c", "d", "e"},
@@ -239,7 +239,7 @@ func mustLinks(t *testing.T, preset string, n int) map[wan.Dir]wan.Link {
 
 // TestWriteRTT checks the path of a write from the client through its
 // endpoint: multicloud-1's client sits on m1's node, so a write to m1
-// with m3 leading goes m1 → m3 (4.6 ms) and m3 commits with m2 (2.2 ms).
+// with m3 leading goes m1 → m3 (5.4 ms) and m3 commits with m2 (2.3 ms).
 func TestWriteRTT(t *testing.T) {
 	ms := func(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
 	links := mustLinks(t, "multicloud-1", 3)
@@ -249,11 +249,11 @@ func TestWriteRTT(t *testing.T) {
 		endpoints []string
 		want      map[string]time.Duration
 	}{
-		{"one connection to m1", []string{"m1"}, map[string]time.Duration{"m1": ms(4.6), "m2": ms(4.6 + 2.2), "m3": ms(4.6 + 2.2)}},
+		{"one connection to m1", []string{"m1"}, map[string]time.Duration{"m1": ms(5.4), "m2": ms(5.4 + 2.3), "m3": ms(5.4 + 2.3)}},
 		{"connections to m1 and m2", []string{"m1", "m2"}, map[string]time.Duration{
-			"m1": (ms(4.6) + ms(4.6+4.6+4.6)) / 2, // via m2: client→m2, m2→m1, commit
-			"m2": (ms(4.6+2.2) + ms(4.6+2.2)) / 2,
-			"m3": (ms(4.6+2.2) + ms(4.6+2.2+2.2)) / 2}},
+			"m1": (ms(5.4) + ms(5.4+5.4+5.4)) / 2, // via m2: client→m2, m2→m1, commit
+			"m2": (ms(5.4+2.3) + ms(5.4+2.3)) / 2,
+			"m3": (ms(5.4+2.3) + ms(5.4+2.3+2.3)) / 2}},
 	} {
 		got := WriteRTT(links, names, tt.endpoints)
 		for k, v := range tt.want {

@@ -27,7 +27,7 @@ func agentCluster(t *testing.T) (*cluster.Cluster, *clientv3.Client) {
 func agentConfig(c *cluster.Cluster, prefix string) bench.Config {
 	return bench.Config{
 		Command: bench.CmdPut, Conn: c.Client(), Conns: []int{2}, Clients: []int{4}, Total: 400, Warmup: "20",
-		RequestTimeout: 5 * time.Second, Iterations: 2, KeySize: 8, ValSize: 32, Consistency: "l", Prefix: prefix,
+		RequestTimeout: 5 * time.Second, Iterations: 2, KeySize: 8, ValSize: 32, SessionOptions: bench.SessionOptions{Consistency: "l"}, Prefix: prefix,
 		Agent: bench.Agent{Count: 2, Wait: 30 * time.Second},
 	}
 }

@@ -12,7 +12,7 @@ import (
 // the lowest indexes, and only agent 0 measures the cluster.
 func TestSlice(t *testing.T) {
 	t.Parallel()
-	whole := bench.Config{Command: bench.CmdPut, Conns: []int{3, 10}, Clients: []int{7}, Total: 1001, Rate: 300, KeySpaceSize: 50,
+	whole := bench.Config{Command: bench.CmdPut, Conns: []int{3, 10}, Clients: []int{7}, Total: 1001, Rate: 300, SessionOptions: bench.SessionOptions{KeySpaceSize: 50},
 		Warmup: "11", Prefix: "/p/", Canary: time.Second, ScrapeInterval: time.Second, CompactInterval: time.Minute, CheckHashKV: true, Compact: true,
 		Agent: bench.Agent{Count: 3}}
 	var conns, clients []int

@@ -30,8 +30,8 @@ func foreign(t *testing.T, o cluster.Options) (*clustertest.Cluster, *clientv3.C
 func baseConfig(c *clustertest.Cluster, command string) Config {
 	return Config{
 		Command: command, Conn: c.Client(), Conns: []int{2}, Clients: []int{4}, Total: 200,
-		RequestTimeout: 5 * time.Second, Iterations: 1, KeySize: 8, ValSize: 32, Consistency: "l",
-		TxnOps: 1, RWRatio: 1, Limit: 100, Watch: WatchOptions{Streams: 2, WatchersPerStream: 2, PutTotal: 50, PutRate: 500},
+		RequestTimeout: 5 * time.Second, Iterations: 1, KeySize: 8, ValSize: 32,
+		SessionOptions: SessionOptions{Consistency: "l", TxnOps: 1, RWRatio: 1, Limit: 100}, Watch: WatchOptions{Streams: 2, WatchersPerStream: 2, PutTotal: 50, PutRate: 500},
 	}
 }
 
@@ -192,7 +192,7 @@ func (o *cancelAfterRequest) Progress(r RunInfo, done, _ int64) {
 // names the Config fields at fault, and nothing else is.
 func TestValidate(t *testing.T) {
 	t.Parallel()
-	ok := Config{Command: CmdPut, Conns: []int{1}, Clients: []int{1}, Total: 1, RequestTimeout: time.Second, Iterations: 1, KeySize: 8, Consistency: "l"}
+	ok := Config{Command: CmdPut, Conns: []int{1}, Clients: []int{1}, Total: 1, RequestTimeout: time.Second, Iterations: 1, KeySize: 8, SessionOptions: SessionOptions{Consistency: "l"}}
 	for _, tt := range []struct {
 		name string
 		mod  func(*Config)
@@ -258,7 +258,7 @@ func TestValidate(t *testing.T) {
 // ordinary error, not invalid input.
 func TestUnreachableIsNotInvalid(t *testing.T) {
 	t.Parallel()
-	cfg := Config{Command: CmdPut, Conns: []int{1}, Clients: []int{1}, Total: 1, RequestTimeout: time.Second, Iterations: 1, KeySize: 8, Consistency: "l",
+	cfg := Config{Command: CmdPut, Conns: []int{1}, Clients: []int{1}, Total: 1, RequestTimeout: time.Second, Iterations: 1, KeySize: 8, SessionOptions: SessionOptions{Consistency: "l"},
 		Conn: etcdclient.Config{Endpoints: []string{"127.0.0.1:1"}, DialTimeout: time.Second}}
 	_, err := Run(context.Background(), cfg)
 	if err == nil || invalid.Is(err) || !strings.Contains(err.Error(), "connection refused") {

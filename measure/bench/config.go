@@ -69,17 +69,11 @@ type Config struct {
 	Keep    bool
 	Compact bool
 
+	// KeySize and ValSize are every write's (sessions' and watch-latency's).
 	KeySize, ValSize int
-	// KeySpaceSize 0 means "not given": the key space is --total (or
-	// 16^key-size for --duration runs), not etcd benchmark's single key.
-	KeySpaceSize   int64
-	SequentialKeys bool
-	TxnOps         int
-	RWRatio        float64
-	EndKey         string
-	Limit          int64
-	Consistency    string
-	CountOnly      bool
+	// SessionOptions are the sessions' own options (Sessions), embedded
+	// so that cfg.TxnOps reads as a field of Config.
+	SessionOptions
 
 	// Watch is watch-latency's options.
 	Watch WatchOptions

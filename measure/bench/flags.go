@@ -143,8 +143,8 @@ func (f *Flags) CommandLine(name string, args []string, changed func(flag string
 		Prefix: o.prefix, Keep: o.keep, Compact: o.compact, LocalMembers: o.members, Engine: o.engine,
 		Canary: o.canaryInterval, PinEndpoints: o.pinEndpoints,
 		MetricsURLs: o.metricsURLs, ScrapeInterval: o.scrapeInterval, LoadCPUs: o.loadCPUs,
-		Agent:       Agent{Count: o.agents, StartAt: time.Time(o.agentStartAt), Wait: o.agentWait},
-		Consistency: "l", // bench checks it for every command; only range and txn-mixed have the flag
+		Agent:          Agent{Count: o.agents, StartAt: time.Time(o.agentStartAt), Wait: o.agentWait},
+		SessionOptions: SessionOptions{Consistency: "l"}, // bench checks it for every command; only range and txn-mixed have the flag
 	}
 	if len(args) > 0 {
 		cfg.Args = args

@@ -21,7 +21,7 @@ func TestServerSeriesLocal(t *testing.T) {
 	// Open loop at 200 writes/s: the members keep CPU to answer scrapes,
 	// also under the race detector.
 	cfg := Config{Command: CmdPut, Conns: []int{2}, Clients: []int{8}, Duration: 4 * time.Second, Rate: 200, Warmup: "2s",
-		RequestTimeout: 5 * time.Second, Iterations: 2, KeySize: 8, ValSize: 256, Consistency: "l",
+		RequestTimeout: 5 * time.Second, Iterations: 2, KeySize: 8, ValSize: 256, SessionOptions: SessionOptions{Consistency: "l"},
 		LocalMembers: 3, LocalBaseDir: dir, ScrapeInterval: time.Second}
 	doc, err := Run(context.Background(), cfg)
 	if err != nil {

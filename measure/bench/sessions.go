@@ -8,6 +8,22 @@ import (
 	"github.com/etcdlab/etcdlab/result"
 )
 
+// SessionOptions are what the sessions' requests carry beyond a key and a
+// value (Config.KeySize, ValSize): etcd benchmark's put, range, txn-put
+// and txn-mixed flags of the same names. A plain value.
+type SessionOptions struct {
+	// KeySpaceSize 0 means "not given": the key space is --total (or
+	// 16^key-size for --duration runs), not etcd benchmark's single key.
+	KeySpaceSize   int64
+	SequentialKeys bool
+	TxnOps         int
+	RWRatio        float64
+	EndKey         string
+	Limit          int64
+	Consistency    string
+	CountOnly      bool
+}
+
 // Sessions is the Engine of etcd benchmark's commands (put, range,
 // txn-put, txn-mixed, lease-keepalive) as load sessions: per connection
 // count a session, per client count a warm-up and the iterations. A

@@ -12,7 +12,7 @@ import (
 // TestHistoryFromPrometheus: a real Prometheus scrapes a cluster whose m2
 // has a slow disk; doctor --prometheus reads the history and it agrees
 // with doctor's own scrapes: the same three members, m2's WAL fsync p99
-// within a factor of two of the window's, the same leader changes, and
+// past its delay in both, the same leader changes, and
 // the history backs m2's disk finding.
 func TestHistoryFromPrometheus(t *testing.T) {
 	c, cli := slowM2(t, "20ms")
@@ -42,9 +42,15 @@ func TestHistoryFromPrometheus(t *testing.T) {
 		if in.Instance != promtest.HostPort(t, m2.MetricsURL) {
 			continue
 		}
-		w := m2.Metrics.WALFsyncP99
-		if in.WALFsyncP99Max < w/2 || in.WALFsyncP99Max > 2*w {
-			t.Fatalf("m2's WAL fsync p99: Prometheus %v, doctor's window %v", in.WALFsyncP99Max, w)
+		// Every m2 fsync takes at least 20 ms, so both samplings put its
+		// p99 at or above that delay's bucket (16 ms: etcd's buckets
+		// double from 1 ms). How far above is the load's: Prometheus'
+		// worst window over the last minute and doctor's one window hold
+		// different observations, and a loaded machine's stalls make
+		// their p99s differ by any factor (seen: 0.354 s against 0.063 s).
+		const floor = 0.016
+		if w := m2.Metrics.WALFsyncP99; in.WALFsyncP99Max < floor || w < floor {
+			t.Fatalf("m2's WAL fsync p99: Prometheus %v, doctor's window %v; every fsync takes 20 ms", in.WALFsyncP99Max, w)
 		}
 		if in.LeaderChanges != m2.Metrics.LeaderChanges {
 			t.Fatalf("leader changes: Prometheus %v, window %v", in.LeaderChanges, m2.Metrics.LeaderChanges)

@@ -180,9 +180,10 @@ func within(got, want float64) bool { return got >= want/2 && got <= want*2 }
 // TestHistoryAgreesWithScrapes runs a real Prometheus scraping a real
 // 3-member cluster every second while it takes writes and moves its
 // leader, and checks that History's figures agree with the test's own
-// scrapes of the members: the same instances, each member's worst WAL
-// fsync and backend commit p99 and busiest CPU over 10 s windows within a
-// factor of 2 (quantiles under 30 ms, a few observations on tmpfs, excepted; the slow-disk member stands apart), its database
+// scrapes of the members: the same instances, each member's busiest CPU
+// over 10 s windows within a factor of 2, the slow-disk member's worst
+// WAL fsync p99 past its delay in both and apart from the others' (the
+// worst p99s themselves are logged, not compared: see below), its database
 // size within 10 %, its quota and version equal, and its leader changes,
 // slow applies, heartbeat and proposal failures equal to the counters'
 // increases. Then a selector narrows the members, and one that matches
@@ -260,25 +261,38 @@ func TestHistoryAgreesWithScrapes(t *testing.T) {
 		in := byTarget[targets[i]]
 		t.Logf("%s %s: WAL p99 max %.4f s at %.0f, commit p99 max %.4f s, peer RTT p99 max %.5f s, CPU max %.3f, DB %.0f B, quota %.0f, leader changes %g, version %s",
 			m.Name, in.Instance, in.WALFsyncP99Max, in.WorstAtUnix, in.BackendCommitP99Max, in.PeerRTTP99Max, in.CPUCoresMax, in.DBSizeMax, in.QuotaBytes, in.LeaderChanges, in.Version)
+		// The busiest CPU over 10 s windows is a rate of one counter:
+		// Prometheus' windows and the test's agree within 2x whatever
+		// their alignment. The worst p99 over windows is not: it is a
+		// quantile of whichever observations a window holds, and a
+		// loaded machine's scheduler stall (seen: 52 ms commits on tmpfs)
+		// lands in one sampling's windows at 1% of them and in the
+		// other's below it, so the two can differ by any factor (seen:
+		// 0.219 s against 0.062 s, 0.052 s against 0.004 s). What
+		// holds whatever the load: the slowed member's WAL fsyncs all
+		// take at least its delay, so both samplings put its p99 at or
+		// above the delay's bucket (etcd's buckets double from 1 ms:
+		// 16 ms for 20 ms), and it stands apart from the others (below).
 		for _, f := range []struct {
 			what      string
 			prom, own float64
-			// small: below it both agree whatever their ratio. A p99
-			// of a few observations on tmpfs is one commit or fsync, and
-			// rate()'s extrapolation and the windows' alignment move it by
-			// more than 2x (CI saw 28 ms against 5 ms); the slow disk's
-			// figures are far above it.
-			small float64
+			compared  bool
 		}{
-			{"WAL fsync p99", in.WALFsyncP99Max, windowMax(snaps, i, p99(metrics.WALFsyncDuration)), 0.030},
-			{"backend commit p99", in.BackendCommitP99Max, windowMax(snaps, i, p99(metrics.BackendCommitDuration)), 0.030},
-			{"CPU cores", in.CPUCoresMax, windowMax(snaps, i, cpu), 0},
+			{"WAL fsync p99", in.WALFsyncP99Max, windowMax(snaps, i, p99(metrics.WALFsyncDuration)), false},
+			{"backend commit p99", in.BackendCommitP99Max, windowMax(snaps, i, p99(metrics.BackendCommitDuration)), false},
+			{"CPU cores", in.CPUCoresMax, windowMax(snaps, i, cpu), true},
 		} {
 			report := t.Logf
-			if !within(f.prom, f.own) && (f.prom >= f.small || f.own >= f.small) {
+			if f.compared && !within(f.prom, f.own) {
 				report = t.Errorf
 			}
 			report("%s %s: Prometheus %.4f, scrapes %.4f", m.Name, f.what, f.prom, f.own)
+		}
+		if slow && m.Name == slowMember {
+			const floor = 0.016 // the bucket below slowFsync
+			if own := windowMax(snaps, i, p99(metrics.WALFsyncDuration)); in.WALFsyncP99Max < floor || own < floor {
+				t.Errorf("%s's WAL fsync p99: Prometheus %.4f s, scrapes %.4f s; every fsync takes %s", m.Name, in.WALFsyncP99Max, own, slowFsync)
+			}
 		}
 		if in.CPUCoresMax > float64(runtime.NumCPU())*1.2 {
 			t.Errorf("%s: %.2f cores of %d", m.Name, in.CPUCoresMax, runtime.NumCPU())

@@ -163,6 +163,9 @@ func TestDeriveRecorded(t *testing.T) {
 					t.Errorf("%s: %g, want %g", c.what, c.got, c.want)
 				}
 			}
+			if lo, hi := s.PeerRTTLowestBucket, s.PeerRTTHighestBucket; lo <= 0 || hi < lo || s.PeerRTTP99 <= lo/2 || s.PeerRTTP99 > hi {
+				t.Errorf("peer RTT buckets %g-%g do not hold its p99 %g", lo, hi, s.PeerRTTP99)
+			}
 			if s.WALFsyncP99 <= 0 || s.BackendCommitP99 <= 0 || s.PeerRTTP99 <= 0 || s.CPUCoresMean <= 0 || s.NetSendBytes <= 0 {
 				t.Errorf("a figure the recording has is 0: %+v", s)
 			}

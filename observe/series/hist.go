@@ -91,3 +91,27 @@ func (h hist) at(x float64) float64 {
 	}
 	return v
 }
+
+// bucketRange is the upper bounds of the lowest and highest buckets that
+// observed something (0, 0 when h observed nothing); an observation above
+// the top finite bound counts as that bound.
+func (h hist) bucketRange() (lowest, highest float64) {
+	prev := 0.0
+	for i, le := range h.le {
+		if h.n[i] > prev {
+			if math.IsInf(le, 1) {
+				if i > 0 {
+					le = h.le[i-1]
+				} else {
+					continue
+				}
+			}
+			if lowest == 0 {
+				lowest = le
+			}
+			highest = le
+		}
+		prev = h.n[i]
+	}
+	return lowest, highest
+}

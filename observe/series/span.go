@@ -177,6 +177,7 @@ func (sp span) summary() result.ServerSummary {
 	// The highest interval is at least the mean; it can only come out
 	// lower when the run's one interval was shorter than half an interval.
 	s.CPUCoresMax = max(s.CPUCoresMax, s.CPUCoresMean)
+	s.PeerRTTLowestBucket, s.PeerRTTHighestBucket = sp.rtt.bucketRange()
 	if sp.io != nil {
 		s.DiskReadBytes, s.DiskWriteBytes = sp.io.readBytes, sp.io.writeBytes
 	}
