@@ -12,11 +12,15 @@ import (
 	"runtime"
 	"syscall"
 
+	"github.com/etcdlab/etcdlab/emulate/syscalldelay"
 	"github.com/etcdlab/etcdlab/internal/exitcode"
 	"google.golang.org/grpc/grpclog"
 )
 
 func main() {
+	// A member whose syncs are delayed through seccomp starts as this
+	// program, the shim: it installs the filter and execve's the member.
+	syscalldelay.ExecIfShim()
 	// gRPC logs to stderr by default; etcdlab reports errors itself.
 	grpclog.SetLoggerV2(grpclog.NewLoggerV2(io.Discard, io.Discard, io.Discard))
 

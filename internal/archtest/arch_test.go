@@ -49,7 +49,7 @@ func rules() []rule {
 		{pkgs: []string{"lab/child", "lab/cgroup", "lab/pki"}, allow: leaves},
 		{pkgs: []string{"lab/buildcache", "lab/etcdclient"}, allow: append([]string{"invalid"}, leaves...)},
 		{pkgs: []string{"lab/etcdbuild", "lab/kubebuild"}, allow: append([]string{"lab/buildcache", "invalid"}, leaves...)},
-		{pkgs: []string{"lab/member"}, allow: append([]string{"lab/etcdbuild", "invalid"}, leaves...)},
+		{pkgs: []string{"lab/member"}, allow: append([]string{"lab/etcdbuild", "emulate/syscalldelay", "invalid"}, leaves...)},
 		{pkgs: []string{"lab/cluster"}, allow: append([]string{"lab/child", "lab/cgroup", "lab/pki", "lab/etcdclient", "lab/etcdbuild", "lab/member", "emulate/*", "invalid", "result"}, leaves...)},
 		{pkgs: []string{"lab/kubecp"}, allow: append([]string{"lab/child", "lab/pki", "lab/etcdclient", "lab/kubebuild", "invalid"}, leaves...)},
 		{pkgs: []string{"lab/topology"}, allow: append([]string{"lab/cluster", "lab/member", "emulate/*", "invalid", "result"}, leaves...)},

@@ -15,6 +15,7 @@ import (
 
 	"github.com/etcdlab/etcdlab/emulate/labnet"
 	"github.com/etcdlab/etcdlab/emulate/slowfs"
+	"github.com/etcdlab/etcdlab/emulate/syscalldelay"
 	"github.com/etcdlab/etcdlab/emulate/wan"
 	"github.com/etcdlab/etcdlab/internal/proc"
 	"github.com/etcdlab/etcdlab/invalid"
@@ -42,6 +43,7 @@ type Cluster struct {
 	clientTLS *ClientTLS
 	cfgs      []member.Config
 	mounts    []*slowfs.Mount
+	delays    syscallDelays
 	net       *network // nil unless the network is emulated
 
 	defrags defragLoops
@@ -84,6 +86,11 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	sweepCgroups(opts.Log)
 	if opts.slowDisk() {
 		if err := slowfs.Available(); err != nil {
+			return nil, err
+		}
+	}
+	if opts.seccompDelays() {
+		if err := syscalldelay.Available(); err != nil {
 			return nil, err
 		}
 	}
@@ -329,7 +336,7 @@ func (c *Cluster) mountSlow(name, dir string) error {
 	if len(c.opts.SlowedOps(name)) == 0 {
 		return nil
 	}
-	o := slowfs.Options{Backing: dir, Mountpoint: dir, Delay: c.opts.fsyncDelay(name), ReadDelay: c.opts.ReadDelay, WriteDelay: c.opts.WriteDelay, Run: c.sp.Do}
+	o := slowfs.Options{Backing: dir, Mountpoint: dir, Delay: c.opts.fuseFsyncDelay(name), ReadDelay: c.opts.ReadDelay, WriteDelay: c.opts.WriteDelay, Run: c.sp.Do}
 	if c.opts.FsyncWALOnly {
 		o.Only = slowfs.WALOnly
 	}
@@ -369,6 +376,7 @@ func (c *Cluster) abort() {
 	c.stopAll(time.Second)
 	_ = c.removeCgroups()
 	c.closeNetwork()
+	c.closeDelays()
 	c.unmountAll()
 	if c.sp != nil {
 		c.sp.Close()
@@ -388,6 +396,7 @@ func (c *Cluster) Stop() error {
 	cgErr := c.removeCgroups() // a member with its CPU limited would stop slowly
 	c.stopAll(10 * time.Second)
 	c.closeNetwork()
+	c.closeDelays()
 	c.unmountAll()
 	c.sp.Close()
 	if c.opts.ClientTLSDir != "" {

@@ -8,5 +8,11 @@ import (
 )
 
 // TestMain lets clusters started by these tests re-execute the test binary
-// as their members.
-func TestMain(m *testing.M) { os.Exit(member.RunTests(m)) }
+// as their members, and the binary be the killed parent of
+// TestSeccompKill9.
+func TestMain(m *testing.M) {
+	if dir := os.Getenv(seccompParentEnv); dir != "" {
+		os.Exit(seccompParent(dir))
+	}
+	os.Exit(member.RunTests(m))
+}

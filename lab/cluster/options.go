@@ -63,6 +63,16 @@ type Options struct {
 	FsyncWALOnly bool
 	// MemberFsyncDelay overrides FsyncDelay for the members it names.
 	MemberFsyncDelay map[string]*slowfs.Delay
+	// FsyncBy is how FsyncDelay is added: FsyncByFUSE (empty: the slow
+	// file system above) or FsyncBySeccomp (emulate/syscalldelay: each
+	// member starts through a shim whose seccomp filter hands its fsync and
+	// fdatasync calls to a supervisor in this process, which sleeps the
+	// delay, then lets the kernel run the call; no mount, no FUSE, a few
+	// microseconds of its own per sync, so delays well under FUSE's
+	// 1.4-2.8 ms floor mean what they say). With FsyncBySeccomp only the
+	// member's own syncs are slowed: another process syncing in its data
+	// dir (the disk job's fio) is not, so SlowedOps leaves out "fsync".
+	FsyncBy string
 	// ReadDelay and WriteDelay, if set, slow every member's disk further
 	// (the same mount): each read that misses the page cache waits
 	// ReadDelay, each O_DIRECT write WriteDelay (slowfs.Options).
@@ -120,6 +130,24 @@ func (o *Options) fsyncDelay(name string) *slowfs.Delay {
 	return o.FsyncDelay
 }
 
+// The values of Options.FsyncBy.
+const (
+	FsyncByFUSE    = "fuse"
+	FsyncBySeccomp = "seccomp"
+)
+
+// bySeccomp reports whether the fsync delay goes through seccomp.
+func (o *Options) bySeccomp() bool { return o.FsyncBy == FsyncBySeccomp }
+
+// syscallDelay is member name's fsync delay when it is added through
+// seccomp, or nil.
+func (o *Options) syscallDelay(name string) *slowfs.Delay {
+	if !o.bySeccomp() {
+		return nil
+	}
+	return o.fsyncDelay(name)
+}
+
 // SlowedOps lists what member name's slow disk delays, of "fsync",
 // "read" and "write" (O_DIRECT writes), in that order; nil when its data
 // dir is no slow file system.
@@ -128,7 +156,7 @@ func (o *Options) SlowedOps(name string) []string {
 	for _, op := range []struct {
 		name string
 		d    *slowfs.Delay
-	}{{"fsync", o.fsyncDelay(name)}, {"read", o.ReadDelay}, {"write", o.WriteDelay}} {
+	}{{"fsync", o.fuseFsyncDelay(name)}, {"read", o.ReadDelay}, {"write", o.WriteDelay}} {
 		if op.d != nil {
 			ops = append(ops, op.name)
 		}
@@ -136,9 +164,40 @@ func (o *Options) SlowedOps(name string) []string {
 	return ops
 }
 
-// slowDisk reports whether any member gets a slow disk.
+// fuseFsyncDelay is member name's fsync delay when the slow file system
+// adds it, or nil.
+func (o *Options) fuseFsyncDelay(name string) *slowfs.Delay {
+	if o.bySeccomp() {
+		return nil
+	}
+	return o.fsyncDelay(name)
+}
+
+// slowDisk reports whether any member gets a slow file system (FUSE).
 func (o *Options) slowDisk() bool {
-	if o.FsyncDelay != nil || o.ReadDelay != nil || o.WriteDelay != nil {
+	if o.ReadDelay != nil || o.WriteDelay != nil {
+		return true
+	}
+	if o.bySeccomp() {
+		return false
+	}
+	if o.FsyncDelay != nil {
+		return true
+	}
+	for _, d := range o.MemberFsyncDelay {
+		if d != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// seccompDelays reports whether any member's syncs go through seccomp.
+func (o *Options) seccompDelays() bool {
+	if !o.bySeccomp() {
+		return false
+	}
+	if o.FsyncDelay != nil {
 		return true
 	}
 	for _, d := range o.MemberFsyncDelay {
@@ -172,6 +231,9 @@ func (o *Options) setDefaults() error {
 // Validate checks the options a person typed and returns a one-line
 // invalid-input error (package invalid) for the first bad one.
 func (o Options) Validate() error {
+	if o.FsyncBy != "" && o.FsyncBy != FsyncByFUSE && o.FsyncBy != FsyncBySeccomp {
+		return invalid.Errorf("{FsyncBy} must be %q or %q, not %q", FsyncByFUSE, FsyncBySeccomp, o.FsyncBy)
+	}
 	if o.Members < MinMembers || o.Members > MaxMembers {
 		return invalid.Errorf("{Members} must be between %d and %d, not %d", MinMembers, MaxMembers, o.Members)
 	}

@@ -22,7 +22,9 @@ const startTailLines = 8
 // exe's embedded etcd, or the etcd binary etcd when set. Its stdout and
 // stderr are appended to logPath. The member reads fd 3, a pipe whose
 // write end this process holds until the member is reaped: it sees EOF
-// when etcdlab exits. c.exited runs once it is reaped.
+// when etcdlab exits. c.exited runs once it is reaped. A member whose
+// syncs are delayed through seccomp starts through the shim, exe, and has
+// its supervisor before startMember returns.
 func (c *Cluster) startMember(exe, etcd, name, configPath, logPath string) (*child.Process, error) {
 	pr, pw, err := os.Pipe()
 	if err != nil {
@@ -32,13 +34,30 @@ func (c *Cluster) startMember(exe, etcd, name, configPath, logPath string) (*chi
 	cmd := memberCommand(exe, etcd, configPath)
 	cmd.Env = append(os.Environ(), member.EnvConfig+"="+configPath, member.EnvParentFD+"=3")
 	cmd.ExtraFiles = []*os.File{pr}
+	pend, err := c.wrapMember(name, exe, cmd)
+	if err != nil {
+		pw.Close()
+		return nil, err
+	}
 	p, err := c.sp.Start(child.Spec{Name: "member " + name, Cmd: cmd, LogFile: logPath, OnExit: func(p *child.Process) {
 		pw.Close()
 		c.exited(name, p)
 	}})
+	if pend != nil {
+		pend.Started()
+	}
 	if err != nil {
+		if pend != nil {
+			pend.Close()
+		}
 		pw.Close()
 		return nil, err
+	}
+	if pend != nil {
+		if err := c.supervise(name, pend); err != nil {
+			_ = p.Kill()
+			return nil, err
+		}
 	}
 	return p, nil
 }

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/etcdlab/etcdlab/emulate/syscalldelay"
 	"go.etcd.io/etcd/server/v3/embed"
 )
 
@@ -94,9 +95,13 @@ func Run(ctx context.Context, path string, teardown <-chan struct{}) error {
 
 // RunIfChild runs a member when the process was started as one by a cluster
 // (the environment names a member configuration) and reports the exit code
-// the process should end with. Test binaries use it through RunTests, so
+// the process should end with; first, a shim started by
+// emulate/syscalldelay execve's its command. Test binaries use it through RunTests, so
 // that clusters started by tests can re-execute the test binary.
 func RunIfChild() (code int, ok bool) {
+	// A member whose syncs are delayed through seccomp starts as the
+	// shim, which installs the filter and execve's the member.
+	syscalldelay.ExecIfShim()
 	path := os.Getenv(EnvConfig)
 	if path == "" {
 		return 0, false

@@ -227,6 +227,13 @@ func (t *Topology) Apply(o *cluster.Options, keepHeartbeat, keepElection bool) e
 		*f.to = d
 	}
 	o.FsyncWALOnly = o.FsyncWALOnly || s.WALOnly
+	switch s.FsyncBy {
+	case "":
+	case cluster.FsyncByFUSE, cluster.FsyncBySeccomp:
+		o.FsyncBy = s.FsyncBy
+	default:
+		return invalid.Errorf("storage.fsync_by: %q is not %q or %q", s.FsyncBy, cluster.FsyncByFUSE, cluster.FsyncBySeccomp)
+	}
 	for name, m := range s.Members {
 		if m.FsyncDelay == "" {
 			continue

@@ -102,3 +102,41 @@ func TestStorageFitFile(t *testing.T) {
 		t.Errorf("bad fit file: %v", err)
 	}
 }
+
+// TestStorageFsyncBy: fsync_by seccomp reaches the cluster's options and
+// leaves the disk unslowed (SlowedOps: only the members' syncs wait);
+// another mechanism's name is a one-line invalid-input error.
+func TestStorageFsyncBy(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for name, b := range map[string]string{
+		"ok.yaml":  "storage: {tmpfs: true, fsync_delay: 250us, fsync_by: seccomp}\n",
+		"bad.yaml": "storage: {fsync_delay: 250us, fsync_by: ptrace}\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(b), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tp, err := Load(filepath.Join(dir, "ok.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var o cluster.Options
+	if err := tp.Apply(&o, false, false); err != nil {
+		t.Fatal(err)
+	}
+	if o.FsyncBy != cluster.FsyncBySeccomp || o.FsyncDelay.Median() != 250*time.Microsecond {
+		t.Errorf("fsync_by %q, delay %v", o.FsyncBy, o.FsyncDelay)
+	}
+	if ops := o.SlowedOps("m1"); len(ops) != 0 {
+		t.Errorf("SlowedOps %v, want none", ops)
+	}
+	tp, err = Load(filepath.Join(dir, "bad.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = tp.Apply(&cluster.Options{}, false, false)
+	if !invalid.Is(err) || !strings.Contains(err.Error(), `storage.fsync_by: "ptrace"`) || strings.Contains(err.Error(), "\n") {
+		t.Errorf("bad mechanism: %v", err)
+	}
+}

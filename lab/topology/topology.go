@@ -70,6 +70,13 @@ type Storage struct {
 	WriteDelay string `json:"write_delay,omitempty"`
 	// WALOnly limits FsyncDelay to the WAL.
 	WALOnly bool `json:"wal_only,omitempty"`
+	// FsyncBy is how FsyncDelay is added: "fuse" (empty: slowfs, whose
+	// own cost puts a 1.4-2.8 ms floor under an fsync) or "seccomp" (the
+	// members' own fsync/fdatasync calls held by seccomp user notification,
+	// emulate/syscalldelay: a few microseconds of its own, for delays
+	// under a millisecond; only the members' syncs, not another process's
+	// in their dirs). cluster.Options.FsyncBy.
+	FsyncBy string `json:"fsync_by,omitempty"`
 	// Tmpfs puts the data in memory (/dev/shm): syncs cost nothing, the
 	// PMEM article's best case.
 	Tmpfs bool `json:"tmpfs,omitempty"`

@@ -151,7 +151,7 @@ func TestBuiltinParameters(t *testing.T) {
 	if c := la.Spec.Compare; len(c) != 3 || c[0] != (Comparison{Along: "workload", Base: "leader"}) || c[1] != (Comparison{Along: "member_cores", Base: "0.2"}) || c[2] != (Comparison{Along: "etcd", Base: "3.5"}) {
 		t.Errorf("leader-vs-all compares %v", c)
 	}
-	// 004: 100 to 50,000 clients at 50 connections on four storages, one
+	// 004: 100 to 50,000 clients at 50 connections on five storages, one
 	// member on a budget of its own.
 	ss := plan("storage-sweep", "full")
 	clients := map[int]bool{}
@@ -163,7 +163,20 @@ func TestBuiltinParameters(t *testing.T) {
 			t.Errorf("storage-sweep cell %s: %d conns, %d members, %g cores", c.ID, benchOf(&c).Config.Conns[0], c.Setup.Members, c.Setup.CPUs)
 		}
 	}
-	if !clients[100] || !clients[50000] || len(storages) != 4 {
+	// Enough requests per client at every point: 10 each down to the
+	// 2,800 req/s the file states, and a request timeout above the queue's
+	// wait at 4,000 req/s (clients / throughput).
+	for _, c := range ss.Cells {
+		cfg := benchOf(&c).Config
+		n := float64(cfg.Clients[0])
+		if per := cfg.Duration.Seconds() * 2800 / n; per < 10 {
+			t.Errorf("storage-sweep cell %s: %.1f requests per client at 2,800 req/s", c.ID, per)
+		}
+		if wait := n / 4000; cfg.RequestTimeout.Seconds() < 2*wait {
+			t.Errorf("storage-sweep cell %s: request timeout %v against a %.1f s wait in the queue", c.ID, cfg.RequestTimeout, wait)
+		}
+	}
+	if !clients[100] || !clients[50000] || len(storages) != 5 {
 		t.Errorf("storage-sweep: clients %v, storages %v", clients, storages)
 	}
 	// The distance sweep: 0 to 100 ms between members crossed with
