@@ -77,13 +77,18 @@ func TestLoadBudget(t *testing.T) {
 	})
 	t0, ticks0 := time.Now(), procTicks(t, agent)
 	var stat cgroup.CPUStat
-	// At least 3 s, and 10 more throttled periods: on a machine busy
-	// enough to starve the load of even a tenth of a core (a CI run beside
-	// builds), the quota bites seldom, so the wait is long.
-	clustertest.WaitFor(t, 45*time.Second, "3 s of throttled load", func() bool {
+	// At least 3 s, and up to 45 s for 10 more throttled periods. On a
+	// machine busy enough to starve the load of even a tenth of a core (a
+	// run beside builds and experiments: seen at a load average of 10),
+	// the quota bites seldom or not at all; the load then uses less than
+	// its budget anyway, and what the test asserts, the cores it used,
+	// holds either way (the quota was seen biting above).
+	for end := t0.Add(45 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 		stat, _ = g.CPUStat()
-		return time.Since(t0) >= 3*time.Second && stat.Throttled >= before.Throttled+15
-	})
+		if time.Since(t0) >= 3*time.Second && (stat.Throttled >= before.Throttled+15 || time.Now().After(end)) {
+			break
+		}
+	}
 	cores := float64(procTicks(t, agent)-ticks0) / 100 / time.Since(t0).Seconds() // USER_HZ 100
 	t.Logf("load process at a 0.1-core budget: %.3f cores from /proc, throttled in %d of %d periods", cores, stat.Throttled-before.Throttled, stat.Periods-before.Periods)
 	if cores > 0.15 {

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -126,20 +127,21 @@ func TestInterruptedSync(t *testing.T) {
 	}
 	defer f.Close()
 	tid := make(chan int)
-	worst := make(chan time.Duration)
+	worst := make(chan time.Duration) // the median sync
 	go func() {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
 		tid <- unix.Gettid()
-		var w time.Duration
+		took := make([]time.Duration, 0, 10)
 		for range 10 {
 			_, _ = f.Write([]byte("x"))
 			t0 := time.Now()
 			for unix.Fdatasync(int(f.Fd())) == unix.EINTR {
 			}
-			w = max(w, time.Since(t0))
+			took = append(took, time.Since(t0))
 		}
-		worst <- w
+		slices.Sort(took)
+		worst <- took[len(took)/2]
 	}()
 	victim := <-tid
 	tick := time.NewTicker(5 * time.Millisecond)
@@ -148,8 +150,13 @@ func TestInterruptedSync(t *testing.T) {
 	for {
 		select {
 		case w := <-worst:
-			if w > 90*time.Millisecond {
-				t.Fatalf("slowest sync %v with a 30 ms delay: interrupted syncs pay the delay again", w)
+			// The median, not the slowest: a sync that paid the delay
+			// again would take 60 ms or more, and every sync is signalled
+			// within 5 ms of its start, so every sync would; a loaded
+			// machine's scheduler stall lengthens one or two (seen: the
+			// slowest at 116 ms beside 30 ms ones).
+			if w >= 60*time.Millisecond {
+				t.Fatalf("median sync %v with a 30 ms delay: interrupted syncs pay the delay again", w)
 			}
 			return
 		case <-tick.C:
