@@ -69,6 +69,7 @@ func (s *Spec) Plan(profile string) (*Plan, error) {
 	applied := map[string]bool{}
 	p := &Plan{Spec: s, Profile: profile}
 	var err error
+	built := map[string]bool{} // etcd versions whose build an earlier cell's estimate counts
 	for si := range s.Setups {
 		st := &s.Setups[si]
 		first := true
@@ -89,9 +90,9 @@ func (s *Spec) Plan(profile string) (*Plan, error) {
 				if c.Work, err = s.planWork(&c, wi, profile, prof, overrides, applied); err != nil {
 					return nil, err
 				}
-				c.Estimate = s.estimate(&c)
-				if st.Reuse && !first && !st.Live() {
-					c.Estimate -= CellOverhead // the setup's cluster is already up
+				c.Estimate = s.estimate(&c, st.Reuse && !first)
+				if first {
+					c.Estimate += s.buildEstimate(st, built)
 				}
 				first = false
 				p.Cells = append(p.Cells, c)

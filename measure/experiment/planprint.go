@@ -40,7 +40,7 @@ func WritePlan(w io.Writer, p *Plan) error {
 	if len(p.Published) > 0 {
 		fmt.Fprintf(&b, "\npublished figures shown beside ours: %d\n", len(p.Published))
 	}
-	fmt.Fprintf(&b, "\nestimated time: %s (an estimate: %s per fresh cluster, bench runs bounded by --total at a modelled throughput; docs/experiments.md)\n",
+	fmt.Fprintf(&b, "\nestimated time: %s (an estimate: %s per fresh cluster and more for slow disks and etcd binaries, builds of uncached etcd versions, bench runs bounded by --total at a throughput modelled from latency and CPU budgets; docs/experiments.md)\n",
 		roundDuration(p.Estimate()), CellOverhead)
 	_, err := io.WriteString(w, b.String())
 	return err
