@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -72,7 +71,7 @@ workloads:
 	within("hdd: fdatasync p50 (the preset's 23 ms)", hdd.SyncLatency.At(50), 0.023)
 	within("hdd: IOPS (003's 24)", hdd.IOPS, 24)
 	within("ebs-001: fdatasync p99 (001's 6.38 ms)", ebs.SyncLatency.At(99), 0.006376)
-	t.Log(fmt.Sprintf("fixed p50 %.2f ms p99 %.2f ms %.0f IOPS; hdd p50 %.1f ms p99 %.1f ms %.1f IOPS; ebs-001 p99 %.2f ms %.0f IOPS",
+	t.Logf("fixed p50 %.2f ms p99 %.2f ms %.0f IOPS; hdd p50 %.1f ms p99 %.1f ms %.1f IOPS; ebs-001 p99 %.2f ms %.0f IOPS",
 		fixed.SyncLatency.At(50)*1e3, fixed.SyncLatency.At(99)*1e3, fixed.IOPS, hdd.SyncLatency.At(50)*1e3, hdd.SyncLatency.At(99)*1e3, hdd.IOPS,
-		ebs.SyncLatency.At(99)*1e3, ebs.IOPS))
+		ebs.SyncLatency.At(99)*1e3, ebs.IOPS)
 }

@@ -8,16 +8,16 @@ type CostID int
 // The estimate's fixed costs; Costs() has each one's figure and where it
 // was measured.
 const (
-	CostClusterStart      CostID = iota // a fresh 3-member cluster's start to healthy, plus its teardown
-	CostSlowDisk                        // more for a slow disk (FUSE mounts) per cluster
-	CostEmulatedNet                     // more for an emulated network (namespace, delay lines) per cluster
-	CostExternalEtcd                    // more for members from an etcd binary (its teardown) per cluster
-	CostEtcdBuild                       // building an etcd version the cache does not hold
-	CostBenchRun                        // a bench run's own time besides its requests (scrapes, observers, clean-up)
-	CostLeaderPlacement                 // handing the leadership to the setup's member before a run
-	CostLoadAgent                       // a bench line in a load budget: its child agent and cgroup
-	CostDiskChild                       // the disk job's child etcdlab on a slow disk
-	CostMemberPutCore                   // puts per second one core of a leader's CPU budget carries (a rate, not a time: D is one put's CPU)
+	CostClusterStart    CostID = iota // a fresh 3-member cluster's start to healthy, plus its teardown
+	CostSlowDisk                      // more for a slow disk (FUSE mounts) per cluster
+	CostEmulatedNet                   // more for an emulated network (namespace, delay lines) per cluster
+	CostExternalEtcd                  // more for members from an etcd binary (its teardown) per cluster
+	CostEtcdBuild                     // building an etcd version the cache does not hold
+	CostBenchRun                      // a bench run's own time besides its requests (scrapes, observers, clean-up)
+	CostLeaderPlacement               // handing the leadership to the setup's member before a run
+	CostLoadAgent                     // a bench line in a load budget: its child agent and cgroup
+	CostDiskChild                     // the disk job's child etcdlab on a slow disk
+	CostMemberPutCore                 // puts per second one core of a leader's CPU budget carries (a rate, not a time: D is one put's CPU)
 )
 
 // Cost is one row of the estimate's table: what it is, how long it
