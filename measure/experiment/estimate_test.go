@@ -52,7 +52,10 @@ func TestEstimateBesideMeasured(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		est := p.Estimate() - time.Duration(tc.builds)*job.CostEtcdBuild.D()
+		if p.Builds != time.Duration(tc.builds)*job.CostEtcdBuild.D() {
+			t.Errorf("%s: builds %v, want %d", tc.name, p.Builds, tc.builds)
+		}
+		est := p.Estimate() - p.Builds
 		if r := est.Seconds() / tc.measured.Seconds(); r < 0.75 || r > 1.25 {
 			t.Errorf("%s --quick: estimate %v (builds left out) against %v measured: %.2f", tc.name, est, tc.measured, r)
 		}

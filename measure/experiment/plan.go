@@ -23,6 +23,11 @@ type Plan struct {
 	Cells   []Cell
 	// Published are the article's figures (result form).
 	Published []result.Published
+	// Builds is the part of the estimate that builds etcd versions the
+	// build cache does not hold (once each, at the first cell of the
+	// first setup that runs it): a cost of this machine's cache, not of
+	// the profile.
+	Builds time.Duration
 }
 
 // Cell is one planned cell of the matrix.
@@ -92,7 +97,9 @@ func (s *Spec) Plan(profile string) (*Plan, error) {
 				}
 				c.Estimate = s.estimate(&c, st.Reuse && !first)
 				if first {
-					c.Estimate += s.buildEstimate(st, built)
+					b := s.buildEstimate(st, built)
+					c.Estimate += b
+					p.Builds += b
 				}
 				first = false
 				p.Cells = append(p.Cells, c)
