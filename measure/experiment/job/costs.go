@@ -12,6 +12,8 @@ const (
 	CostSlowDisk                      // more for a slow disk (FUSE mounts) per cluster
 	CostEmulatedNet                   // more for an emulated network (namespace, delay lines) per cluster
 	CostExternalEtcd                  // more for members from an etcd binary (its teardown) per cluster
+	CostTLS                           // more for TLS (a throw-away CA, certificates) per cluster
+	CostMemberBudgets                 // more for member CPU budgets (cgroups) per cluster
 	CostEtcdBuild                     // building an etcd version the cache does not hold
 	CostBenchRun                      // a bench run's own time besides its requests (scrapes, observers, clean-up)
 	CostLeaderPlacement               // handing the leadership to the setup's member before a run
