@@ -48,8 +48,9 @@ type gainMetric struct {
 }
 
 // gainMetrics are the metrics table's rows that have a spread across
-// iterations (result.Metric.Spread), in its order. A time to Ready is
-// shown as the seconds added: the parts the emulation leaves out (image
+// iterations (result.Metric.Spread), in its order. The duration of a
+// whole run (result.Metric.WholeRun: a time to Ready) is shown as the
+// seconds added: the parts the emulation leaves out (image
 // pulls, container starts) add a constant, not a factor.
 func gainMetrics() []gainMetric {
 	var out []gainMetric
@@ -58,7 +59,7 @@ func gainMetrics() []gainMetric {
 			continue
 		}
 		out = append(out, gainMetric{name: mt.What, unit: mt.Unit, higher: mt.Better == result.HigherIsBetter,
-			added: mt.Name == result.MetricTimeToReady, published: mt.Names(),
+			added: mt.WholeRun, published: mt.Names(),
 			value: func(c expCell) (result.MeanSD, bool) { return mt.Spread(c.Cell, &c.M) }})
 	}
 	return out

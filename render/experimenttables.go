@@ -58,10 +58,11 @@ func requestsPerRun(c expCell) int64 {
 // publishedGrowth compares the article's growth with ours: for a metric
 // the article gives for one workload in several setups (the multi-cloud
 // article's time to Ready per scenario), each later setup against the
-// first, the article's and ours side by side: seconds added for a time
-// (a ratio would fold in the parts the emulation leaves out, such as the
-// image pulls and container starts in the article's times), a ratio for
-// anything else.
+// first, the article's and ours side by side: seconds added for the
+// duration of a whole run (result.Metric.WholeRun: a ratio would fold in
+// the parts the emulation leaves out, such as the image pulls and
+// container starts in the article's times), a ratio for anything else, a
+// latency percentile included.
 func publishedGrowth(e *result.Experiment, cells []expCell) []publishedRow {
 	type point struct {
 		setup   string
@@ -93,7 +94,7 @@ func publishedGrowth(e *result.Experiment, cells []expCell) []publishedRow {
 	for _, key := range order {
 		pts := byKey[key]
 		metric, _, _ := strings.Cut(key, "\x00")
-		added := unitOf(metric) == result.UnitSeconds
+		added := wholeRun(metric)
 		first := pts[0]
 		for _, pt := range pts[1:] {
 			ours := "not measured by etcdlab"
@@ -232,6 +233,14 @@ func roundRate(metric string, v float64) float64 {
 }
 
 // unitOf is a metric's unit, "" for a metric the table does not have.
+// wholeRun reports whether metric is the duration of a whole run
+// (result.Metric.WholeRun), the only figure a difference in seconds is
+// shown for.
+func wholeRun(metric string) bool {
+	mt, _ := result.MetricOf(metric)
+	return mt.WholeRun
+}
+
 func unitOf(metric string) string {
 	mt, _ := result.MetricOf(metric)
 	return mt.Unit

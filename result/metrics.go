@@ -115,6 +115,12 @@ type Metric struct {
 	// Published says an experiment file may publish the article's
 	// value of it (PublishedMetrics).
 	Published bool
+	// WholeRun says the figure is the duration of a whole run (a run's
+	// total time, the time to every pod Ready), so a difference between
+	// two setups is seconds added to that run; a latency, a percentile
+	// or a rate is never shown so (render compares those as a % or a
+	// ratio).
+	WholeRun bool
 	// Of is the cell's figure, m being MeasureCell(c); false when the
 	// cell did not measure it.
 	Of func(c *Cell, m *Measures) (float64, bool)
@@ -146,7 +152,7 @@ func Metrics() []Metric {
 	return []Metric{
 		{Name: MetricThroughput, What: "throughput", Unit: UnitRate, Better: HigherIsBetter, Published: true,
 			Of: ran(func(m *Measures) float64 { return m.Throughput.Mean }), Spread: bench(func(m *Measures) MeanSD { return m.Throughput })},
-		{Name: MetricTotal, What: "total time", Unit: UnitSeconds, Better: LowerIsBetter, Published: true,
+		{Name: MetricTotal, What: "total time", Unit: UnitSeconds, Better: LowerIsBetter, Published: true, WholeRun: true,
 			Of: ran(func(m *Measures) float64 { return m.RunSeconds / float64(m.Runs) })},
 		{Name: MetricLatencyMean, Aliases: []MetricName{"mean_seconds"}, What: "latency mean", Unit: UnitSeconds, Better: LowerIsBetter, Published: true,
 			Of: latency(func(l Latency) float64 { return l.Mean }), Spread: bench(func(m *Measures) MeanSD { return m.Mean })},
@@ -183,7 +189,7 @@ func Metrics() []Metric {
 			Of: server(func(m *Measures) float64 { return m.SlowAppliesPerMemberRun })},
 		{Name: MetricSlowAppliesMax, Form: FormOneMember, What: "slow applies of one member in one run (the most)", Unit: UnitCount, Better: LowerIsBetter, Published: true,
 			Of: server(func(m *Measures) float64 { return m.SlowAppliesMemberRunMax })},
-		{Name: MetricTimeToReady, What: "time to every pod Ready", Unit: UnitSeconds, Better: LowerIsBetter, Published: true,
+		{Name: MetricTimeToReady, What: "time to every pod Ready", Unit: UnitSeconds, Better: LowerIsBetter, Published: true, WholeRun: true,
 			Of: func(c *Cell, m *Measures) (float64, bool) {
 				sd, ok := timeToReady(c)
 				return sd.Mean, ok && m.Runs > 0

@@ -124,3 +124,22 @@ func (d *Delay) Median() time.Duration {
 
 // String returns the specification it was parsed from.
 func (d *Delay) String() string { return d.spec }
+
+// Mean is the delay's mean: what a run of many fsyncs pays per fsync
+// (its median undercounts a log-normal's long tail: the hdd preset's is
+// 23 ms, its mean 40 ms). A fitted delay's mean is integrated over the
+// standard normal from -8 to 8 in steps of 1/64. Safe for concurrent use.
+func (d *Delay) Mean() time.Duration {
+	switch {
+	case !d.lognormal && len(d.knots) == 0:
+		return d.fixed
+	case len(d.knots) == 0:
+		return time.Duration(math.Exp(d.mu+d.sigma*d.sigma/2) * float64(time.Second))
+	}
+	const step = 1.0 / 64
+	var sum float64
+	for z := -8.0; z <= 8; z += step {
+		sum += float64(fitted(d.knots, z)) * math.Exp(-z*z/2) / math.Sqrt(2*math.Pi) * step
+	}
+	return time.Duration(sum)
+}

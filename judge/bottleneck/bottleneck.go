@@ -122,7 +122,7 @@ func Cell(doc *result.Document, i int, o Options) *result.Bottleneck {
 	if b := j.belowCapacity(exp, i); b != nil {
 		return j.withFaults(b, c.Faults)
 	}
-	return j.withFaults(j.unknownWhy(), c.Faults)
+	return j.withFaults(j.unknownWhy(c), c.Faults)
 }
 
 // judgement is one cell's figures on their way to a statement.
@@ -301,9 +301,12 @@ func (j *judgement) belowCapacity(exp *result.Experiment, i int) *result.Bottlen
 	return j.done(ResourceNone, s+".")
 }
 
-func (j *judgement) unknownWhy() *result.Bottleneck {
+func (j *judgement) unknownWhy(c *result.Cell) *result.Bottleneck {
 	m := j.m
 	if m.ServerRuns == 0 {
+		if b := j.checkScraped(c); b != nil {
+			return b
+		}
 		return j.done(ResourceUnknown, fmt.Sprintf("Unknown: the members' metrics were not scraped, so their CPU, disk and round trip are not known; %s %s req/s, p50 %s.",
 			j.at, count(m.Throughput.Mean), secs(m.P50.Mean)))
 	}

@@ -21,4 +21,9 @@ const (
 	figDiskJobIOPS          = "disk_fsync_iops"
 	figDiskJobP99           = "disk_fsync_p99_seconds"
 	figRTT                  = "rtt_seconds"
+	// A check cell's scrapes (result.CheckLevel), its last level's: the
+	// worst member's p99s and the members' CPU summed.
+	figCheckWALFsyncP99Worst = "check_wal_fsync_p99_worst_member_seconds"
+	figCheckCommitP99Worst   = "check_backend_commit_p99_worst_member_seconds"
+	figCheckMembersCPU       = "check_members_cpu_cores"
 )

@@ -44,8 +44,8 @@ func TestBuiltins(t *testing.T) {
 		if quick.Estimate() > full.Estimate() {
 			t.Errorf("%s: quick (%s) is longer than full (%s)", name, quick.Estimate(), full.Estimate())
 		}
-		if limit, ok := quickUnder[name]; ok && quick.Estimate() > limit {
-			t.Errorf("%s --quick is estimated at %s, over %s", name, quick.Estimate(), limit)
+		if limit, ok := quickUnder[name]; ok && quick.Estimate()-quick.Builds > limit {
+			t.Errorf("%s --quick is estimated at %s (builds of uncached etcd versions left out), over %s", name, quick.Estimate()-quick.Builds, limit)
 		}
 	}
 }

@@ -23,6 +23,11 @@ type Plan struct {
 	Cells   []Cell
 	// Published are the article's figures (result form).
 	Published []result.Published
+	// Builds is the part of the estimate that builds etcd versions the
+	// build cache does not hold (once each, at the first cell of the
+	// first setup that runs it): a cost of this machine's cache, not of
+	// the profile.
+	Builds time.Duration
 }
 
 // Cell is one planned cell of the matrix.
@@ -69,6 +74,7 @@ func (s *Spec) Plan(profile string) (*Plan, error) {
 	applied := map[string]bool{}
 	p := &Plan{Spec: s, Profile: profile}
 	var err error
+	built := map[string]bool{} // etcd versions whose build an earlier cell's estimate counts
 	for si := range s.Setups {
 		st := &s.Setups[si]
 		if !inProfile(prof, st.Name) {
@@ -92,9 +98,11 @@ func (s *Spec) Plan(profile string) (*Plan, error) {
 				if c.Work, err = s.planWork(&c, wi, profile, prof, overrides, applied); err != nil {
 					return nil, err
 				}
-				c.Estimate = s.estimate(&c)
-				if st.Reuse && !first && !st.Live() {
-					c.Estimate -= CellOverhead // the setup's cluster is already up
+				c.Estimate = s.estimate(&c, st.Reuse && !first)
+				if first {
+					b := s.buildEstimate(st, built)
+					c.Estimate += b
+					p.Builds += b
 				}
 				first = false
 				p.Cells = append(p.Cells, c)

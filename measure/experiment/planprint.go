@@ -49,8 +49,11 @@ func WritePlan(w io.Writer, p *Plan) error {
 	for _, m := range s.Marks {
 		fmt.Fprintf(&b, "marked on the curves along %s: %g, %s\n", m.Param, m.At, m.Label)
 	}
-	fmt.Fprintf(&b, "\nestimated time: %s (an estimate: %s per fresh cluster, bench runs bounded by --total at a modelled throughput; docs/experiments.md)\n",
+	fmt.Fprintf(&b, "\nestimated time: %s (an estimate: %s per fresh cluster and more for slow disks and etcd binaries, builds of uncached etcd versions, bench runs bounded by --total at a throughput modelled from latency and CPU budgets; docs/experiments.md)\n",
 		roundDuration(p.Estimate()), CellOverhead)
+	if p.Builds > 0 {
+		fmt.Fprintf(&b, "  of which %s builds etcd versions the build cache does not hold (once)\n", roundDuration(p.Builds))
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }

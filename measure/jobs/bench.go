@@ -103,21 +103,27 @@ func (w *BenchWork) WritePath() (conns int, toLeader, ok bool) {
 const maxThroughput = 8000.0
 
 // Estimate models the runs: one bounded by --duration takes that, one
-// bounded by --total takes total / throughput, where throughput is
-// clients / latency capped at loopback's maximum; a kube run is modelled
-// by kubeRunTime.
+// bounded by --total takes total / throughput (benchThroughput), a
+// warm-up likewise; each run adds its own time (job.CostBenchRun) and,
+// when the setup places the leader, the placement; a line in a load
+// budget adds its child agent once. A kube run is modelled by
+// kubeRunTime.
 func (w *BenchWork) Estimate(env job.Env) time.Duration {
 	cfg := w.Bench.Config
 	lat := env.Latency
+	perRun := job.CostBenchRun.D()
+	if env.Leader {
+		perRun += job.CostLeaderPlacement.D()
+	}
+	var total time.Duration
+	if env.LoadCPUs > 0 {
+		total += job.CostLoadAgent.D()
+	}
 	if cfg.Command == bench.CmdKube {
-		return time.Duration(cfg.Iterations) * kubeRunTime(cfg, lat)
+		return total + time.Duration(cfg.Iterations)*(kubeRunTime(cfg, lat)+perRun)
 	}
 	runTime := func(clients int, total int64, d time.Duration) time.Duration {
-		rate := math.Min(float64(clients)/lat.Seconds(), maxThroughput)
-		if cfg.Rate > 0 {
-			rate = math.Min(rate, cfg.Rate)
-		}
-		t := time.Duration(float64(total) / rate * float64(time.Second))
+		t := time.Duration(float64(total) / benchThroughput(cfg, env, clients) * float64(time.Second))
 		switch {
 		case total == 0:
 			return d
@@ -126,14 +132,35 @@ func (w *BenchWork) Estimate(env job.Env) time.Duration {
 		}
 		return t
 	}
-	var total time.Duration
 	for range cfg.Conns {
 		for _, clients := range cfg.Clients {
-			total += time.Duration(cfg.Iterations) * runTime(clients, cfg.Total, cfg.Duration)
-			total += warmupTime(cfg.Warmup, func(n int64) time.Duration { return runTime(clients, n, 0) })
+			total += time.Duration(cfg.Iterations) * (runTime(clients, cfg.Total, cfg.Duration) + perRun)
+			if cfg.Warmup != "" {
+				total += perRun + warmupTime(cfg.Warmup, func(n int64) time.Duration { return runTime(clients, n, 0) })
+			}
 		}
 	}
 	return total
+}
+
+// benchThroughput is a run's modelled throughput: clients / latency,
+// capped at loopback's maximum, at the offered rate, and at what the
+// members' CPU budgets carry (job.CostMemberPutCore per core of the
+// leader's budget; job.SpreadGain more when the clients spread over
+// several members instead of the leader).
+func benchThroughput(cfg bench.Config, env job.Env, clients int) float64 {
+	rate := math.Min(float64(clients)/env.Latency.Seconds(), maxThroughput)
+	if cfg.Rate > 0 {
+		rate = math.Min(rate, cfg.Rate)
+	}
+	if env.MemberCPUs > 0 {
+		budget := env.MemberCPUs / job.CostMemberPutCore.D().Seconds()
+		if !cfg.TargetLeader && env.Members > 1 {
+			budget *= job.SpreadGain
+		}
+		rate = math.Min(rate, budget)
+	}
+	return rate
 }
 
 // Run runs the line against the target's cluster, with the file's fault

@@ -84,26 +84,48 @@ func (w *DiskWork) Command() string {
 	return "disk " + strings.Join(parts, " ") + " (in the first member's data dir)"
 }
 
-// diskSyncTime is one fdatasync of the disk job on an unemulated disk.
-const diskSyncTime = time.Millisecond
+// diskSyncTime is one write and fdatasync of the disk job on this
+// machine's disk (issue 33's quick runs here: 4,027 to 5,658 IOPS), and
+// diskFUSETime what a slow disk's FUSE adds to each beside its delay
+// (docs/benchmarks.md, slow-disk emulation: +0.6 to +1.9 ms).
+const (
+	diskSyncTime = 250 * time.Microsecond
+	diskFUSETime = time.Millisecond
+)
 
-// Estimate is the runtime, or the job's writes at one fdatasync each
-// (plus the emulated fsync delay), and the suite's jobs.
+// Estimate is the job's writes at one fdatasync each (this disk's, plus
+// on a slow disk FUSE's and the emulated delay's mean), capped at its
+// runtime; the suite's jobs; on a slow disk the child etcdlab's start.
 func (w *DiskWork) Estimate(env job.Env) time.Duration {
 	j := w.Job
-	d := j.Runtime.D()
-	if d == 0 {
-		size, bs := 22<<20, 2300
-		if j.Profile == "openshift" {
-			size, bs = 100<<20, 8000
+	size, bs := int64(22<<20), 2300
+	if j.Profile == "openshift" {
+		size, bs = 100<<20, 8000
+	}
+	if j.Size != "" {
+		if n, err := disk.ParseSize(j.Size); err == nil {
+			size = n
 		}
-		d = time.Duration(size/bs) * (diskSyncTime + env.Fsync)
-		if j.Profile == "openshift" {
-			d = min(d, time.Minute)
-		}
+	}
+	if j.BlockSize > 0 {
+		bs = j.BlockSize
+	}
+	op := diskSyncTime
+	if env.SlowDisk {
+		op += diskFUSETime + env.FsyncMean
+	}
+	d := time.Duration(size/int64(bs)) * op
+	switch {
+	case j.Runtime > 0:
+		d = min(d, j.Runtime.D())
+	case j.Profile == "openshift":
+		d = min(d, time.Minute)
 	}
 	if j.Suite {
 		d += 3*8*time.Second + 5*time.Second
+	}
+	if env.SlowDisk {
+		d += job.CostDiskChild.D()
 	}
 	return d
 }

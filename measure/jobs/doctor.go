@@ -25,8 +25,13 @@ const loadSlack = time.Minute
 
 // estimate is how long the incident takes besides the cluster: its fill,
 // settle and diagnosis.
+// doctorBeyondWindow is a diagnosis's time beyond its window
+// (docs/benchmarks.md, doctor's time to a diagnosis: 8.33 s with the
+// default 8 s window).
+const doctorBeyondWindow = 500 * time.Millisecond
+
 func (d *DoctorJob) estimate() time.Duration {
-	e := d.settle() + d.window() + 2*time.Second
+	e := d.settle() + d.window() + doctorBeyondWindow
 	if f := d.Fill; f != nil {
 		switch {
 		case f.Keys > 0:

@@ -66,9 +66,26 @@ type WritePath interface {
 
 // Env is what a Work's estimate depends on besides its fields: a request's
 // modelled latency on the cell's cluster (loopback, the emulated network,
-// twice the median fsync delay) and the median fsync delay.
+// twice the median fsync delay), the median and mean fsync delay, and the
+// setup's members, budgets and leader placement. The fixed costs a Work
+// adds are rows of Costs().
 type Env struct {
 	Latency, Fsync time.Duration
+	// FsyncMean is the emulated fsync delay's mean (0: none): what a run
+	// of many fsyncs pays per fsync.
+	FsyncMean time.Duration
+	// SlowDisk says the first member's disk is emulated (the disk job runs
+	// in a child etcdlab).
+	SlowDisk bool
+	// Members is the cell's cluster's size (0: a live cluster).
+	Members int
+	// MemberCPUs is the smallest member's CPU budget in cores (0: none).
+	MemberCPUs float64
+	// LoadCPUs is the load generator's budget in cores (0: none): a bench
+	// line then runs in a child agent.
+	LoadCPUs float64
+	// Leader says the setup places the leader before every run.
+	Leader bool
 }
 
 // Cell is what Job.Plan gets besides the fields: the cell's identity and
