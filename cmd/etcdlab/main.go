@@ -20,7 +20,9 @@ import (
 func main() {
 	// A member whose syncs are delayed through seccomp starts as this
 	// program, the shim: it installs the filter and execve's the member.
-	syscalldelay.ExecIfShim()
+	if code, shim := syscalldelay.ExecIfShim(); shim {
+		os.Exit(code)
+	}
 	// gRPC logs to stderr by default; etcdlab reports errors itself.
 	grpclog.SetLoggerV2(grpclog.NewLoggerV2(io.Discard, io.Discard, io.Discard))
 

@@ -25,18 +25,20 @@ const (
 const shimFailed = 126
 
 // ExecIfShim installs the filter and execve's the real command when this
-// process was started by Wrap, and returns otherwise. A program whose
-// children Wrap starts (etcdlab, a test binary) calls it first thing in
-// main or TestMain. On failure it writes one line to stderr and exits.
-func ExecIfShim() {
+// process was started by Wrap (it then never returns), and returns
+// shim false otherwise. A program whose children Wrap starts (etcdlab, a
+// test binary) calls it first thing in main or TestMain. When the shim
+// fails it writes one line to stderr and returns the exit code the
+// process must end with at once (shim true): it is a shim, not the
+// program.
+func ExecIfShim() (code int, shim bool) {
 	fdText, ok := os.LookupEnv(envFD)
 	if !ok {
-		return
+		return 0, false
 	}
-	if err := execShim(fdText, os.Getenv(envExec)); err != nil {
-		fmt.Fprintln(os.Stderr, "etcdlab syscall-delay shim:", err)
-		os.Exit(shimFailed)
-	}
+	err := execShim(fdText, os.Getenv(envExec)) // returns only on failure
+	fmt.Fprintln(os.Stderr, "etcdlab syscall-delay shim:", err)
+	return shimFailed, true
 }
 
 // execShim runs on one locked thread: the filter is the thread's, and the
@@ -62,10 +64,8 @@ func execShim(fdText, path string) error {
 			env = append(env, kv)
 		}
 	}
-	if err := unix.Exec(path, os.Args, env); err != nil {
-		return fmt.Errorf("execve %s: %w", path, err)
-	}
-	return nil
+	err = unix.Exec(path, os.Args, env) // returns only on failure
+	return fmt.Errorf("execve %s: %w", path, err)
 }
 
 // Pending is a command Wrap prepared, started or about to be: Listener

@@ -22,7 +22,9 @@ import (
 const envSyncs = "SYSCALLDELAY_TEST_SYNCS"
 
 func TestMain(m *testing.M) {
-	syscalldelay.ExecIfShim()
+	if code, shim := syscalldelay.ExecIfShim(); shim {
+		os.Exit(code)
+	}
 	if n, err := strconv.Atoi(os.Getenv(envSyncs)); err == nil {
 		os.Exit(syncs(n))
 	}

@@ -101,7 +101,9 @@ func Run(ctx context.Context, path string, teardown <-chan struct{}) error {
 func RunIfChild() (code int, ok bool) {
 	// A member whose syncs are delayed through seccomp starts as the
 	// shim, which installs the filter and execve's the member.
-	syscalldelay.ExecIfShim()
+	if code, shim := syscalldelay.ExecIfShim(); shim {
+		return code, true
+	}
 	path := os.Getenv(EnvConfig)
 	if path == "" {
 		return 0, false
