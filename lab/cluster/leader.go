@@ -88,9 +88,13 @@ const (
 )
 
 // WaitChange asks every member, each on its own every 10 ms, until one says
-// it leads in a term later than old's and is not old, and returns it with
+// it leads in a term later than old's, and returns it with
 // the time from since to that answer (late by at most the poll interval
-// plus one Status round trip); it gives up when ctx ends.
+// plus one Status round trip); it gives up when ctx ends. The one that
+// leads may be old's member itself: killed and restarted before the
+// others elected one (a timeline's "kill: leader, for: 1s" on a slow
+// machine), it can win the election of the later term, and the cluster
+// then has a leader again as surely as with another member.
 func (w *LeaderWatch) WaitChange(ctx context.Context, old Leader, since time.Time) (Leader, time.Duration, error) {
 	type found struct {
 		l    Leader
@@ -108,7 +112,7 @@ func (w *LeaderWatch) WaitChange(ctx context.Context, old Leader, since time.Tim
 				cctx, done := context.WithTimeout(ctx, changePollTimeout)
 				r, err := cli.Status(cctx, w.eps[i])
 				done()
-				if err == nil && r.Leader != 0 && r.Leader == r.Header.MemberId && r.Leader != old.ID && r.RaftTerm > old.Term {
+				if err == nil && r.Leader != 0 && r.Leader == r.Header.MemberId && r.RaftTerm > old.Term {
 					l := Leader{ID: r.Leader, Term: r.RaftTerm, Name: w.names[w.eps[i]]}
 					if l.Name == "" {
 						l.Name = fmt.Sprintf("%x", l.ID)
