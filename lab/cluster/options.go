@@ -175,28 +175,17 @@ func (o *Options) fuseFsyncDelay(name string) *slowfs.Delay {
 
 // slowDisk reports whether any member gets a slow file system (FUSE).
 func (o *Options) slowDisk() bool {
-	if o.ReadDelay != nil || o.WriteDelay != nil {
-		return true
-	}
-	if o.bySeccomp() {
-		return false
-	}
-	if o.FsyncDelay != nil {
-		return true
-	}
-	for _, d := range o.MemberFsyncDelay {
-		if d != nil {
-			return true
-		}
-	}
-	return false
+	return o.ReadDelay != nil || o.WriteDelay != nil || (!o.bySeccomp() && o.anyFsyncDelay())
 }
 
 // seccompDelays reports whether any member's syncs go through seccomp.
 func (o *Options) seccompDelays() bool {
-	if !o.bySeccomp() {
-		return false
-	}
+	return o.bySeccomp() && o.anyFsyncDelay()
+}
+
+// anyFsyncDelay reports whether any member's syncs are delayed, by
+// whichever mechanism.
+func (o *Options) anyFsyncDelay() bool {
 	if o.FsyncDelay != nil {
 		return true
 	}
