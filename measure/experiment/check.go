@@ -313,6 +313,11 @@ func (s *Spec) checkProfile(name string) error {
 			return s.errorf([]any{"profiles", name, "setups", i}, "no setup %q", st)
 		}
 	}
+	for i, w := range p.Workloads {
+		if !slices.ContainsFunc(s.Workloads, func(x Workload) bool { return x.Name == w }) {
+			return s.errorf([]any{"profiles", name, "workloads", i}, "no workload %q", w)
+		}
+	}
 	if p.Iterations < 0 {
 		return s.errorf([]any{"profiles", name, "iterations"}, "must be at least 1, not %d", p.Iterations)
 	}

@@ -83,7 +83,7 @@ func (s *Spec) Plan(profile string) (*Plan, error) {
 		first := true
 		for wi := range s.Workloads {
 			w := &s.Workloads[wi]
-			if len(w.Setups) > 0 && !slices.Contains(w.Setups, st.Name) {
+			if len(w.Setups) > 0 && !slices.Contains(w.Setups, st.Name) || !workloadInProfile(prof, w.Name) {
 				continue
 			}
 			for _, combo := range combinations(sweep, s.placeholders(w)) {

@@ -31,3 +31,9 @@ func (s *Spec) setup(name string) *Setup {
 func inProfile(prof Profile, name string) bool {
 	return len(prof.Setups) == 0 || slices.Contains(prof.Setups, name)
 }
+
+// workloadInProfile reports whether workload name runs under profile
+// prof: a profile that names workloads runs only those.
+func workloadInProfile(prof Profile, name string) bool {
+	return len(prof.Workloads) == 0 || slices.Contains(prof.Workloads, name)
+}

@@ -225,6 +225,10 @@ type Profile struct {
 	// setup): a quick profile runs a few points of a sweep along setups
 	// (two storages at three distances) where the full one runs them all.
 	Setups []string `yaml:"setups"`
+	// Workloads limits the profile to the workloads named (default: every
+	// workload): a profile that runs one line of a sweep at its full size
+	// (the Kubernetes workload on the HDD) without the others.
+	Workloads []string `yaml:"workloads"`
 	// Sweep replaces the values of the parameters it names.
 	Sweep      Sweep  `yaml:"sweep"`
 	Warmup     string `yaml:"warmup"`

@@ -53,6 +53,7 @@ func TestParseErrors(t *testing.T) {
 		{"published metric", minimal + "published:\n  - {match: {setup: one}, metric: qps, value: 1}\n", `x.yaml line 11: published[0].metric: unknown metric "qps"`},
 		{"published match", minimal + "published:\n  - {match: {setup: two}, metric: throughput_rps, value: 1}\n", `x.yaml line 11: published[0].match.setup: no cell has setup "two"`},
 		{"profile sweep", minimal + "profiles:\n  quick: {sweep: {conns: [1]}}\n", `x.yaml line 11: profiles.quick.sweep.conns: "conns" is not swept by the file`},
+		{"profile workload", minimal + "profiles:\n  quick: {workloads: [put, get]}\n", `x.yaml line 11: profiles.quick.workloads[1]: no workload "get"`},
 		{"profile setup", minimal + "profiles:\n  quick: {setups: [one, two]}\n", `x.yaml line 11: profiles.quick.setups[1]: no setup "two"`},
 		{"mark on an unknown param", minimal + "marks:\n  - {param: rtt_ms, at: 14, label: x}\n", `x.yaml line 11: marks[0].param: "rtt_ms" is neither swept nor a setup's param`},
 		{"mark without a label", minimal + "marks:\n  - {param: clients, at: 14}\n", `x.yaml line 11: marks[0]: a mark needs a label`},
@@ -183,6 +184,21 @@ profiles:
 	}
 	if len(q.Cells) != 3 || q.Cells[0].Setup.Name != "b" || strings.Contains(printed.String(), "\n  a ") || !strings.Contains(printed.String(), "\n  b ") {
 		t.Errorf("quick on setup b: %d cells, first on %s; plan:\n%s", len(q.Cells), q.Cells[0].Setup.Name, printed.String())
+	}
+	// A profile's workloads: only those workloads' cells.
+	put, err := parseSpec("m.yaml", []byte(strings.Replace(text, "    iterations: 1\n", "    iterations: 1\n    workloads: [put]\n", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q, err = put.Plan("quick"); err != nil {
+		t.Fatal(err)
+	}
+	ids = nil
+	for _, c := range q.Cells {
+		ids = append(ids, c.ID)
+	}
+	if want := "a/put/clients=5/conns=1 a/put/clients=5/conns=2 b/put/clients=5/conns=1 b/put/clients=5/conns=2"; strings.Join(ids, " ") != want {
+		t.Errorf("quick on workload put: %s, want %s", strings.Join(ids, " "), want)
 	}
 }
 
