@@ -35,16 +35,27 @@ func (d *DoctorJob) estimate() time.Duration {
 	if f := d.Fill; f != nil {
 		switch {
 		case f.Keys > 0:
-			e += time.Duration(f.Keys) * 100 * time.Microsecond
+			e += time.Duration(f.Keys) * fillPerKey
 		default:
-			e += 20 * time.Second
+			e += fillToQuota
 		}
 		if f.Delete {
-			e += 5 * time.Second
+			e += fillDelete
 		}
 	}
 	return e
 }
+
+// What an incident's fill adds, from perf/estimates.sh quick (75a86e9,
+// 2026-11-28, quiet machine): expensive-reads' 100,000 keys made its cell
+// 2 to 3 s longer than the plain incidents' 12 to 14 s (20 µs a key);
+// fragmentation's 8,000 keys and their delete, and the fills to 85% of a
+// 64 MiB quota and to NOSPACE on a 32 MiB one, added under a second.
+const (
+	fillPerKey  = 20 * time.Microsecond
+	fillToQuota = 1500 * time.Millisecond
+	fillDelete  = 500 * time.Millisecond
+)
 
 func (d *DoctorJob) settle() time.Duration {
 	if d.Settle == 0 {
