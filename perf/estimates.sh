@@ -25,7 +25,7 @@ bin=$work/etcdlab
 go build -o "$bin" ./cmd/etcdlab
 builtins=("$@")
 if [ ${#builtins[@]} -eq 0 ]; then
-  mapfile -t builtins < <("$bin" experiment list | awk 'NR > 1 && NF { print $1 }')
+  mapfile -t builtins < <("$bin" experiment list | awk 'NR > 1 && !NF { exit } NR > 1 { print $1 }')
 fi
 echo "etcdlab $(git rev-parse --short HEAD), $(date -u +%FT%TZ), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); results in $work"
 

@@ -32,7 +32,7 @@ func publishedRows(e *result.Experiment, cells []expCell) []publishedRow {
 				case bucketMetric(p.Metric):
 					ours += " (" + bucketsApart(p.Metric, v, p.Value) + ")"
 				case p.Value != 0:
-					ours += " (" + pctChange((v-p.Value)/p.Value*100) + ")"
+					ours += " (" + pctChange((v-p.Value)/p.Value*100) + fewSamples(c.Cell, p.Metric) + ")"
 				}
 			} else if !c.ran() {
 				ours = "did not run (" + c.Cell.Status + ")"
@@ -45,6 +45,30 @@ func publishedRows(e *result.Experiment, cells []expCell) []publishedRow {
 	}
 	return rows
 }
+
+// fewSamples says, for a tail percentile read from fewer than
+// fewBeyond measurements above it, how many there were: such a figure
+// moves by tens of % between runs, and the row must not read as a
+// property of the disk (hdd-diagnosis --quick: a p99 of 209 fdatasyncs,
+// 2 above it, read 158 ms against a delay whose p99 is 268 ms).
+func fewSamples(c *result.Cell, metric string) string {
+	mt, ok := result.MetricOf(metric)
+	if !ok || mt.Samples == nil || mt.Percentile == 0 {
+		return ""
+	}
+	n, what, ok := mt.Samples(c)
+	if !ok {
+		return ""
+	}
+	if k := result.Beyond(n, mt.Percentile); k < fewBeyond {
+		return fmt.Sprintf("; only %s of %s %s above it", humanize.Comma(k), humanize.Comma(n), what)
+	}
+	return ""
+}
+
+// fewBeyond is how many measurements above a tail percentile make it a
+// figure rather than an anecdote: 10 (a p99 of 1,000).
+const fewBeyond = 10
 
 // requestsPerRun is how many requests each of a cell's measured runs
 // sent, successful or not (their mean).

@@ -49,3 +49,35 @@ func TestSecondsAddedOnlyForWholeRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestTailPercentileSaysItsSamples: a disk job's p99 read from fewer than
+// a thousand syncs says how few lay above it; one from more does not.
+func TestTailPercentileSaysItsSamples(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		ops  int64
+		want string
+	}{
+		{209, "only 2 of 209 fdatasyncs above it"},
+		{999, ""}, // 10 above it
+		{5000, ""},
+	} {
+		c := result.Cell{ID: "hdd/fio", Setup: "hdd", Workload: "fio", Status: result.CellOK, Params: map[string]string{},
+			Disk: &result.Disk{Profile: "etcd", Jobs: []result.DiskJob{{Name: "etcd", Sync: "fdatasync", Ops: tc.ops, IOPS: 25,
+				SyncLatency: &result.DiskLatency{Percentiles: []result.Percentile{{P: 99, Seconds: 0.158}}}}}}}
+		doc := &result.Document{SchemaVersion: result.SchemaVersion, Kind: result.KindExperiment, Environment: result.Environment{CPUs: 2},
+			Experiment: &result.Experiment{Name: "hdd-diagnosis", Cells: []result.Cell{c},
+				Published: []result.Published{{Match: map[string]string{"setup": "hdd", "workload": "fio"}, Metric: string(result.MetricDiskFsyncP99), Value: 0.268}}}}
+		rows := modelOf(doc).Published
+		if len(rows) != 1 {
+			t.Fatalf("%d ops: rows %+v", tc.ops, rows)
+		}
+		got := rows[0].Ours
+		switch {
+		case tc.want != "" && !strings.Contains(got, tc.want):
+			t.Errorf("%d ops: %q, want it to say %q", tc.ops, got, tc.want)
+		case tc.want == "" && strings.Contains(got, "above it"):
+			t.Errorf("%d ops: %q says its samples, which are enough", tc.ops, got)
+		}
+	}
+}

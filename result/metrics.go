@@ -127,6 +127,20 @@ type Metric struct {
 	// Spread, if set, is the figure across the cell's iterations (mean
 	// and sample stddev), which an experiment's % tables compare.
 	Spread func(c *Cell, m *Measures) (MeanSD, bool)
+	// Samples, if set, is how many measurements a FormPercentile figure
+	// was read from and what one is called ("fdatasyncs"), so a report
+	// can say when a tail percentile rests on a handful of them.
+	Samples func(c *Cell) (n int64, what string, ok bool)
+	// Percentile is a FormPercentile figure's percentile (99 for a p99),
+	// used with Samples.
+	Percentile float64
+}
+
+// Beyond is how many of n measurements lie above the p-th percentile as
+// an HDR histogram reads it (the value at the round(p/100·n)-th
+// smallest): a p99 of 209 has 2 above it.
+func Beyond(n int64, p float64) int64 {
+	return n - int64(p/100*float64(n)+0.5)
 }
 
 // Metrics is the table, published metrics first, in PublishedMetrics'
@@ -167,7 +181,8 @@ func Metrics() []Metric {
 			Of: ran(func(m *Measures) float64 { return m.P99.Mean }), Spread: bench(func(m *Measures) MeanSD { return m.P99 })},
 		{Name: MetricLatencyP999, Form: FormPercentile, Aliases: []MetricName{"p99.9_seconds"}, What: "latency p99.9", Unit: UnitSeconds, Better: LowerIsBetter, Published: true,
 			Of: latency(func(l Latency) float64 { return l.P999 })},
-		{Name: MetricDiskFsyncP99, Form: FormPercentile, What: "fdatasync p99 (disk job)", Unit: UnitSeconds, Better: LowerIsBetter, Published: true, Of: diskFsyncP99},
+		{Name: MetricDiskFsyncP99, Form: FormPercentile, What: "fdatasync p99 (disk job)", Unit: UnitSeconds, Better: LowerIsBetter, Published: true, Of: diskFsyncP99,
+			Samples: diskSyncs, Percentile: 99},
 		{Name: MetricDiskIOPS, What: "fdatasync IOPS (disk job)", Unit: UnitIOPS, Better: HigherIsBetter, Published: true, Of: diskIOPS},
 		{Name: MetricWALFsyncP99, Form: FormPercentile, What: "WAL fsync p99", Unit: UnitSeconds, Better: LowerIsBetter, Floor: LowestDiskBucket, Published: true,
 			Of: server(func(m *Measures) float64 { return m.WALFsyncP99 })},
@@ -309,6 +324,19 @@ func diskFsyncP99(c *Cell, _ *Measures) (float64, bool) {
 	}
 	v := c.Disk.Jobs[0].SyncLatency.At(99)
 	return v, v > 0
+}
+
+// diskSyncs is how many syncs the disk job's first job timed.
+func diskSyncs(c *Cell) (int64, string, bool) {
+	if c.Disk == nil || len(c.Disk.Jobs) == 0 {
+		return 0, "", false
+	}
+	j := c.Disk.Jobs[0]
+	what := j.Sync + "s"
+	if j.Sync == "" {
+		what = "syncs"
+	}
+	return j.Ops, what, j.Ops > 0
 }
 
 // diskIOPS is the disk job's first job's IOPS.
