@@ -3,6 +3,7 @@ package experiment
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -124,10 +125,12 @@ func etcdCached(version string) bool {
 	return false
 }
 
-// buildEstimate is the time to build the etcd versions setup st runs that
-// the build cache does not hold and no earlier setup's estimate counted
-// (built, which it updates): job.CostEtcdBuild each. Builds happen at the
-// setup's first cell.
+// buildEstimate is the time to build the etcd versions setup st runs
+// that the build cache does not hold and no earlier setup's estimate
+// counted (built, which it updates): job.CostEtcdBuild each. A version
+// is its members' or one a fault of its timeline moves them to (an
+// upgrade's: lab/cluster's About.Etcd faults), built before the first
+// run. Builds happen at the setup's first cell.
 func (s *Spec) buildEstimate(st *Setup, built map[string]bool) time.Duration {
 	if st.Live() {
 		return 0
@@ -137,11 +140,30 @@ func (s *Spec) buildEstimate(st *Setup, built map[string]bool) time.Duration {
 		return 0
 	}
 	var d time.Duration
-	for _, v := range etcdVersions(o) {
+	for _, v := range append(etcdVersions(o), s.timelineVersions(st)...) {
 		if !built[v] && !etcdCached(v) {
 			d += job.CostEtcdBuild.D()
 		}
 		built[v] = true
 	}
 	return d
+}
+
+// timelineVersions are the etcd versions (not paths, not embedded) the
+// timelines run on setup st move members to.
+func (s *Spec) timelineVersions(st *Setup) []string {
+	faults := slices.Clone(s.Faults)
+	for _, w := range s.Workloads {
+		if len(w.Setups) == 0 || slices.Contains(w.Setups, st.Name) {
+			faults = append(faults, w.faults...)
+		}
+	}
+	var vs []string
+	for i := range faults {
+		action, arg := faults[i].Action()
+		if about(action).Etcd && arg != "" && arg != "embedded" && !strings.Contains(arg, "/") {
+			vs = append(vs, arg)
+		}
+	}
+	return vs
 }
