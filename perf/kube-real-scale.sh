@@ -8,7 +8,9 @@
 # Prints one line per manifest and the largest under the bar; stops at the
 # first manifest over it.
 #
-#   perf/kube-real-scale.sh [MANIFESTS="1x20/2 2x20/2 2x25/3 3x25/3 4x25/4 5x25/4"] [PRESET=multicloud-0]
+#   perf/kube-real-scale.sh [MANIFESTS="1x20/2 2x20/2 2x25/3 3x25/3 4x25/4 5x25/4"] [PRESET=multicloud-0] [KUBE_ARGS=]
+#
+# KUBE_ARGS are more bench kube flags for every run ("--apiservers=1").
 #
 # Needs the cached Kubernetes binaries (go run ./perf/kubebuild, about 10
 # minutes once) and root. Run it on a quiet machine: the machine's CPU is
@@ -17,13 +19,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 manifests=${1:-1x20/2 2x20/2 2x25/3 3x25/3 4x25/4 5x25/4}
 preset=${2:-multicloud-0}
+args=${3:-}
 bin=$(mktemp -d)/etcdlab
 work=$(mktemp -d)
 trap 'pkill -f "$work" 2>/dev/null || true; rm -rf "$(dirname "$bin")" "$work"' EXIT
 go build -o "$bin" ./cmd/etcdlab
 cores=$(nproc)
 bar=$(echo "$cores * 2 / 3" | bc -l)
-echo "etcdlab $(git rev-parse --short HEAD), $(date -u +%FT%TZ), $cores cores (bar: at most $(printf '%.2f' "$bar") in use), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "etcdlab $(git rev-parse --short HEAD), $(date -u +%FT%TZ), $preset, bench kube ${args:-(default flags)}, $cores cores (bar: at most $(printf '%.2f' "$bar") in use), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-12s %6s %10s %12s %s\n' manifest pods ready_s machine_cpu verdict
 best=
 for m in $manifests; do
@@ -36,8 +39,9 @@ for m in $manifests; do
   [ -s "$state" ] || { cat "$work/up.log"; exit 1; }
   eps=$(python3 -c 'import json,sys; print(",".join(json.load(open(sys.argv[1]))["endpoints"]))' "$state")
   d=$(dirname "$state")
+  # shellcheck disable=SC2086
   "$bin" bench --endpoints "$eps" --cacert "$d/ca.crt" --cert "$d/client.crt" --key "$d/client.key" \
-    kube --deployments "$dep" --replicas "$rep" --nodes "$nodes" --control-plane real --state-file "$state" -o json >"$work/run.json" 2>"$work/run.log" || { tail -5 "$work/run.log"; }
+    kube --deployments "$dep" --replicas "$rep" --nodes "$nodes" $args --control-plane real --state-file "$state" -o json >"$work/run.json" 2>"$work/run.log" || { tail -5 "$work/run.log"; }
   kill "$up"; wait "$up" || true
   read -r ready cpu < <(python3 -c 'import json,sys
 r = json.load(open(sys.argv[1]))["runs"][0]

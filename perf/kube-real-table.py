@@ -34,7 +34,7 @@ def load(path):
             if n:
                 ops[n] = ops.get(n, 0) + o["requests"]
     sent = sum(m["summary"].get("watch_events_sent", 0) for m in (r.get("server") or {}).get("members", []))
-    return k.get("time_to_ready_seconds", 0), ops, sent
+    return k.get("time_to_ready_seconds", 0), ops, sent, r.get("machine_cpu_cores", 0)
 
 def med(xs):
     xs = [x for x in xs if x]
@@ -49,7 +49,8 @@ def main():
             continue
         tr, te = med([x[0] for x in runs["real"]]), med([x[0] for x in runs["emulated"]])
         ready[p] = (tr, te)
-        print(f"\n### {p}: time to every pod Ready: real {tr:.1f} s, emulated {te:.1f} s ({(te/tr-1)*100:+.0f}%, bar ±20%)\n")
+        cpu = med([x[3] for x in runs["real"]])
+        print(f"\n### {p}: time to every pod Ready: real {tr:.1f} s, emulated {te:.1f} s ({(te/tr-1)*100:+.0f}%, bar ±20%); machine CPU during the real run {cpu:.2f} cores\n")
         wr, we = med([x[2] for x in runs["real"]]), med([x[2] for x in runs["emulated"]])
         if wr:
             print(f"watch events the members sent (etcd_debugging_mvcc_events_total): real {wr:.0f}, emulated {we:.0f} ({(we/wr-1)*100:+.0f}%)\n")
