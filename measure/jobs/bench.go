@@ -110,7 +110,6 @@ const maxThroughput = 8000.0
 // kubeRunTime.
 func (w *BenchWork) Estimate(env job.Env) time.Duration {
 	cfg := w.Bench.Config
-	lat := env.Latency
 	perRun := job.CostBenchRun.D()
 	if env.Leader {
 		perRun += job.CostLeaderPlacement.D()
@@ -120,7 +119,7 @@ func (w *BenchWork) Estimate(env job.Env) time.Duration {
 		total += job.CostLoadAgent.D()
 	}
 	if cfg.Command == bench.CmdKube {
-		return total + time.Duration(cfg.Iterations)*(kubeRunTime(cfg, lat)+perRun)
+		return total + time.Duration(cfg.Iterations)*(kubeRunTime(cfg, env)+perRun)
 	}
 	runTime := func(clients int, total int64, d time.Duration) time.Duration {
 		t := time.Duration(float64(total) / benchThroughput(cfg, env, clients) * float64(time.Second))
