@@ -17,6 +17,8 @@
 # what it measures.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=perf/lib/cluster.sh
+. perf/lib/cluster.sh
 manifests=${1:-1x20/2 2x20/2 2x25/3 3x25/3 4x25/4 5x25/4}
 preset=${2:-multicloud-0}
 args=${3:-}
@@ -33,11 +35,9 @@ for m in $manifests; do
   dep=${m%%x*}; rest=${m#*x}; rep=${rest%%/*}; nodes=${rest#*/}
   state=$work/$m/cluster.json
   mkdir -p "$(dirname "$state")"
-  "$bin" cluster up --topology "$preset" --tls --leader m2 --state-file "$state" >"$work/up.log" 2>&1 &
-  up=$!
-  for _ in $(seq 120); do [ -s "$state" ] && break; sleep 0.5; done
-  [ -s "$state" ] || { cat "$work/up.log"; exit 1; }
-  eps=$(python3 -c 'import json,sys; print(",".join(json.load(open(sys.argv[1]))["endpoints"]))' "$state")
+  perf_preset_up "$bin" "$preset" "$state" "$work/up.log"
+  up=$preset_up
+  eps=$(perf_endpoints "$state")
   d=$(dirname "$state")
   # shellcheck disable=SC2086
   "$bin" bench --endpoints "$eps" --cacert "$d/ca.crt" --cert "$d/client.crt" --key "$d/client.key" \

@@ -17,6 +17,8 @@
 # perf/out/kube-real-DATE/ (not committed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=perf/lib/cluster.sh
+. perf/lib/cluster.sh
 rounds=${1:-1}
 presets=${2:-multicloud-0 multicloud-1 multicloud-2 multicloud-3}
 args=${3:-}
@@ -29,11 +31,9 @@ go build -o "$bin" ./cmd/etcdlab
 for r in $(seq "$rounds"); do
   for p in $presets; do
     state=$work/$p/cluster.json
-    "$bin" cluster up --topology "$p" --tls --leader m2 --state-file "$state" >"$work/$p.up" 2>&1 &
-    up=$!
-    for _ in $(seq 120); do [ -s "$state" ] && break; sleep 0.5; done
-    [ -s "$state" ] || { cat "$work/$p.up"; exit 1; }
-    eps=$(python3 -c 'import json,sys; print(",".join(json.load(open(sys.argv[1]))["endpoints"]))' "$state")
+    perf_preset_up "$bin" "$p" "$state" "$work/$p.up"
+    up=$preset_up
+    eps=$(perf_endpoints "$state")
     d=$(dirname "$state")
     tls=(--cacert "$d/ca.crt" --cert "$d/client.crt" --key "$d/client.key")
     # shellcheck disable=SC2086

@@ -10,8 +10,9 @@ import (
 // Election times the election a fault may cost a cluster (About.CostsLeader):
 // WatchElection finds who leads before the fault, Start marks the moment
 // the fault is applied, and Wait waits until a member leads in a later
-// term (the old leader too, re-elected after a restart). It is the one "inject, then time the new leader" of
-// `etcdlab cluster fault --wait-leader` and experiment timelines.
+// term (the old leader too, re-elected after a restart). It is the one
+// "inject, then time the new leader" of `etcdlab cluster fault
+// --wait-leader` and experiment timelines.
 //
 // Not safe for concurrent use (Wait may run on another goroutine than
 // the one that called Start, one after the other); Close releases its

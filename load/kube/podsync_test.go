@@ -42,7 +42,7 @@ func TestRetrySync(t *testing.T) {
 				}
 				return nil
 			})
-			if !errors.Is(err, tc.want) && err != tc.want {
+			if !errors.Is(err, tc.want) {
 				t.Fatalf("err %v, want %v", err, tc.want)
 			}
 			if tc.calls >= 0 && calls != tc.calls {

@@ -3,7 +3,6 @@ package experiment
 import (
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -152,15 +151,9 @@ func (s *Spec) buildEstimate(st *Setup, built map[string]bool) time.Duration {
 // timelineVersions are the etcd versions (not paths, not embedded) the
 // timelines run on setup st move members to.
 func (s *Spec) timelineVersions(st *Setup) []string {
-	faults := slices.Clone(s.Faults)
-	for _, w := range s.Workloads {
-		if len(w.Setups) == 0 || slices.Contains(w.Setups, st.Name) {
-			faults = append(faults, w.faults...)
-		}
-	}
 	var vs []string
-	for i := range faults {
-		action, arg := faults[i].Action()
+	for _, f := range s.faultsOn(st) {
+		action, arg := f.Action()
 		if about(action).Etcd && arg != "" && arg != "embedded" && !strings.Contains(arg, "/") {
 			vs = append(vs, arg)
 		}

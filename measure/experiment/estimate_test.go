@@ -30,7 +30,7 @@ func TestCosts(t *testing.T) {
 
 // TestEstimateBesideMeasured holds every built-in's quick estimate within
 // ±25% of its wall time measured on a quiet machine (perf/estimates.sh
-// quick, docs/benchmarks.md: 75a86e9 and 1c7f607, 2026-11-28, load
+// quick, docs/benchmarks.md: 75a86e9, 2026-11-28, load
 // average under 1 on 2 cores). With an empty build cache
 // (ETCDLAB_CACHE_DIR) a setup on an etcd version counts one build, once;
 // builds are left out of the comparison (every version was cached when

@@ -180,18 +180,24 @@ func (s *Spec) relPath(p string) string {
 // an incident's on st) partitions a member, which needs an emulated
 // network.
 func (s *Spec) partitions(st *Setup) bool {
+	for _, f := range s.faultsOn(st) {
+		if action, _ := f.Action(); about(action).Emulated {
+			return true
+		}
+	}
+	return false
+}
+
+// faultsOn is every fault step run on setup st: the file's timeline and
+// the timelines of the jobs that run there (an incident's).
+func (s *Spec) faultsOn(st *Setup) []Fault {
 	faults := slices.Clone(s.Faults)
 	for _, w := range s.Workloads {
 		if len(w.Setups) == 0 || slices.Contains(w.Setups, st.Name) {
 			faults = append(faults, w.faults...)
 		}
 	}
-	for _, f := range faults {
-		if action, _ := f.Action(); about(action).Emulated {
-			return true
-		}
-	}
-	return false
+	return faults
 }
 
 // mergeTuning lays the file's tuning over the topology's.

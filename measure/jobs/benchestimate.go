@@ -54,7 +54,7 @@ func kubeRunTime(cfg bench.Config, env job.Env) time.Duration {
 // kubeDiskChain is how many commits, one after another, each of a
 // kubelet's pods costs on a slow disk (its statuses and the pod's other
 // writes, each waiting for the WAL's fsync at the delay's mean, whose
-// tail counts): fitted to distance-sweep's hdd-kube profile (1c7f607,
+// tail counts): fitted to distance-sweep's hdd-kube profile (e33e1da,
 // 2026-11-28, quiet): 500 pods on 6 nodes on the HDD class took 51.6 s a
 // run at 0 ms and 54.8 s at 10 ms, against 27 s in memory.
 const kubeDiskChain = 3.2

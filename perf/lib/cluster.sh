@@ -23,3 +23,22 @@ perf_cluster_cleanup() {
   if [ -n "$up" ]; then kill "$up" 2>/dev/null || true; wait "$up" 2>/dev/null || true; fi
   rm -rf "$(dirname "$bin")" "$work"
 }
+
+# perf_preset_up BIN PRESET STATE LOG: starts `BIN cluster up --topology
+# PRESET --tls --leader m2` in the background, writing its state to STATE
+# and its output to LOG, sets $preset_up to its PID and waits up to 60 s
+# for the state file (exits with LOG shown if it never comes). The caller
+# stops it: kill "$preset_up"; wait "$preset_up".
+perf_preset_up() {
+  "$1" cluster up --topology "$2" --tls --leader m2 --state-file "$3" >"$4" 2>&1 &
+  preset_up=$!
+  for _ in $(seq 120); do [ -s "$3" ] && return 0; sleep 0.5; done
+  cat "$4"
+  exit 1
+}
+
+# perf_endpoints STATE prints the client URLs of the cluster whose state
+# file is STATE, comma-separated.
+perf_endpoints() {
+  python3 -c 'import json,sys; print(",".join(json.load(open(sys.argv[1]))["endpoints"]))' "$1"
+}
