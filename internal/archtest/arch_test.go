@@ -56,7 +56,7 @@ func rules() []rule {
 		{pkgs: []string{"lab/clustertest"}, allow: append([]string{"lab/cluster", "lab/member", "lab/etcdclient", "invalid"}, leaves...)},
 		// load/kube records its requests with load's Recorder (load
 		// imports no workload package, so there is no cycle).
-		{pkgs: []string{"load/kube"}, allow: append([]string{"load", "load/*", "lab/etcdclient", "result", "invalid"}, leaves...)},
+		{pkgs: []string{"load/kube", "load/replay"}, allow: append([]string{"load", "load/*", "lab/etcdclient", "result", "invalid"}, leaves...)},
 		{pkgs: []string{"load", "load/*"}, allow: append([]string{"load/*", "lab/etcdclient", "result", "invalid"}, leaves...)},
 		{pkgs: []string{"result/*"}, allow: append([]string{"result"}, leaves...)},
 		// judge is the table (limits, thresholds, verdict IDs) and how one
@@ -94,7 +94,13 @@ func rules() []rule {
 		// bench.Engine): the real control plane; engines is their table,
 		// for the CLI and the experiment's bench job.
 		{pkgs: []string{"measure/kubereal"}, allow: append([]string{"lab/*", "load", "load/*", "observe/metrics", "measure/bench", "result", "invalid"}, leaves...)},
-		{pkgs: []string{"measure/engines"}, allow: []string{"measure/bench", "measure/kubereal"}},
+		// measure/profile is read-only like doctor: it reaches members,
+		// reads metrics, Prometheus and kube-apiserver metrics, and writes
+		// a load/replay profile; it imports no load generator.
+		{pkgs: []string{"measure/profile"}, allow: append([]string{"lab/etcdclient", "load/replay", "observe/*", "result", "invalid"}, leaves...)},
+		// measure/replay is bench's replay engine and its fidelity table.
+		{pkgs: []string{"measure/replay"}, allow: append([]string{"lab/*", "load", "load/*", "observe/*", "measure/bench", "measure/profile", "result", "invalid"}, leaves...)},
+		{pkgs: []string{"measure/engines"}, allow: []string{"measure/bench", "measure/kubereal", "measure/replay"}},
 		{pkgs: []string{"measure/bench"}, allow: append([]string{"lab/*", "emulate/*", "load", "load/*", "observe/*", "judge", "judge/*", "result", "invalid"}, leaves...)},
 		{pkgs: []string{"measure/*"}, allow: append([]string{"lab/*", "emulate/*", "load", "load/*", "observe/*", "measure/check", "measure/disk", "judge", "judge/*", "result", "invalid"}, leaves...)},
 		// render draws what result documents state (and what the CLI
