@@ -201,6 +201,9 @@ type Run struct {
 	// Kube is what the Kubernetes-shaped workload measured beside Stats
 	// and Ops; nil for other workloads.
 	Kube *KubeRun `json:"kube,omitempty"`
+	// Replay is how closely bench replay followed its profile; nil for
+	// other workloads.
+	Replay *Replay `json:"replay,omitempty"`
 }
 
 // Canary is how a run measured the cluster's availability apart from the

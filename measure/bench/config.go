@@ -85,6 +85,8 @@ type Config struct {
 	// ControlPlaneReal, configured by KubeReal.
 	ControlPlane string
 	KubeReal     KubeReal
+	// Replay is bench replay's profile and how it is played.
+	Replay ReplayOptions
 
 	// Engines are the engines Run picks from: the first whose For
 	// accepts the configuration sends the load (Engine). nil means
@@ -182,6 +184,10 @@ func (c *Config) validate() error {
 		return err
 	}
 	switch c.Command {
+	case CmdReplay:
+		if err := c.validateReplay(); err != nil {
+			return err
+		}
 	case CmdPut, CmdTxnPut, CmdLeaseKeepalive, CmdWatchLatency, CmdKube:
 		if len(c.Args) > 0 {
 			return invalid.Errorf("%s takes no arguments, got %q", c.Command, c.Args)
@@ -213,6 +219,12 @@ func (c *Config) validate() error {
 		if c.Command == CmdKube {
 			break // its clients are the control plane's components
 		}
+		if c.Command == CmdReplay {
+			if n < 1 {
+				return invalid.Errorf("{Clients} must be at least 1, not %d", n)
+			}
+			continue // its rates and length are the profile's
+		}
 		if err := c.spec(n).Validate(); err != nil {
 			return err
 		}
@@ -240,7 +252,7 @@ func (c *Config) validate() error {
 	if c.Consistency != "l" && c.Consistency != "s" {
 		return invalid.Errorf("{Consistency} must be l (linearizable) or s (serializable), not %q", c.Consistency)
 	}
-	if c.writes() && c.Command != CmdWatchLatency && c.Command != CmdKube {
+	if c.writes() && c.Command != CmdWatchLatency && c.Command != CmdKube && c.Command != CmdReplay {
 		if err := c.validateKeys(); err != nil {
 			return err
 		}

@@ -27,6 +27,7 @@ func Subcommands() []Subcommand {
 		{CmdLeaseKeepalive, "lease-keepalive", "Benchmark lease keepalive", 0, 0},
 		{CmdWatchLatency, "watch-latency", "Benchmark watch latency", 0, 0},
 		{CmdKube, "kube", "Kubernetes-shaped workload: a control plane's requests until every pod is Ready", 0, 0},
+		{CmdReplay, "replay PROFILE", "Play a load profile (etcdlab profile) open loop and score how closely the cluster's metrics follow it", 1, 1},
 	}
 }
 
@@ -112,6 +113,7 @@ func NewFlags() *Flags {
 		CmdLeaseKeepalive: &leaseOptions{},
 		CmdWatchLatency:   &watchLatencyOptions{},
 		CmdKube:           &kubeOptions{},
+		CmdReplay:         &replayOptions{},
 	}}
 }
 
@@ -157,6 +159,14 @@ func (f *Flags) CommandLine(name string, args []string, changed func(flag string
 	}
 	if cfg.Conn.DialTimeout <= 0 {
 		cfg.Conn.DialTimeout = etcdclient.DefaultDialTimeout
+	}
+	if name == CmdReplay {
+		if !changed("clients") {
+			cfg.Clients = []int{ReplayClients}
+		}
+		if !changed("conns") {
+			cfg.Conns = []int{ReplayConns}
+		}
 	}
 	cpus := o.cpus
 	if name == CmdKube && !changed("cpus") {

@@ -9,6 +9,7 @@ import (
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
 	"github.com/etcdlab/etcdlab/load"
 	"github.com/etcdlab/etcdlab/load/safety"
+	"github.com/etcdlab/etcdlab/observe/series"
 	"github.com/etcdlab/etcdlab/result"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
@@ -88,3 +89,28 @@ func (r *Runs) Iterate(ctx context.Context, name string, one func(info RunInfo) 
 	}
 	return nil
 }
+
+// Open opens a load session for workload wl on conns connections to the
+// cluster, as the sessions engine does (the transport Config.Engine asks
+// for, the endpoints the run targets, PinEndpoints). The caller closes it.
+func (r *Runs) Open(ctx context.Context, wl load.Workload, conns int) (*load.Session, error) {
+	return r.cfg.open(ctx, r.t, wl, conns)
+}
+
+// Spec is a run's load.Spec for clients clients: the configuration's
+// total, duration, rate, request timeout and canary, the live metrics'
+// recorders and, on a cluster etcdlab did not start, the safety guard's
+// stop. The engine sets what differs (a Curve, its own Duration).
+func (r *Runs) Spec(clients int) load.Spec {
+	s := r.cfg.spec(clients)
+	s.Live = r.obs.live
+	if r.guard != nil {
+		s.Stop, s.StopReason = r.guard.Stop(), r.guard.Reason
+	}
+	return s
+}
+
+// Members is how to scrape the cluster's members (their metrics URLs,
+// names and TLS), as bench's own scraper does; URLs is empty when they
+// cannot be found.
+func (r *Runs) Members() series.Options { return r.t.series }
