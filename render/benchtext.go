@@ -68,6 +68,7 @@ func BenchText(w io.Writer, doc *result.Document, opt TextOptions) error {
 		if doc.Bench != nil {
 			b.WriteString(kubeText(run, doc.Bench.Kube))
 		}
+		b.WriteString(replayText(run))
 		if run.StoppedEarly != "" {
 			fmt.Fprintf(&b, "Stopped early: %s.\n", run.StoppedEarly)
 		}
