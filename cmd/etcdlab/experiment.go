@@ -54,6 +54,7 @@ type experimentRunOptions struct {
 	quiet       bool
 	listen      string
 	loadCPUs    float64
+	sweep       []string
 }
 
 func (a *app) experimentRunCmd() *cobra.Command {
@@ -92,6 +93,7 @@ time, and runs nothing.`,
 	fl.StringVar(&o.dataDir, "data-dir", "", "where 'disk' and 'slow:' storage put the clusters (default ./.etcdlab, this directory's disk)")
 	fl.StringVar(&o.resume, "resume", "", "continue the partial result in this directory (or result file): run its pending, interrupted (and with --retry-failed, failed) cells")
 	fl.BoolVar(&o.retryFailed, "retry-failed", false, "with --resume, run the failed cells again too")
+	fl.StringArrayVar(&o.sweep, "sweep", nil, "NAME=V1,V2: run the swept parameter NAME at these values instead of the file's (repeatable): experiment run replay --sweep profile=prod.yaml")
 	fl.BoolVar(&o.dryRun, "dry-run", false, "print the plan (cells, setups, command lines) and its estimated time; run nothing")
 	fl.StringVarP(&o.output, "output", "o", "text", "stdout at the end: text (a summary of the cells) or json (the result)")
 	fl.BoolVar(&o.quiet, "quiet", false, "no progress line")
@@ -132,6 +134,15 @@ func (a *app) runExperiment(c *cobra.Command, args []string, o experimentRunOpti
 	}
 	if old != nil && o.profile == "" {
 		o.profile = old.Experiment.Profile
+	}
+	for _, sw := range o.sweep {
+		name, values, ok := strings.Cut(sw, "=")
+		if !ok || name == "" {
+			return exitcode.Usagef("--sweep %q: write NAME=V1,V2", sw)
+		}
+		if err := spec.SetSweep(name, strings.Split(values, ",")); err != nil {
+			return err
+		}
 	}
 	plan, err := spec.Plan(o.profile)
 	if err != nil {

@@ -235,3 +235,34 @@ func TestExperimentCtrlCAndResume(t *testing.T) {
 		t.Errorf("-o json: %v %v", err, raw["kind"])
 	}
 }
+
+// TestExperimentSweepOverride: --sweep NAME=V1,V2 replaces a swept
+// parameter's values in the file and its profiles; a name the file does
+// not sweep, or no value, is a one-line error (exit 2) and nothing runs.
+func TestExperimentSweepOverride(t *testing.T) {
+	t.Setenv(buildcache.EnvDir, t.TempDir())
+	file := filepath.Join("testdata", "experiment", "plan.yaml")
+	for _, quick := range []bool{false, true} {
+		args := []string{"experiment", "run", file, "--dry-run", "--sweep", "clients=7,9"}
+		if quick {
+			args = append(args, "--quick")
+		}
+		code, stdout, stderr := runCLI(context.Background(), args...)
+		if code != 0 {
+			t.Fatalf("quick=%v: exit %d: %s", quick, code, stderr)
+		}
+		if !strings.Contains(stdout, "--clients=7") || !strings.Contains(stdout, "--clients=9") || strings.Contains(stdout, "--clients=100") || strings.Contains(stdout, "--clients=10 ") {
+			t.Errorf("quick=%v: the plan does not run clients 7 and 9 only:\n%s", quick, stdout)
+		}
+	}
+	for _, tt := range []struct{ arg, want string }{
+		{"nosuch=1", `sweeps no "nosuch" (it sweeps clients, val)`},
+		{"clients=", "give one value or more"},
+		{"clients", "write NAME=V1,V2"},
+	} {
+		code, _, stderr := runCLI(context.Background(), "experiment", "run", file, "--dry-run", "--sweep", tt.arg)
+		if code != 2 || !strings.Contains(stderr, tt.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+			t.Errorf("--sweep %s: exit %d, stderr %q; want exit 2 and one line with %q", tt.arg, code, stderr, tt.want)
+		}
+	}
+}

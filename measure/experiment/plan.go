@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/etcdlab/etcdlab/emulate/slowfs"
+	"github.com/etcdlab/etcdlab/invalid"
 	"github.com/etcdlab/etcdlab/lab/topology"
 	"github.com/etcdlab/etcdlab/measure/experiment/job"
 	"github.com/etcdlab/etcdlab/result"
@@ -281,4 +282,36 @@ func coresWord(c float64) string {
 		return "1 core"
 	}
 	return fmt.Sprintf("%g cores", c)
+}
+
+// SetSweep replaces the values of the swept parameter name, in the file
+// and in every profile (experiment run --sweep): how a person runs a
+// built-in on values of their own, such as the replay's profile file. It
+// is an invalid-input error when the file sweeps no such parameter or
+// values is empty.
+func (s *Spec) SetSweep(name string, values []string) error {
+	i := slices.IndexFunc(s.Sweep, func(p Param) bool { return p.Name == name })
+	if i < 0 {
+		var names []string
+		for _, p := range s.Sweep {
+			names = append(names, p.Name)
+		}
+		if len(names) == 0 {
+			return invalid.Errorf("--sweep %s: %s sweeps no parameter", name, s.Name)
+		}
+		return invalid.Errorf("--sweep %s: %s sweeps no %q (it sweeps %s)", name, s.Name, name, strings.Join(names, ", "))
+	}
+	if len(values) == 0 || slices.Contains(values, "") {
+		return invalid.Errorf("--sweep %s: give one value or more (NAME=V1,V2)", name)
+	}
+	s.Sweep[i].Values = slices.Clone(values)
+	for k, prof := range s.Profiles {
+		for j := range prof.Sweep {
+			if prof.Sweep[j].Name == name {
+				prof.Sweep[j].Values = slices.Clone(values)
+			}
+		}
+		s.Profiles[k] = prof
+	}
+	return nil
 }
