@@ -180,7 +180,8 @@ func (b *Background) Stats() BackgroundStats {
 // until every one is created, then renews the leases round robin at the
 // keep-alive rate (profile's keepalivesPerSecond plus its lease-keepalive
 // rows, times Scale) over one LeaseKeepAlive stream: not clientv3's
-// automatic keep-alive, whose rate (TTL/3 per lease) cannot be set. A
+// automatic keep-alive, whose rate (TTL/3 per lease) cannot be set. When
+// the workload revokes leases, Start first grants it a few to revoke. A
 // lease renewed too seldom for its TTL expires, as in the source; its
 // later renewals are counted as failed. Every unary call has a deadline;
 // the streams end with Stop. On error what was opened is closed.
@@ -194,6 +195,9 @@ func (pl *Plan) Start(ctx context.Context, cli *clientv3.Client) (*Background, e
 		return nil, err
 	}
 	if err := b.grant(ctx); err != nil {
+		return fail(err)
+	}
+	if err := b.prime(ctx); err != nil {
 		return fail(err)
 	}
 	if err := b.attach(ctx); err != nil {
@@ -241,6 +245,27 @@ func (b *Background) grant(ctx context.Context) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// prime grants the workload's first primedLeases leases when it revokes,
+// before it runs, so that its revokes have leases to revoke from the
+// start. Start must be called before the workload runs for this.
+func (b *Background) prime(ctx context.Context) error {
+	m := &b.pl.mix
+	if !m.revokes || m.granted.Load() > 0 {
+		return nil
+	}
+	lc := pb.NewLeaseClient(b.cli.ActiveConnection())
+	for range primedLeases {
+		id := m.nextGrant()
+		cctx, cancel := context.WithTimeout(ctx, callTimeout)
+		_, err := lc.LeaseGrant(cctx, &pb.LeaseGrantRequest{ID: id, TTL: m.ttl})
+		cancel()
+		if err != nil {
+			return fmt.Errorf("grant lease %x: %w", id, err)
+		}
+	}
+	return nil
 }
 
 // leaseKey is key i of the leases' keys.

@@ -113,7 +113,7 @@ func (c *mixClient) grantInstead() load.Request {
 func (m *mix) nextGrant() int64 { return m.pl.leases.base + m.granted.Add(1) - 1 }
 
 // nextRevoke returns the oldest lease granted at least revokeLag grants
-// ago and not revoked yet, if any.
+// ago and not revoked yet, if any (none: the request is a grant instead).
 func (m *mix) nextRevoke() (int64, bool) {
 	for {
 		r := m.revoked.Load()

@@ -79,11 +79,18 @@ type mix struct {
 	profiled float64   // the profile's rows' part of total
 	granted  atomic.Int64
 	revoked  atomic.Int64
+	revokes  bool  // an entry revokes
+	ttl      int64 // of the workload's leases
 }
 
-// revokeLag is how many of the workload's grants stay unrevoked, so that
-// a revoke never overtakes its grant on the wire. Stop revokes them.
-const revokeLag = 16
+// Lease pairing. A revoke names the oldest lease granted at least
+// revokeLag grants ago, so that it does not overtake its grant on the
+// wire; Start grants primedLeases first, so that revokes find leases from
+// the first second. Stop revokes what is left.
+const (
+	revokeLag    = 4
+	primedLeases = 16
+)
 
 // defaultLeaseTTL is the TTL of the workload's leases when the profile
 // gives none.
@@ -100,6 +107,7 @@ func (pl *Plan) buildMix() error {
 		ttl = int64(l.TTL.D() / time.Second)
 	}
 	var grants, revokes float64
+	m.ttl = ttl
 	for _, o := range pl.p.Operations {
 		if o.Op == OpKeepalive {
 			continue
@@ -112,7 +120,7 @@ func (pl *Plan) buildMix() error {
 			m.add(base, OpLeaseGrant)
 			continue
 		case OpLeaseRevoke:
-			base.kind, revokes = kindRevoke, revokes+o.Rate
+			base.kind, revokes, m.revokes = kindRevoke, revokes+o.Rate, true
 			m.add(base, OpLeaseRevoke)
 			continue
 		case OpPut:

@@ -78,10 +78,10 @@ func TestPlanCurve(t *testing.T) {
 		o    Options
 		want load.Curve
 	}{
-		{"no series", small(), Options{Scale: 3, Duration: 5 * time.Second}, load.Curve{{5 * time.Second, 30}}},
-		{"no series, default duration", small(), Options{Speed: 4}, load.Curve{{time.Minute, 10}}},
-		{"series", series, Options{Speed: 5, Scale: 2}, load.Curve{{2 * time.Second, 200}, {2 * time.Second, 0}, {2 * time.Second, 60}}},
-		{"series cut", series, Options{Speed: 5, Duration: 3 * time.Second}, load.Curve{{2 * time.Second, 100}, {time.Second, 0}}},
+		{"no series", small(), Options{Scale: 3, Duration: 5 * time.Second}, load.Curve{{Length: 5 * time.Second, Rate: 30}}},
+		{"no series, default duration", small(), Options{Speed: 4}, load.Curve{{Length: time.Minute, Rate: 10}}},
+		{"series", series, Options{Speed: 5, Scale: 2}, load.Curve{{Length: 2 * time.Second, Rate: 200}, {Length: 2 * time.Second, Rate: 0}, {Length: 2 * time.Second, Rate: 60}}},
+		{"series cut", series, Options{Speed: 5, Duration: 3 * time.Second}, load.Curve{{Length: 2 * time.Second, Rate: 100}, {Length: time.Second, Rate: 0}}},
 	} {
 		tc.o.Prefix = "/r/"
 		pl, err := NewPlan(tc.p, tc.o)
@@ -99,7 +99,7 @@ func TestPlanCurve(t *testing.T) {
 func TestMixShares(t *testing.T) {
 	t.Parallel()
 	p := &Profile{Kind: Kind, Version: Version,
-		Keyspace: &Keyspace{Keys: 400, Prefixes: []PrefixShape{{Prefix: "/a/", Keys: 300, ValueBytes: 10}, {Prefix: "/b/", Keys: 100, ValueBytes: 10}}},
+		Keyspace:   &Keyspace{Keys: 400, Prefixes: []PrefixShape{{Prefix: "/a/", Keys: 300, ValueBytes: 10}, {Prefix: "/b/", Keys: 100, ValueBytes: 10}}},
 		Operations: []Operation{{Op: OpPut, Prefix: "/a/", Rate: 50}, {Op: OpRange, Rate: 40}, {Op: OpTxn, Prefix: "/b/", Rate: 10, Txn: &TxnShape{Compares: 1, Puts: 1}}}}
 	pl, err := NewPlan(p, Options{Prefix: "/r/"})
 	if err != nil {
