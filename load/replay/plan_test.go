@@ -151,3 +151,23 @@ func keyOf(t *testing.T, r load.Request) []byte {
 	}
 	return m.Key
 }
+
+// TestMixNextAllocatesNothing: once a client has used every entry, a
+// request costs no allocation (the per-request cost of bench put).
+func TestMixNextAllocatesNothing(t *testing.T) {
+	p := small()
+	p.Operations = append(p.Operations, Operation{Op: OpRange, Prefix: "/a/", Rate: 5, RangeKeys: 3},
+		Operation{Op: OpDelete, Prefix: "/a/", Rate: 1}, Operation{Op: OpTxn, Prefix: "/a/", Rate: 2, Txn: &TxnShape{Compares: 1, Puts: 1}})
+	pl, err := NewPlan(p, Options{Prefix: "/r/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := pl.Workload().NewClient(load.ClientInfo{})
+	seq := int64(0)
+	for ; seq < 1000; seq++ {
+		c.Next(seq)
+	}
+	if n := testing.AllocsPerRun(1000, func() { c.Next(seq); seq++ }); n != 0 {
+		t.Errorf("%g allocations per request", n)
+	}
+}
