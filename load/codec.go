@@ -66,3 +66,9 @@ func (c messageCodec) Marshal(v any) (mem.BufferSlice, error) {
 func (c messageCodec) Unmarshal(data mem.BufferSlice, v any) error {
 	return c.fallback.Unmarshal(data, v)
 }
+
+// AsMessage returns m as a Message, for workloads of other packages that
+// reuse one request message per client: convert it once and return the
+// same Message from every Next (no allocation per request). m must not
+// change while a request carrying it is being sent.
+func AsMessage(m proto.Message) Message { return asMessage(m) }

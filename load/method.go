@@ -17,10 +17,12 @@ const (
 	// MethodLeaseKeepAlive is a stream: each request opens one, sends one
 	// renewal and waits for its answer (clientv3's KeepAliveOnce).
 	MethodLeaseKeepAlive
-
-	// Methods a Session calls itself, to grant and revoke leases.
-	methodLeaseGrant
-	methodLeaseRevoke
+	// MethodLeaseGrant and MethodLeaseRevoke grant and revoke a lease; a
+	// Session also calls them itself for workloads that need leases.
+	MethodLeaseGrant
+	MethodLeaseRevoke
+	// MethodDeleteRange deletes a key or a range.
+	MethodDeleteRange
 )
 
 // methodInfo describes a method for the transports.
@@ -48,8 +50,9 @@ var methods = [...]methodInfo{ //nolint:gochecknoglobals // constant table
 			}
 			return nil
 		}},
-	methodLeaseGrant:  {name: "/etcdserverpb.Lease/LeaseGrant", reply: func() any { return new(pb.LeaseGrantResponse) }},
-	methodLeaseRevoke: {name: "/etcdserverpb.Lease/LeaseRevoke", reply: func() any { return new(pb.LeaseRevokeResponse) }},
+	MethodLeaseGrant:  {name: "/etcdserverpb.Lease/LeaseGrant", reply: func() any { return new(pb.LeaseGrantResponse) }},
+	MethodLeaseRevoke: {name: "/etcdserverpb.Lease/LeaseRevoke", reply: func() any { return new(pb.LeaseRevokeResponse) }},
+	MethodDeleteRange: {name: "/etcdserverpb.KV/DeleteRange", reply: func() any { return new(pb.DeleteRangeResponse) }},
 }
 
 // String is the method's full gRPC name.

@@ -44,7 +44,7 @@ func runLoad(ctx context.Context, tr transport, ops []string, gens []Client, spe
 	defer cancel()
 	cpu := StartCPU()
 	r := &run{ctx: ctx, tr: tr, auth: tr.authenticates(), spec: spec, start: time.Now(), end: spec.FirstSeq + spec.Total, done: make(chan struct{})}
-	r.rec = newRecorder(len(ops), spec.Rate > 0, r.start)
+	r.rec = newRecorder(len(ops), spec.open(), r.start)
 	r.next.Store(spec.FirstSeq)
 	if spec.Duration > 0 {
 		r.deadline = r.start.Add(spec.Duration).UnixNano()
@@ -59,7 +59,7 @@ func runLoad(ctx context.Context, tr transport, ops []string, gens []Client, spe
 	for i := range clients {
 		clients[i] = client{r: r, id: i, gen: gens[i]}
 	}
-	if spec.Rate > 0 {
+	if spec.open() {
 		r.open = &openQueue{free: make([]*client, 0, len(clients))}
 		for i := range clients {
 			r.open.free = append(r.open.free, &clients[i])
@@ -67,7 +67,7 @@ func runLoad(ctx context.Context, tr transport, ops []string, gens []Client, spe
 	}
 	stopLive := func() {}
 	if spec.Live != nil { // now that r.open, which inFlight reads, is set
-		stopLive = spec.Live.track(&liveSource{rec: r.rec, ops: ops, rate: spec.Rate, inFlight: r.inFlight})
+		stopLive = spec.Live.track(&liveSource{rec: r.rec, ops: ops, rate: spec.targetRate(), inFlight: r.inFlight})
 	}
 	if r.open != nil {
 		go r.schedule()
@@ -165,7 +165,8 @@ func (q *openQueue) take(c *client) (tick, bool) {
 	return tick{}, false
 }
 
-// schedule issues tick k at start + k/Rate until Total or Duration.
+// schedule issues tick k at start + k/Rate (or Curve.Offset(k)) until
+// Total, Duration or the curve's end.
 func (r *run) schedule() {
 	q := r.open
 	defer func() {
@@ -180,11 +181,20 @@ func (r *run) schedule() {
 	}()
 	timer := time.NewTimer(0)
 	defer timer.Stop()
+	var cur curveCursor
 	for k := int64(0); ; k++ {
 		if r.spec.Total > 0 && k >= r.spec.Total {
 			return
 		}
-		off := time.Duration(float64(k) / r.spec.Rate * float64(time.Second))
+		var off time.Duration
+		if len(r.spec.Curve) > 0 {
+			var ok bool
+			if off, ok = cur.offset(r.spec.Curve, k); !ok {
+				return
+			}
+		} else {
+			off = time.Duration(float64(k) / r.spec.Rate * float64(time.Second))
+		}
 		if r.spec.Duration > 0 && off >= r.spec.Duration {
 			return
 		}

@@ -138,7 +138,7 @@ func (s *Session) grant(ctx context.Context, n int, ttl int64, timeout time.Dura
 	for i := range n {
 		cctx, cancel := context.WithTimeout(ctx, timeout)
 		r := &pb.LeaseGrantResponse{}
-		err := s.tr.invoke(cctx, i, methodLeaseGrant, &pb.LeaseGrantRequest{TTL: ttl}, r)
+		err := s.tr.invoke(cctx, i, MethodLeaseGrant, &pb.LeaseGrantRequest{TTL: ttl}, r)
 		cancel()
 		if err != nil {
 			return fmt.Errorf("grant lease: %w", err)
@@ -159,7 +159,7 @@ func (s *Session) revoke(ctx context.Context) error {
 	var errs []error
 	for _, id := range s.leases {
 		cctx, cancel := context.WithTimeout(ctx, max(s.timeout, time.Second))
-		err := s.tr.invoke(cctx, 0, methodLeaseRevoke, &pb.LeaseRevokeRequest{ID: id}, &pb.LeaseRevokeResponse{})
+		err := s.tr.invoke(cctx, 0, MethodLeaseRevoke, &pb.LeaseRevokeRequest{ID: id}, &pb.LeaseRevokeResponse{})
 		cancel()
 		if err != nil {
 			errs = append(errs, fmt.Errorf("revoke lease %x: %w", id, err))

@@ -18,6 +18,11 @@ type Spec struct {
 	// start + k/Rate whether or not earlier ones have returned, and latency
 	// is measured from that intended time. Zero is a closed loop.
 	Rate float64
+	// Curve, if set, makes the run open loop at a rate that varies over
+	// time: request k is due at start + Curve.Offset(k). It replaces Rate,
+	// and the run ends at the curve's end (or at Total or Duration, if
+	// sooner). The recorder's per-second series then follows the curve.
+	Curve Curve
 	// RequestTimeout bounds each request; a request that takes longer is
 	// an error (DeadlineExceeded), never a hang.
 	RequestTimeout time.Duration
@@ -42,6 +47,17 @@ type Spec struct {
 	Live *Live
 }
 
+// open reports whether the run is open loop (a Rate or a Curve).
+func (s Spec) open() bool { return s.Rate > 0 || len(s.Curve) > 0 }
+
+// targetRate is the open loop's intended rate: Rate, or the Curve's mean.
+func (s Spec) targetRate() float64 {
+	if len(s.Curve) > 0 {
+		return s.Curve.Mean()
+	}
+	return s.Rate
+}
+
 // Validate checks a spec. Its errors are invalid.Errorf errors naming the
 // Spec fields.
 func (s Spec) Validate() error {
@@ -52,7 +68,7 @@ func (s Spec) Validate() error {
 		return invalid.Errorf("{Total} must not be negative, not %d", s.Total)
 	case s.Duration < 0:
 		return invalid.Errorf("{Duration} must not be negative, not %s", s.Duration)
-	case s.Total == 0 && s.Duration == 0:
+	case s.Total == 0 && s.Duration == 0 && len(s.Curve) == 0:
 		return invalid.Errorf("give {Total} or {Duration}")
 	case s.Rate < 0:
 		return invalid.Errorf("{Rate} must not be negative, not %g", s.Rate)
@@ -61,5 +77,5 @@ func (s Spec) Validate() error {
 	case s.RequestTimeout <= 0:
 		return invalid.Errorf("{RequestTimeout} must be positive, not %s", s.RequestTimeout)
 	}
-	return nil
+	return s.Curve.Validate()
 }

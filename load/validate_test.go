@@ -25,6 +25,9 @@ func TestSpecValidate(t *testing.T) {
 		{"no bound", func(s *Spec) { s.Total = 0 }, []string{"Total", "Duration"}},
 		{"negative rate", func(s *Spec) { s.Rate = -1 }, []string{"Rate"}},
 		{"no timeout", func(s *Spec) { s.RequestTimeout = 0 }, []string{"RequestTimeout"}},
+		{"curve only", func(s *Spec) { s.Total, s.Curve = 0, Curve{{time.Second, 10}} }, nil},
+		{"curve negative rate", func(s *Spec) { s.Curve = Curve{{time.Second, -1}} }, []string{"Curve"}},
+		{"curve negative length", func(s *Spec) { s.Curve = Curve{{-time.Second, 1}} }, []string{"Curve"}},
 	} {
 		s := ok
 		tc.mod(&s)

@@ -1,0 +1,439 @@
+package replay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/etcdlab/etcdlab/load"
+	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+// Lease keys and keep-alives.
+const (
+	// leaseValueBytes is the value of a key attached to a lease.
+	leaseValueBytes = 64
+	// defaultKeepaliveLeases: keep-alive rows without a leases section
+	// renew this many leases' worth per second of rate, at most
+	// maxDefaultLeases.
+	maxDefaultLeases = 1000
+	// keepaliveRetry spaces attempts to reopen a broken keep-alive stream.
+	keepaliveRetry = 200 * time.Millisecond
+	// grantWorkers is how many grants Start has in flight.
+	grantWorkers = 8
+)
+
+// backgroundPlan is what Start opens: leases, their keys, the keep-alive
+// rate and where each watcher watches. Immutable.
+type backgroundPlan struct {
+	leases    int
+	ttl       int64
+	leaseKeys int
+	keepRate  float64  // keep-alives per second, Scale applied
+	watches   []string // a prefix per watcher
+	streams   int
+}
+
+// buildBackground plans the leases and the watchers.
+//
+// Watchers are placed so that a write is seen by about FanOut of them
+// (FanOut, or EventsPerSecond over the profile's revisions per second):
+// floor(FanOut) watch the whole Prefix and see every write; for the
+// fraction left, one watcher each watches the groups whose shares of the
+// mix's writes add up closest to it; the rest watch Prefix + "watch-idle/",
+// where nothing is written (open, costing the server a watcher, sending
+// nothing, as the many watchers of rarely written resources). So events
+// per second ≈ FanOut × the replay's write rate, which follows Scale.
+// Without a fan-out to follow, the watchers are spread over the groups
+// round robin. Watchers are spread over Streams streams round robin.
+func (pl *Plan) buildBackground() {
+	b := &pl.bg
+	if l := pl.p.Leases; l != nil {
+		b.leases, b.ttl = l.Count, int64(l.TTL.D()/time.Second)
+		b.leaseKeys = int(math.Round(l.KeysPerLease * float64(l.Count)))
+		b.keepRate = l.KeepalivesPerSecond
+	}
+	rows := 0.0
+	for _, o := range pl.p.Operations {
+		if o.Op == OpKeepalive {
+			rows += o.Rate
+		}
+	}
+	b.keepRate = (b.keepRate + rows) * pl.o.Scale
+	if b.ttl <= 0 {
+		b.ttl = int64(defaultLeaseTTL / time.Second)
+	}
+	if b.keepRate > 0 && b.leases == 0 {
+		b.leases = min(maxDefaultLeases, max(1, int(math.Ceil(b.keepRate))))
+		pl.notef("lease-keepalive: no leases in the profile; %d leases of %ds renewed", b.leases, b.ttl)
+	}
+	w := pl.p.Watches
+	if w == nil || w.Watchers == 0 {
+		return
+	}
+	b.streams = min(max(1, w.Streams), w.Watchers)
+	fan := w.FanOut
+	if fan == 0 && w.EventsPerSecond > 0 {
+		rev := pl.p.Totals.RevisionsPerSecond
+		if rev == 0 {
+			for _, e := range pl.mix.entries {
+				rev += e.rate * e.events()
+			}
+		}
+		if rev > 0 {
+			fan = w.EventsPerSecond / rev
+		}
+	}
+	idle := pl.o.Prefix + "watch-idle/"
+	if fan == 0 {
+		for i := range w.Watchers {
+			if len(pl.groups) == 0 {
+				b.watches = append(b.watches, idle)
+				continue
+			}
+			b.watches = append(b.watches, pl.groups[i%len(pl.groups)].keys.Prefix)
+		}
+		pl.notef("watches: no fan-out in the profile; %d watchers spread over the prefixes", w.Watchers)
+		return
+	}
+	root := min(w.Watchers, int(math.Floor(fan)))
+	for range root {
+		b.watches = append(b.watches, pl.o.Prefix)
+	}
+	frac := fan - math.Floor(fan)
+	gs := slices.Clone(pl.groups)
+	slices.SortFunc(gs, func(x, y *group) int { return -cmpFloat(x.writeShare, y.writeShare) })
+	cum := 0.0
+	for _, g := range gs {
+		if len(b.watches) == w.Watchers || g.writeShare == 0 {
+			break
+		}
+		if math.Abs(cum+g.writeShare-frac) < math.Abs(cum-frac) {
+			cum += g.writeShare
+			b.watches = append(b.watches, g.keys.Prefix)
+		}
+	}
+	if root < int(math.Floor(fan)) {
+		pl.notef("watches: fan-out %.3g needs more than the profile's %d watchers", fan, w.Watchers)
+	}
+	for len(b.watches) < w.Watchers {
+		b.watches = append(b.watches, idle)
+	}
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// Background is the replay's standing load: the watchers and the leases
+// with their keep-alives. Start opens it, Stop closes it. Stats and Stop
+// are safe for concurrent use.
+type Background struct {
+	pl       *Plan
+	cli      *clientv3.Client
+	cancel   context.CancelFunc
+	wg       sync.WaitGroup
+	watchers []clientv3.Watcher
+	leaseIDs []int64
+
+	events, sent, failed atomic.Int64
+
+	stop    sync.Once
+	stopErr error
+}
+
+// BackgroundStats is what the Background did so far.
+type BackgroundStats struct {
+	// Watchers and Streams are the watchers open and their streams.
+	Watchers, Streams int
+	// Events is the watch events received.
+	Events int64
+	// Leases and LeaseKeys are the leases granted and the keys attached.
+	Leases, LeaseKeys int
+	// KeepalivesSent and KeepalivesFailed are the keep-alive messages
+	// sent and those that failed (not sent, or answered "expired").
+	KeepalivesSent, KeepalivesFailed int64
+}
+
+// Stats returns what the Background did so far.
+func (b *Background) Stats() BackgroundStats {
+	return BackgroundStats{Watchers: len(b.pl.bg.watches), Streams: len(b.watchers), Events: b.events.Load(),
+		Leases: len(b.leaseIDs), LeaseKeys: b.pl.bg.leaseKeys, KeepalivesSent: b.sent.Load(), KeepalivesFailed: b.failed.Load()}
+}
+
+// Start opens the standing load: it grants the leases (IDs of the plan's
+// own, TTL from the profile), attaches their keys (under Prefix +
+// "leases/", in txns of at most 128 puts), opens the watchers and waits
+// until every one is created, then renews the leases round robin at the
+// keep-alive rate (profile's keepalivesPerSecond plus its lease-keepalive
+// rows, times Scale) over one LeaseKeepAlive stream: not clientv3's
+// automatic keep-alive, whose rate (TTL/3 per lease) cannot be set. When
+// the workload revokes leases, Start first grants it a few to revoke. A
+// lease renewed too seldom for its TTL expires, as in the source; its
+// later renewals are counted as failed. Every unary call has a deadline;
+// the streams end with Stop. On error what was opened is closed.
+func (pl *Plan) Start(ctx context.Context, cli *clientv3.Client) (*Background, error) {
+	bctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	b := &Background{pl: pl, cli: cli, cancel: cancel}
+	fail := func(err error) (*Background, error) {
+		if serr := b.Stop(ctx); serr != nil {
+			err = errors.Join(err, serr)
+		}
+		return nil, err
+	}
+	if err := b.grant(ctx); err != nil {
+		return fail(err)
+	}
+	if err := b.prime(ctx); err != nil {
+		return fail(err)
+	}
+	if err := b.attach(ctx); err != nil {
+		return fail(err)
+	}
+	if err := b.watch(ctx, bctx); err != nil {
+		return fail(err)
+	}
+	if pl.bg.keepRate > 0 && len(b.leaseIDs) > 0 {
+		b.wg.Go(func() { b.keepalive(bctx) })
+	}
+	return b, nil
+}
+
+// grant grants the leases, a few at a time.
+func (b *Background) grant(ctx context.Context) error {
+	n := b.pl.bg.leases
+	if n == 0 {
+		return nil
+	}
+	lc := pb.NewLeaseClient(b.cli.ActiveConnection())
+	ids := make([]int64, n)
+	errs := make([]error, n)
+	next := atomic.Int64{}
+	var wg sync.WaitGroup
+	for range min(grantWorkers, n) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				id := b.pl.leases.base + backgroundOffset + int64(i)
+				cctx, cancel := context.WithTimeout(ctx, callTimeout)
+				_, err := lc.LeaseGrant(cctx, &pb.LeaseGrantRequest{ID: id, TTL: b.pl.bg.ttl})
+				cancel()
+				if err != nil {
+					errs[i] = fmt.Errorf("grant lease %x: %w", id, err)
+					continue
+				}
+				ids[i] = id
+			}
+		})
+	}
+	wg.Wait()
+	for _, id := range ids {
+		if id != 0 {
+			b.leaseIDs = append(b.leaseIDs, id)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// prime grants the workload's first primedLeases leases when it revokes,
+// before it runs, so that its revokes have leases to revoke from the
+// start. Start must be called before the workload runs for this.
+func (b *Background) prime(ctx context.Context) error {
+	m := &b.pl.mix
+	if !m.revokes || m.granted.Load() > 0 {
+		return nil
+	}
+	lc := pb.NewLeaseClient(b.cli.ActiveConnection())
+	for range primedLeases {
+		id := m.nextGrant()
+		cctx, cancel := context.WithTimeout(ctx, callTimeout)
+		_, err := lc.LeaseGrant(cctx, &pb.LeaseGrantRequest{ID: id, TTL: m.ttl})
+		cancel()
+		if err != nil {
+			return fmt.Errorf("grant lease %x: %w", id, err)
+		}
+	}
+	return nil
+}
+
+// leaseKey is key i of the leases' keys.
+func (b *Background) leaseKey(i int) string {
+	k := load.Keys{Prefix: b.pl.o.Prefix + "leases/", KeySize: 8, KeySpaceSize: 1 << 32}
+	return string(k.Append(nil, int64(i)))
+}
+
+// attach puts the lease keys, key i on lease i mod leases.
+func (b *Background) attach(ctx context.Context) error {
+	n := b.pl.bg.leaseKeys
+	if n == 0 || len(b.leaseIDs) == 0 {
+		return nil
+	}
+	value := string(load.RandomValue(leaseValueBytes))
+	for from := 0; from < n; from += maxTxnOps {
+		var ops []clientv3.Op
+		for i := from; i < min(n, from+maxTxnOps); i++ {
+			ops = append(ops, clientv3.OpPut(b.leaseKey(i), value, clientv3.WithLease(clientv3.LeaseID(b.leaseIDs[i%len(b.leaseIDs)]))))
+		}
+		cctx, cancel := context.WithTimeout(ctx, callTimeout)
+		_, err := b.cli.Txn(cctx).Then(ops...).Commit()
+		cancel()
+		if err != nil {
+			return fmt.Errorf("attach keys to leases: %w", err)
+		}
+	}
+	return nil
+}
+
+// watch opens the watchers, watcher i on stream i mod Streams (a stream
+// is a clientv3.Watcher of its own), and waits for each to be created.
+func (b *Background) watch(ctx, bctx context.Context) error {
+	bg := &b.pl.bg
+	if len(bg.watches) == 0 {
+		return nil
+	}
+	for range bg.streams {
+		b.watchers = append(b.watchers, clientv3.NewWatcher(b.cli))
+	}
+	created := make(chan bool, len(bg.watches))
+	for i, prefix := range bg.watches {
+		ch := b.watchers[i%len(b.watchers)].Watch(bctx, prefix, clientv3.WithPrefix(), clientv3.WithCreatedNotify())
+		b.wg.Go(func() {
+			first := true
+			for resp := range ch {
+				if first {
+					created <- resp.Created
+					first = false
+				}
+				b.events.Add(int64(len(resp.Events)))
+			}
+			if first {
+				created <- false
+			}
+		})
+	}
+	timer := time.NewTimer(callTimeout)
+	defer timer.Stop()
+	for range bg.watches {
+		select {
+		case ok := <-created:
+			if !ok {
+				return errors.New("open a watcher: the server refused it")
+			}
+		case <-timer.C:
+			return fmt.Errorf("open %d watchers: not all created within %s", len(bg.watches), callTimeout)
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// keepalive renews the leases round robin at the keep-alive rate until
+// ctx ends, reopening the stream when it breaks.
+func (b *Background) keepalive(ctx context.Context) {
+	rate := b.pl.bg.keepRate
+	start := time.Now()
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	var k int64
+	for ctx.Err() == nil {
+		sctx, cancel := context.WithCancel(ctx)
+		stream, err := pb.NewLeaseClient(b.cli.ActiveConnection()).LeaseKeepAlive(sctx)
+		if err != nil {
+			cancel()
+			b.failed.Add(1)
+			timer.Reset(keepaliveRetry)
+			select {
+			case <-timer.C:
+			case <-ctx.Done():
+			}
+			continue
+		}
+		var recv sync.WaitGroup
+		recv.Go(func() {
+			for {
+				r, err := stream.Recv()
+				if err != nil {
+					return
+				}
+				if r.TTL <= 0 {
+					b.failed.Add(1)
+				}
+			}
+		})
+		for {
+			due := start.Add(time.Duration(float64(k) / rate * float64(time.Second)))
+			if wait := time.Until(due); wait > 0 {
+				timer.Reset(wait)
+				select {
+				case <-timer.C:
+				case <-ctx.Done():
+				}
+			}
+			if ctx.Err() != nil {
+				break
+			}
+			id := b.leaseIDs[k%int64(len(b.leaseIDs))]
+			k++
+			b.sent.Add(1)
+			if err := stream.Send(&pb.LeaseKeepAliveRequest{ID: id}); err != nil {
+				b.failed.Add(1)
+				break
+			}
+		}
+		cancel()
+		recv.Wait()
+	}
+}
+
+// Stop closes the watchers, stops the keep-alives and revokes every lease
+// of the replay (the Background's and those the Workload granted and did
+// not revoke, found by their IDs), each call with its own deadline, even
+// when ctx is cancelled. It is idempotent: later calls return the first's
+// error.
+func (b *Background) Stop(ctx context.Context) error {
+	b.stop.Do(func() {
+		b.cancel()
+		for _, w := range b.watchers {
+			_ = w.Close()
+		}
+		b.wg.Wait()
+		b.stopErr = b.pl.revokeAll(context.WithoutCancel(ctx), b.cli)
+	})
+	return b.stopErr
+}
+
+// revokeAll revokes every lease in the plan's ID range.
+func (pl *Plan) revokeAll(ctx context.Context, cli *clientv3.Client) error {
+	cctx, cancel := context.WithTimeout(ctx, callTimeout)
+	l, err := cli.Leases(cctx)
+	cancel()
+	if err != nil {
+		return fmt.Errorf("list leases: %w", err)
+	}
+	var errs []error
+	for _, s := range l.Leases {
+		if !pl.leases.contains(int64(s.ID)) {
+			continue
+		}
+		cctx, cancel := context.WithTimeout(ctx, callTimeout)
+		_, err := cli.Revoke(cctx, s.ID)
+		cancel()
+		if err != nil && !errors.Is(err, rpctypes.ErrLeaseNotFound) {
+			errs = append(errs, fmt.Errorf("revoke lease %x: %w", int64(s.ID), err))
+		}
+	}
+	return errors.Join(errs...)
+}
