@@ -3,6 +3,7 @@ package profile
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -28,7 +29,7 @@ func (o *Options) metricsURLs(ctx context.Context) ([]string, []string) {
 		return o.MetricsURLs, nil
 	}
 	fallback := func(err error) ([]string, []string) {
-		return o.Conn.Endpoints, []string{fmt.Sprintf("the member list could not be read (%s): only the endpoints' metrics were scraped", etcdclient.Describe(err))}
+		return o.endpointURLs(), []string{fmt.Sprintf("the member list could not be read (%s): only the endpoints' metrics were scraped", etcdclient.Describe(err))}
 	}
 	cli, err := client(o.Conn)
 	if err != nil {
@@ -48,7 +49,24 @@ func (o *Options) metricsURLs(ctx context.Context) ([]string, []string) {
 		}
 	}
 	if len(urls) == 0 {
-		return o.Conn.Endpoints, nil
+		return o.endpointURLs(), nil
 	}
 	return urls, nil
+}
+
+// endpointURLs are the endpoints as URLs: etcdctl's host:port gets
+// https:// when the connection has TLS files, else http://.
+func (o *Options) endpointURLs() []string {
+	out := make([]string, len(o.Conn.Endpoints))
+	for i, ep := range o.Conn.Endpoints {
+		switch {
+		case strings.Contains(ep, "://"):
+			out[i] = ep
+		case o.Conn.CACert != "" || o.Conn.Cert != "":
+			out[i] = "https://" + ep
+		default:
+			out[i] = "http://" + ep
+		}
+	}
+	return out
 }
