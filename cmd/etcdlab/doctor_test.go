@@ -85,3 +85,33 @@ func TestDoctorCLI(t *testing.T) {
 	}
 	oneLine(t, strings.Join(msgs, "\n"))
 }
+
+// TestProfileBadInput: profile's bad input is one line and exit 2, before
+// anything is dialled (the endpoint here would refuse).
+func TestProfileBadInput(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	ep := "http://127.0.0.1:1"
+	for _, args := range [][]string{
+		{"profile"},
+		{"profile", "--endpoints", ep, "--window", "-1s"},
+		{"profile", "--endpoints", ep, "--window", "0s"},
+		{"profile", "--endpoints", ep, "--census-max-requests", "0"},
+		{"profile", "--endpoints", ep, "--since", "1h"},
+		{"profile", "--endpoints", ep, "--prometheus", "ftp://x"},
+		{"profile", "--endpoints", ep, "--prometheus", "http://u:secret@prom:9090", "--prometheus-selector", "job=etcd"},
+		{"profile", "--endpoints", ep, "--apiserver-metrics", "not a url"},
+		{"profile", "--endpoints", ep, "--metrics-urls", "127.0.0.1:2381"},
+		{"profile", "--endpoints", ep, "--apiserver-token-file", "/nonexistent"},
+		{"profile", "--endpoints", ep, "-o", "xml"},
+	} {
+		code, out, errs := runCLI(ctx, args...)
+		if code != 2 || out != "" {
+			t.Errorf("%v: exit %d, stdout %q, want 2 and nothing (%s)", args, code, out, errs)
+		}
+		if strings.Contains(errs, "secret") || strings.Contains(errs, "profile: ") {
+			t.Errorf("%v: stderr %q shows a secret or started", args, errs)
+		}
+		oneLine(t, errs)
+	}
+}

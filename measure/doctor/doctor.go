@@ -20,6 +20,7 @@ import (
 	judgedoctor "github.com/etcdlab/etcdlab/judge/doctor"
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
 	"github.com/etcdlab/etcdlab/measure/disk"
+	"github.com/etcdlab/etcdlab/observe/census"
 	"github.com/etcdlab/etcdlab/observe/envinfo"
 	"github.com/etcdlab/etcdlab/observe/logscan"
 	"github.com/etcdlab/etcdlab/observe/promhist"
@@ -256,23 +257,16 @@ func keyspace(ctx context.Context, o Options, members []result.DoctorMember) (*r
 	if pick < 0 {
 		return nil, errors.New("keyspace census: no member answered")
 	}
-	page, pace := o.KeyspacePage, o.KeyspacePace
-	if page == 0 {
-		page = censusPage
-	}
-	if pace == 0 {
-		pace = censusPace
-	}
 	cli, err := one(o.Conn, members[pick].Endpoint)
 	if err != nil {
 		return nil, fmt.Errorf("keyspace census: %w", err)
 	}
 	defer cli.Close()
-	c, note := census(ctx, cli, page, pace)
-	if note != "" {
-		return c, errors.New("keyspace census on " + members[pick].Name + ": " + note)
+	c := census.Read(ctx, cli, census.Options{Page: o.KeyspacePage, Pace: o.KeyspacePace, Timeout: requestTimeout})
+	if c.Stopped != "" {
+		return c.KeyspaceCensus(), errors.New("keyspace census on " + members[pick].Name + ": " + c.Stopped)
 	}
-	return c, nil
+	return c.KeyspaceCensus(), nil
 }
 
 // parallel runs f for 0..n-1 concurrently and waits.

@@ -1,11 +1,11 @@
-package doctor
+package census
 
 import (
 	"slices"
 	"testing"
 )
 
-func TestPrefixGroups(t *testing.T) {
+func TestGroups(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		key  string
@@ -21,7 +21,7 @@ func TestPrefixGroups(t *testing.T) {
 		{"compact_rev_key", []string{"(other)"}},
 		{"app/config", []string{"app/"}},
 	} {
-		if got := prefixGroups(tc.key); !slices.Equal(got, tc.want) {
+		if got := Groups(tc.key); !slices.Equal(got, tc.want) {
 			t.Errorf("%q: %v, want %v", tc.key, got, tc.want)
 		}
 	}
