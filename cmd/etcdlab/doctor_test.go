@@ -115,3 +115,23 @@ func TestProfileBadInput(t *testing.T) {
 		oneLine(t, errs)
 	}
 }
+
+// TestProfileCLI: profile on a live cluster writes a profile that reads
+// back (--out, atomically) and a summary on stderr.
+func TestProfileCLI(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c := startCluster(t, cluster.Options{Members: 1})
+	out := filepath.Join(t.TempDir(), "p.yaml")
+	code, stdout, errs := runCLI(ctx, "profile", "--endpoints", strings.Join(c.Client().Endpoints, ","), "--window", "1s", "--out", out)
+	if code != 0 || stdout != "" {
+		t.Fatalf("exit %d, stdout %q: %s", code, stdout, errs)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "kind: etcdlab-profile") || !strings.Contains(errs, "requests/s") || !strings.Contains(errs, "keys") {
+		t.Errorf("profile:\n%s\nstderr:\n%s", b, errs)
+	}
+}
