@@ -33,6 +33,10 @@ func replayText(run result.Run) string {
 	}
 	if len(rp.Rows) > 0 {
 		rows := make([][]string, 0, len(rp.Rows))
+		notes := false
+		for _, r := range rp.Rows {
+			notes = notes || r.Note != ""
+		}
 		for _, r := range rp.Rows {
 			verdict := "ok"
 			if r.Off {
@@ -42,9 +46,17 @@ func replayText(run result.Run) string {
 			if r.Unit != "" && r.Unit != "B" {
 				name += " (" + r.Unit + ")"
 			}
-			rows = append(rows, []string{name, fidelityFigure(r.Want, r.Unit), fidelityFigure(r.Got, r.Unit), fmt.Sprintf("%.2f", r.Ratio), fmt.Sprintf("±%.0f%%", 100*r.Tolerance), verdict, r.Note})
+			row := []string{name, fidelityFigure(r.Want, r.Unit), fidelityFigure(r.Got, r.Unit), fmt.Sprintf("%.2f", r.Ratio), fmt.Sprintf("±%.0f%%", 100*r.Tolerance), verdict}
+			if notes {
+				row = append(row, r.Note)
+			}
+			rows = append(rows, row)
 		}
-		_ = table.Write(&b, []string{"figure", "profile", "replay", "ratio", "tolerance", "", "note"}, rows)
+		head := []string{"figure", "profile", "replay", "ratio", "tolerance", ""}
+		if notes {
+			head = append(head, "note")
+		}
+		_ = table.Write(&b, head, rows)
 	}
 	if len(run.Ops) > 1 {
 		b.WriteString("Requests by operation:")

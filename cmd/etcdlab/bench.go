@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/etcdlab/etcdlab/internal/exitcode"
 	"github.com/etcdlab/etcdlab/measure/bench"
 	"github.com/spf13/cobra"
 )
@@ -67,7 +68,7 @@ What differs, on purpose:
 	pf.SortFlags = false
 	b.flags.RegisterGlobal(pf)
 	for _, s := range bench.Subcommands() {
-		args := cobra.RangeArgs(s.MinArgs, s.MaxArgs)
+		args := usageArgs(s)
 		if s.MaxArgs == 0 {
 			args = noArgs
 		}
@@ -92,4 +93,15 @@ What differs, on purpose:
 // are c's positional arguments. Nothing runs.
 func (b *benchCommand) commandLine(c *cobra.Command, args []string) bench.CommandLine {
 	return b.flags.CommandLine(c.Name(), args, c.Flags().Changed)
+}
+
+// usageArgs checks a bench subcommand's positional arguments as a usage
+// error (exit 2) that shows its usage line: "bench replay PROFILE".
+func usageArgs(s bench.Subcommand) cobra.PositionalArgs {
+	return func(c *cobra.Command, args []string) error {
+		if len(args) < s.MinArgs || len(args) > s.MaxArgs {
+			return exitcode.Usagef("%s: got %d arguments; usage: %s %s", c.CommandPath(), len(args), c.Parent().CommandPath(), s.Use)
+		}
+		return nil
+	}
 }

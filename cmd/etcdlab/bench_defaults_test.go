@@ -290,11 +290,14 @@ func TestBenchParamNames(t *testing.T) {
 		"KubeReal":       true, // the real control plane's: --kube-version, --state-file (and Dir, the library's)
 		"Engines":        true, // the engines the caller offers (engines.All)
 		"Watch":          true, // watch-latency's options, whose fields are checked below
+		"Replay":         true, // bench replay's options, whose fields are checked below
 		"SessionOptions": true, // the sessions' options, whose fields are checked below
-		"Observers":      true} // what the caller has follow the runs (the CLI: live metrics from --listen-metrics, progress)
+		"Observers":      true, // what the caller has follow the runs (the CLI: live metrics from --listen-metrics, progress)
+		"Path":           true, // bench replay's argument
+		"Profile":        true} // the profile Path holds, read by Validate
 	b := (&app{stdout: io.Discard, stderr: io.Discard}).newBench()
 	var fields []string
-	for _, typ := range []reflect.Type{reflect.TypeFor[bench.Config](), reflect.TypeFor[bench.WatchOptions](), reflect.TypeFor[bench.SessionOptions]()} {
+	for _, typ := range []reflect.Type{reflect.TypeFor[bench.Config](), reflect.TypeFor[bench.WatchOptions](), reflect.TypeFor[bench.SessionOptions](), reflect.TypeFor[bench.ReplayOptions]()} {
 		for i := range typ.NumField() {
 			fields = append(fields, typ.Field(i).Name)
 		}

@@ -36,9 +36,14 @@ type backgroundPlan struct {
 	leases    int
 	ttl       int64
 	leaseKeys int
-	keepRate  float64  // keep-alives per second, Scale applied
-	watches   []string // a prefix per watcher
-	streams   int
+	// leaseGroup, when set, is the preloaded group whose first keys the
+	// leases hold (the source's lease keys were keys of its keyspace, and
+	// the census counted them there), as many as it has; the rest, or all
+	// without a group, are keys of the replay's own under "leases/".
+	leaseGroup *group
+	keepRate   float64  // keep-alives per second, Scale applied
+	watches    []string // a prefix per watcher
+	streams    int
 }
 
 // buildBackground plans the leases and the watchers.
@@ -59,6 +64,9 @@ func (pl *Plan) buildBackground() {
 		b.leases, b.ttl = l.Count, int64(l.TTL.D()/time.Second)
 		b.leaseKeys = int(math.Round(l.KeysPerLease * float64(l.Count)))
 		b.keepRate = l.KeepalivesPerSecond
+		if g := pl.group(l.Prefix); l.Prefix != "" && g != nil {
+			b.leaseGroup = g
+		}
 	}
 	rows := 0.0
 	for _, o := range pl.p.Operations {
@@ -66,7 +74,10 @@ func (pl *Plan) buildBackground() {
 			rows += o.Rate
 		}
 	}
-	b.keepRate = (b.keepRate + rows) * pl.o.Scale
+	// The leases' renewals and the lease-keepalive rows are the same
+	// renewals read from two metrics (renewed_total, and the keep-alive
+	// messages sent): the larger, not their sum.
+	b.keepRate = max(b.keepRate, rows) * pl.o.Scale
 	if b.ttl <= 0 {
 		b.ttl = int64(defaultLeaseTTL / time.Second)
 	}
@@ -148,6 +159,9 @@ type Background struct {
 	wg       sync.WaitGroup
 	watchers []clientv3.Watcher
 	leaseIDs []int64
+	// leaseValue is the value of the replay's own lease keys (set by
+	// attach, before any is written).
+	leaseValue string
 
 	events, sent, failed atomic.Int64
 
@@ -268,10 +282,14 @@ func (b *Background) prime(ctx context.Context) error {
 	return nil
 }
 
-// leaseKey is key i of the leases' keys.
-func (b *Background) leaseKey(i int) string {
+// leaseKey is key i of the leases' keys and its value: key i of the lease
+// group while it has one, else of the replay's own "leases/".
+func (b *Background) leaseKey(i int) (string, string) {
+	if g := b.pl.bg.leaseGroup; g != nil && int64(i) < g.n() {
+		return string(g.keys.Append(nil, int64(i))), string(g.value)
+	}
 	k := load.Keys{Prefix: b.pl.o.Prefix + "leases/", KeySize: 8, KeySpaceSize: 1 << 32}
-	return string(k.Append(nil, int64(i)))
+	return string(k.Append(nil, int64(i))), b.leaseValue
 }
 
 // attach puts the lease keys, key i on lease i mod leases.
@@ -280,11 +298,12 @@ func (b *Background) attach(ctx context.Context) error {
 	if n == 0 || len(b.leaseIDs) == 0 {
 		return nil
 	}
-	value := string(load.RandomValue(leaseValueBytes))
+	b.leaseValue = string(load.RandomValue(leaseValueBytes))
 	for from := 0; from < n; from += maxTxnOps {
 		var ops []clientv3.Op
 		for i := from; i < min(n, from+maxTxnOps); i++ {
-			ops = append(ops, clientv3.OpPut(b.leaseKey(i), value, clientv3.WithLease(clientv3.LeaseID(b.leaseIDs[i%len(b.leaseIDs)]))))
+			key, value := b.leaseKey(i)
+			ops = append(ops, clientv3.OpPut(key, value, clientv3.WithLease(clientv3.LeaseID(b.leaseIDs[i%len(b.leaseIDs)]))))
 		}
 		cctx, cancel := context.WithTimeout(ctx, callTimeout)
 		_, err := b.cli.Txn(cctx).Then(ops...).Commit()

@@ -168,7 +168,11 @@ func (pl *Plan) WriteBytes() int64 {
 	}
 	b := perReq * pl.curve.Requests()
 	if l := pl.p.Leases; l != nil {
-		b += math.Round(l.KeysPerLease*float64(l.Count)) * (float64(len(pl.o.Prefix)) + 32 + leaseValueBytes)
+		vb := float64(leaseValueBytes)
+		if g := pl.bg.leaseGroup; g != nil {
+			vb = max(vb, float64(len(g.value)))
+		}
+		b += math.Round(l.KeysPerLease*float64(l.Count)) * (float64(len(pl.o.Prefix)) + 32 + vb)
 	}
 	return int64(b)
 }

@@ -185,8 +185,12 @@ type Leases struct {
 	// Count is the leases alive; TTL their median granted TTL.
 	Count int             `json:"count"`
 	TTL   result.Duration `json:"ttl,omitempty"`
-	// KeysPerLease is the mean number of keys attached to a lease.
+	// KeysPerLease is the mean number of keys attached to a lease;
+	// Prefix the prefix most of them are under (they are keys of the
+	// keyspace too: a replay attaches its leases to that prefix's
+	// preloaded keys rather than add keys of its own).
 	KeysPerLease float64 `json:"keysPerLease,omitempty"`
+	Prefix       string  `json:"prefix,omitempty"`
 	// KeepalivesPerSecond is leases renewed per second.
 	KeepalivesPerSecond float64 `json:"keepalivesPerSecond,omitempty"`
 	From                string  `json:"from,omitempty"`

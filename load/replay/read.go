@@ -20,7 +20,13 @@ const maxProfileBytes = 64 << 20
 // ReadFile reads and checks the profile at path. Every error is an
 // invalid.Error of one line naming the file: a profile that cannot be
 // replayed is bad input.
+//
+// A path "sample:NAME" is one of the sample profiles shipped with etcdlab
+// (Samples).
 func ReadFile(path string) (*Profile, error) {
+	if name, ok := strings.CutPrefix(path, SamplePrefix); ok {
+		return sample(name)
+	}
 	fi, err := os.Stat(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {

@@ -119,6 +119,12 @@ func fromCensus(p *replay.Profile, c *census.Census) {
 				keys += n
 			}
 			out.KeysPerLease = float64(keys) / float64(l.Sampled)
+			most := 0
+			for g, n := range l.KeyGroups {
+				if n > most || n == most && g < out.Prefix {
+					out.Prefix, most = g, n
+				}
+			}
 			from += fmt.Sprintf("; ttl (median granted) and keys per lease: LeaseTimeToLive of %d leases", l.Sampled)
 		}
 		if out.From != "" {

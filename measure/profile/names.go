@@ -59,6 +59,8 @@ const (
 	LeaseTTL metrics.Name = "etcd_debugging_lease_ttl_total"
 	// keepaliveMethod is the grpc_method of keepalives.
 	keepaliveMethod = "LeaseKeepAlive"
+	// watchMethod is the grpc_method of watch streams.
+	watchMethod = "Watch"
 )
 
 // Families are the metric families FromWindow reads: a caller that

@@ -58,9 +58,10 @@ func (p pair) rate(name metrics.Name) (float64, bool) {
 //     increases less the cluster's Put and DeleteRange requests, per Txn
 //     request (0 when the difference is not positive);
 //   - a range's response size is etcd_network_client_grpc_sent_bytes_total
-//     summed over members, less the watch events sent (each counted at the
-//     mean put size) and 32 bytes for every other unary response, per
-//     Range request: an estimate, said in the row's From;
+//     summed over members, less the watch events sent (each at the mean
+//     put size plus its wire overhead, and each watch message's own bytes)
+//     and what every other response takes (see unaryResponse), per Range
+//     request: an estimate, said in the row's From;
 //   - watchers and streams are the members' gauges at the end, summed;
 //     events per second etcd_debugging_mvcc_events_total's increase,
 //     summed; fan-out events per revision the leader's store moved;
@@ -253,10 +254,30 @@ func (d *deriver) txnShape(txns, leadPuts float64) *replay.TxnShape {
 	return s
 }
 
-// unaryHeader is what etcdlab counts for a unary response other than a
-// Range's: its ResponseHeader (cluster and member IDs, revision, term),
-// about 20 to 30 bytes, and the message around it.
-const unaryHeader = 32
+// Wire sizes the derivation of a Range's response size takes off the
+// bytes etcd sent its clients (etcd_network_client_grpc_sent_bytes_total
+// counts every response message's protobuf size), measured on a 3.7
+// member by TestWireSizes, which holds them within a quarter:
+//   - unaryResponse: a response other than a Range's carries a
+//     ResponseHeader (cluster and member IDs, revision, term) and little
+//     else: 28 bytes for a Put's;
+//   - keepaliveResponse: a LeaseKeepAliveResponse, the header, the lease's
+//     ID and TTL: about 42;
+//   - watchMessage: a WatchResponse's own bytes (header, watch ID), about
+//     30, once per message (grpc_server_msg_sent_total{grpc_method=
+//     "Watch"}), however many events it carries;
+//   - watchEvent: an event's bytes beyond its key and value (revisions,
+//     version, the wrappers), about 18, once per event sent.
+//
+// Without the per-message and per-event terms, a watch-heavy cluster's
+// events (48 bytes each beyond the put at one event per message) pass for
+// range responses: at 940 events/s and 6 ranges/s that is 7 KB a range.
+const (
+	unaryResponse     = 28
+	keepaliveResponse = 42
+	watchMessage      = 30
+	watchEvent        = 18
+)
 
 // rangeBytes is a Range response's mean size: the bytes sent to clients
 // less what other responses took, per Range.
@@ -273,9 +294,20 @@ func (d *deriver) rangeBytes(ranges, meanPut float64) (float64, string, bool) {
 		}
 	}
 	ka := d.keepalives()
-	rest := sent - events*meanPut - (others+ka)*unaryHeader
-	how := fmt.Sprintf("%s summed over members, less watch events × the mean put size and %d bytes per other response, per Range (an estimate)", metrics.ClientGRPCSent, unaryHeader)
+	msgs := d.watchMessages()
+	rest := sent - events*(meanPut+watchEvent) - msgs*watchMessage - others*unaryResponse - ka*keepaliveResponse
+	how := fmt.Sprintf("%s summed over members, less watch events at the mean put size plus %d bytes each and %d bytes per watch message (%s), %d bytes per other unary response and %d per keep-alive answered, per Range (an estimate)",
+		metrics.ClientGRPCSent, watchEvent, watchMessage, GRPCMsgSent, unaryResponse, keepaliveResponse)
 	return max(rest/ranges, 0), how, true
+}
+
+// watchMessages is the cluster's watch response messages per second.
+func (d *deriver) watchMessages() float64 {
+	var s float64
+	for _, m := range d.members {
+		s += metrics.IncreaseBy(m.b, m.a, GRPCMsgSent, metrics.GRPCMethodLabel, nil)[watchMethod] / m.secs
+	}
+	return s
 }
 
 // keepalives is the cluster's keepalive messages per second.
@@ -366,7 +398,7 @@ func (d *deriver) totals() {
 	k.Keys = int64(keys)
 	rev, _ := d.lead.a.Gauge(CurrentRevision)
 	crev, _ := d.lead.a.Gauge(CompactRevision)
-	k.Revision, k.CompactRevision = int64(rev), int64(crev)
+	k.Revision, k.CompactRevision = int64(rev), max(int64(crev), 0) // -1: never compacted
 	k.DBSize = int64(sa)
 	inUse, _ := d.lead.a.FirstGauge(metrics.DBInUse, metrics.OldDBInUse)
 	k.DBSizeInUse = int64(inUse)

@@ -87,6 +87,10 @@ type Leases struct {
 	Sampled int
 	TTLs    []int64
 	Keys    []int
+	// KeyGroups counts the sampled leases' attached keys by group (the
+	// most specific of Groups), so that a replay can put its lease keys
+	// where the source's were.
+	KeyGroups map[string]int
 }
 
 // KeyspaceCensus is c as doctor's result model: keys and bytes per group.
@@ -241,6 +245,13 @@ func (r *run) leases(ctx context.Context) {
 		l.Sampled++
 		l.TTLs = append(l.TTLs, t.GrantedTTL)
 		l.Keys = append(l.Keys, len(t.Keys))
+		for _, k := range t.Keys {
+			gs := Groups(string(k))
+			if l.KeyGroups == nil {
+				l.KeyGroups = map[string]int{}
+			}
+			l.KeyGroups[gs[len(gs)-1]]++
+		}
 	}
 }
 
