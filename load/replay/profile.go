@@ -174,10 +174,15 @@ type Watches struct {
 	From     string        `json:"from,omitempty"`
 }
 
-// WatchPrefix is the watchers on one prefix.
+// WatchPrefix is the watchers on one prefix: a replay opens Watchers
+// watchers on it (the rest of Watches.Watchers are placed by FanOut).
 type WatchPrefix struct {
 	Prefix   string `json:"prefix"`
 	Watchers int    `json:"watchers"`
+	// PrevKV says the watchers ask for each event's previous key-value
+	// (kube-apiserver's watch caches do): their events carry the old
+	// value too, about twice a put's bytes on the wire.
+	PrevKV bool `json:"prevKV,omitempty"`
 }
 
 // Leases is the lease load.

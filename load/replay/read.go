@@ -129,6 +129,13 @@ func (p *Profile) Validate() error {
 	if w := p.Watches; w != nil && (w.Watchers < 0 || w.Streams < 0 || w.EventsPerSecond < 0 || w.FanOut < 0) {
 		return invalid.Errorf("profile: watches: counts and rates must not be negative")
 	}
+	if w := p.Watches; w != nil {
+		for i, wp := range w.Prefixes {
+			if wp.Watchers < 0 || wp.Prefix == "" {
+				return invalid.Errorf("profile: watches.prefixes[%d]: a prefix and a watcher count that is not negative are required", i)
+			}
+		}
+	}
 	if l := p.Leases; l != nil {
 		if l.Count < 0 || l.KeepalivesPerSecond < 0 || l.KeysPerLease < 0 {
 			return invalid.Errorf("profile: leases: counts and rates must not be negative")
