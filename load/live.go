@@ -39,6 +39,8 @@ type Live struct {
 	depth   int    // Begin calls not ended
 	sources map[*liveSource]struct{}
 	totals  map[string]*liveOp // finished runs' requests by operation name
+	// attached are collectors a running workload added (Attach).
+	attached map[*attachment]struct{}
 	scratch []*hdrhistogram.Histogram
 }
 
@@ -58,7 +60,32 @@ func NewLive(o LiveOptions) *Live {
 	if o.AgentCount <= 0 {
 		o.AgentIndex, o.AgentCount = 0, 1
 	}
-	return &Live{o: o, descs: newLiveDescs(), sources: map[*liveSource]struct{}{}, totals: map[string]*liveOp{}}
+	return &Live{o: o, descs: newLiveDescs(), sources: map[*liveSource]struct{}{}, totals: map[string]*liveOp{},
+		attached: map[*attachment]struct{}{}}
+}
+
+// attachment is one Attach call's collector.
+type attachment struct{ c prometheus.Collector }
+
+// Attach adds c's metrics to the Live's until the returned function is
+// called: a workload's own view of what it sends, in the names of the
+// system it emulates (load/kube's kube-apiserver storage metrics). They
+// are unchecked (the Live does not describe them), so a pedantic registry
+// refuses them; a plain prometheus.Registry serves them. Their values
+// vanish with detach, as a restarted process's would.
+func (l *Live) Attach(c prometheus.Collector) (detach func()) {
+	a := &attachment{c: c}
+	l.mu.Lock()
+	l.attached[a] = struct{}{}
+	l.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			l.mu.Lock()
+			delete(l.attached, a)
+			l.mu.Unlock()
+		})
+	}
 }
 
 // Begin names the run in progress (etcdlab_run_info's run label) until the
@@ -151,7 +178,14 @@ func (l *Live) Collect(ch chan<- prometheus.Metric) {
 		}
 	}
 	run := l.run
+	attached := make([]prometheus.Collector, 0, len(l.attached))
+	for a := range l.attached {
+		attached = append(attached, a.c)
+	}
 	l.mu.Unlock()
+	for _, c := range attached {
+		c.Collect(ch)
+	}
 
 	d := &l.descs
 	for name, op := range ops {

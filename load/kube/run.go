@@ -51,6 +51,10 @@ func Run(ctx context.Context, cli *clientv3.Client, s Spec) (run result.Run, err
 		defer stopLive() // after the control plane stopped (deferred below, run first)
 	}
 	cp := newControlPlane(s, st, granted)
+	if s.Live != nil {
+		detach := s.Live.Attach(newAPIMetrics(st, cp.apis))
+		defer detach()
+	}
 	cp.tr = newTracker(cp.apis[0], s.Progress)
 
 	runCtx, stop := context.WithCancel(ctx)

@@ -79,7 +79,12 @@ type Spec struct {
 	// (manifest mode) from one goroutine; it must not block.
 	Progress func(ready, total int)
 	// Live, if set, shows the run's etcd requests (by the operation
-	// names of its results) as Prometheus metrics while it runs.
+	// names of its results) as Prometheus metrics while it runs, and the
+	// emulated kube-apiservers' storage metrics as a real one names them
+	// (etcd_requests_total, apiserver_resource_objects) with their count
+	// (etcdlab_kube_apiservers): one endpoint for all of them, so that
+	// `etcdlab profile --apiserver-metrics` reads bench kube's
+	// --listen-metrics as it reads kube-apiservers.
 	Live *load.Live
 }
 

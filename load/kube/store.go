@@ -64,6 +64,9 @@ type store struct {
 	dropped atomic.Int64
 	// etcd counts the recorded requests as etcd_requests_total does.
 	etcd etcdCounts
+	// objects is each resource's last count poll plus one (0: none yet),
+	// apiserver_resource_objects.
+	objects [numResources]atomic.Int64
 }
 
 // newStore sends the storage layer's requests through etcd's kubernetes
@@ -335,6 +338,9 @@ func (s *store) count(ctx context.Context, r res) (int64, error) {
 		n, err = s.kv.Count(ctx, s.keys.resourcePrefix(r), kubernetes.CountOptions{})
 		return err
 	})
+	if err == nil {
+		s.objects[r].Store(n + 1)
+	}
 	return n, err
 }
 
