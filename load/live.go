@@ -41,7 +41,7 @@ type Live struct {
 	totals  map[string]*liveOp // finished runs' requests by operation name
 	// attached are collectors a running workload added (Attach).
 	attached map[*attachment]struct{}
-	scratch []*hdrhistogram.Histogram
+	scratch  []*hdrhistogram.Histogram
 }
 
 // liveSource is one run in progress as Live reads it.
