@@ -14,6 +14,7 @@ import (
 	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"google.golang.org/protobuf/proto"
 )
 
 // Lease keys and keep-alives.
@@ -41,16 +42,26 @@ type backgroundPlan struct {
 	// the census counted them there), as many as it has; the rest, or all
 	// without a group, are keys of the replay's own under "leases/".
 	leaseGroup *group
-	keepRate   float64  // keep-alives per second, Scale applied
-	watches    []string // a prefix per watcher
+	keepRate   float64     // keep-alives per second, Scale applied
+	watches    []watchSpec // one per watcher
 	streams    int
+}
+
+// watchSpec is one watcher: its prefix and whether it asks for the
+// previous key-value.
+type watchSpec struct {
+	prefix string
+	prevKV bool
 }
 
 // buildBackground plans the leases and the watchers.
 //
 // Watchers are placed so that a write is seen by about FanOut of them
-// (FanOut, or EventsPerSecond over the profile's revisions per second):
-// floor(FanOut) watch the whole Prefix and see every write; for the
+// (FanOut, or EventsPerSecond over the profile's revisions per second).
+// First Watches.Prefixes: their watchers watch Prefix + their prefix (with
+// prev_kv when PrevKV is set), each seeing its group's share of the
+// writes; the fan-out left for the others is FanOut less those shares.
+// Of the others, floor(fan-out left) watch the whole Prefix and see every write; for the
 // fraction left, one watcher each watches the groups whose shares of the
 // mix's writes add up closest to it; the rest watch Prefix + "watch-idle/",
 // where nothing is written (open, costing the server a watcher, sending
@@ -103,20 +114,32 @@ func (pl *Plan) buildBackground() {
 		}
 	}
 	idle := pl.o.Prefix + "watch-idle/"
+	for _, wp := range w.Prefixes {
+		prefix, share := pl.groupPrefix(wp.Prefix), 0.0
+		if g := pl.group(wp.Prefix); g != nil {
+			prefix, share = g.keys.Prefix, g.writeShare
+		}
+		for range min(wp.Watchers, w.Watchers-len(b.watches)) {
+			b.watches = append(b.watches, watchSpec{prefix: prefix, prevKV: wp.PrevKV})
+			fan -= share
+		}
+	}
+	fan = max(fan, 0)
+	placed := len(b.watches)
 	if fan == 0 {
-		for i := range w.Watchers {
-			if len(pl.groups) == 0 {
-				b.watches = append(b.watches, idle)
+		for i := range w.Watchers - placed {
+			if len(pl.groups) == 0 || placed > 0 {
+				b.watches = append(b.watches, watchSpec{prefix: idle})
 				continue
 			}
-			b.watches = append(b.watches, pl.groups[i%len(pl.groups)].keys.Prefix)
+			b.watches = append(b.watches, watchSpec{prefix: pl.groups[i%len(pl.groups)].keys.Prefix})
 		}
 		pl.notef("watches: no fan-out in the profile; %d watchers spread over the prefixes", w.Watchers)
 		return
 	}
-	root := min(w.Watchers, int(math.Floor(fan)))
+	root := min(w.Watchers-placed, int(math.Floor(fan)))
 	for range root {
-		b.watches = append(b.watches, pl.o.Prefix)
+		b.watches = append(b.watches, watchSpec{prefix: pl.o.Prefix})
 	}
 	frac := fan - math.Floor(fan)
 	gs := slices.Clone(pl.groups)
@@ -128,14 +151,14 @@ func (pl *Plan) buildBackground() {
 		}
 		if math.Abs(cum+g.writeShare-frac) < math.Abs(cum-frac) {
 			cum += g.writeShare
-			b.watches = append(b.watches, g.keys.Prefix)
+			b.watches = append(b.watches, watchSpec{prefix: g.keys.Prefix})
 		}
 	}
 	if root < int(math.Floor(fan)) {
 		pl.notef("watches: fan-out %.3g needs more than the profile's %d watchers", fan, w.Watchers)
 	}
 	for len(b.watches) < w.Watchers {
-		b.watches = append(b.watches, idle)
+		b.watches = append(b.watches, watchSpec{prefix: idle})
 	}
 }
 
@@ -164,6 +187,9 @@ type Background struct {
 	leaseValue string
 
 	events, sent, failed atomic.Int64
+	// watchBytes and keepaliveBytes are the responses' protobuf sizes
+	// received, as etcd counts the bytes it sends.
+	watchBytes, keepaliveBytes atomic.Int64
 
 	stop    sync.Once
 	stopErr error
@@ -180,12 +206,19 @@ type BackgroundStats struct {
 	// KeepalivesSent and KeepalivesFailed are the keep-alive messages
 	// sent and those that failed (not sent, or answered "expired").
 	KeepalivesSent, KeepalivesFailed int64
+	// WatchBytes and KeepaliveBytes are the bytes of the watch and
+	// keep-alive responses received: each message's protobuf size, as
+	// etcd_network_client_grpc_sent_bytes_total counts it (a watch
+	// response's watch ID, which clientv3 does not show, counted as 2
+	// bytes).
+	WatchBytes, KeepaliveBytes int64
 }
 
 // Stats returns what the Background did so far.
 func (b *Background) Stats() BackgroundStats {
 	return BackgroundStats{Watchers: len(b.pl.bg.watches), Streams: len(b.watchers), Events: b.events.Load(),
-		Leases: len(b.leaseIDs), LeaseKeys: b.pl.bg.leaseKeys, KeepalivesSent: b.sent.Load(), KeepalivesFailed: b.failed.Load()}
+		Leases: len(b.leaseIDs), LeaseKeys: b.pl.bg.leaseKeys, KeepalivesSent: b.sent.Load(), KeepalivesFailed: b.failed.Load(),
+		WatchBytes: b.watchBytes.Load(), KeepaliveBytes: b.keepaliveBytes.Load()}
 }
 
 // Start opens the standing load: it grants the leases (IDs of the plan's
@@ -326,8 +359,12 @@ func (b *Background) watch(ctx, bctx context.Context) error {
 		b.watchers = append(b.watchers, clientv3.NewWatcher(b.cli))
 	}
 	created := make(chan bool, len(bg.watches))
-	for i, prefix := range bg.watches {
-		ch := b.watchers[i%len(b.watchers)].Watch(bctx, prefix, clientv3.WithPrefix(), clientv3.WithCreatedNotify())
+	for i, ws := range bg.watches {
+		opts := []clientv3.OpOption{clientv3.WithPrefix(), clientv3.WithCreatedNotify()}
+		if ws.prevKV {
+			opts = append(opts, clientv3.WithPrevKV())
+		}
+		ch := b.watchers[i%len(b.watchers)].Watch(bctx, ws.prefix, opts...)
 		b.wg.Go(func() {
 			first := true
 			for resp := range ch {
@@ -336,6 +373,7 @@ func (b *Background) watch(ctx, bctx context.Context) error {
 					first = false
 				}
 				b.events.Add(int64(len(resp.Events)))
+				b.watchBytes.Add(int64(watchResponseSize(&resp)))
 			}
 			if first {
 				created <- false
@@ -387,6 +425,7 @@ func (b *Background) keepalive(ctx context.Context) {
 				if err != nil {
 					return
 				}
+				b.keepaliveBytes.Add(int64(proto.Size(r)))
 				if r.TTL <= 0 {
 					b.failed.Add(1)
 				}
@@ -455,4 +494,15 @@ func (pl *Plan) revokeAll(ctx context.Context, cli *clientv3.Client) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// watchIDBytes is a watch response's watch ID field as counted: clientv3
+// does not show the ID; a stream's IDs are small, a tag and one byte.
+const watchIDBytes = 2
+
+// watchResponseSize is the protobuf size of the WatchResponse etcd sent
+// for resp (etcd counts each message's marshalled size as sent bytes).
+func watchResponseSize(resp *clientv3.WatchResponse) int {
+	m := &pb.WatchResponse{Header: resp.Header, Created: resp.Created, Canceled: resp.Canceled, CompactRevision: resp.CompactRevision, Events: resp.Events}
+	return proto.Size(m) + watchIDBytes
 }

@@ -89,13 +89,30 @@ func (a *apiSource) scrape(ctx context.Context) []apiScrape {
 	return out
 }
 
-// apiRates are the kube-apiservers' etcd requests per second by etcd
+// apiView is what the kube-apiservers' metrics say over the window.
+type apiView struct {
+	// rates is etcd requests per second by etcd operation and resource;
+	// verbs by resource and storage verb ("get", "list", "listWithCount").
+	rates map[string]map[string]float64
+	verbs map[string]map[string]float64
+	// objects is the objects per resource at the end.
+	objects map[string]float64
+	// apiservers is how many kube-apiservers were scraped at both ends:
+	// one per endpoint, or its etcdlab_kube_apiservers gauge (an
+	// emulation that sums several).
+	apiservers int
+	notes      []string
+}
+
+// MetricKubeAPIServers is the gauge of an endpoint that sums several
+// (emulated) kube-apiservers' metrics (load/kube's).
+const MetricKubeAPIServers metrics.Name = "etcdlab_kube_apiservers"
+
+// apiRates reads the kube-apiservers' etcd requests per second by etcd
 // operation and resource, summed over the apiservers scraped at both
 // ends, and the objects per resource at the end.
-func apiRates(before, after []apiScrape) (map[string]map[string]float64, map[string]float64, []string) {
-	rates := map[string]map[string]float64{}
-	objects := map[string]float64{}
-	var notes []string
+func apiRates(before, after []apiScrape) apiView {
+	v := apiView{rates: map[string]map[string]float64{}, verbs: map[string]map[string]float64{}, objects: map[string]float64{}}
 	ops := apiOps()
 	for i := range after {
 		b, a := before[i], after[i]
@@ -104,40 +121,49 @@ func apiRates(before, after []apiScrape) (map[string]map[string]float64, map[str
 			if err == nil {
 				err = a.err
 			}
-			notes = append(notes, "kube-apiserver metrics: "+redactURL(err.Error()))
+			v.notes = append(v.notes, "kube-apiserver metrics: "+redactURL(err.Error()))
 			continue
 		}
 		secs := a.snap.At.Sub(b.snap.At).Seconds()
 		if secs <= 0 {
 			continue
 		}
+		if n, ok := a.snap.Gauge(MetricKubeAPIServers); ok && n >= 1 {
+			v.apiservers += int(n)
+		} else {
+			v.apiservers++
+		}
 		label := "resource"
 		if len(a.snap.SumByPair(APIServerEtcdRequests, "operation", "resource")) == 1 && a.snap.SumByPair(APIServerEtcdRequests, "operation", "resource")[metrics.LabelPair{}] > 0 {
 			label = "type" // before the resource label
 		}
 		bv := b.snap.SumByPair(APIServerEtcdRequests, "operation", label)
-		for k, v := range a.snap.SumByPair(APIServerEtcdRequests, "operation", label) {
+		for k, x := range a.snap.SumByPair(APIServerEtcdRequests, "operation", label) {
 			op, ok := ops[k[0]]
-			d := v - bv[k]
+			d := x - bv[k]
 			if !ok || d <= 0 || k[1] == "" {
 				continue
 			}
-			if rates[op] == nil {
-				rates[op] = map[string]float64{}
+			if v.rates[op] == nil {
+				v.rates[op] = map[string]float64{}
 			}
-			rates[op][k[1]] += d / secs
+			v.rates[op][k[1]] += d / secs
+			if v.verbs[k[1]] == nil {
+				v.verbs[k[1]] = map[string]float64{}
+			}
+			v.verbs[k[1]][k[0]] += d / secs
 		}
 		objs := a.snap.SumByPair(APIServerObjects, "resource", "group")
 		if len(objs) == 0 {
 			objs = a.snap.SumByPair(OldAPIServerObjects, "resource", "group")
 		}
-		for k, v := range objs {
+		for k, x := range objs {
 			if k[0] != "" {
-				objects[k[0]] = max(objects[k[0]], v) // each apiserver counts the same objects
+				v.objects[k[0]] = max(v.objects[k[0]], x) // each apiserver counts the same objects
 			}
 		}
 	}
-	return rates, objects, notes
+	return v
 }
 
 // registryPrefix is where kube-apiserver keeps a resource's objects with
@@ -170,26 +196,31 @@ func registryPrefix(resource string) string {
 // etcd rate times its share of the apiservers' requests of that
 // operation, up to what the apiservers sent; what etcd served beyond the
 // apiservers' requests (other clients, or the scrapes' timing) stays in a
-// row without a prefix. Sizes and the txn shape are the operation's, the
-// same for every resource.
+// row without a prefix. A resource's prefix is the keyspace's prefix that
+// ends in its /registry/ path (kube-apiserver's --etcd-prefix may add to
+// it). Write sizes and the txn shape are the operation's, the same for
+// every resource; a resource's range row has its own keys and bytes per
+// range (rangeSizes) when the keyspace has its prefix's sizes. The
+// watchers of the apiservers' watch caches become Watches.Prefixes
+// (apiWatches). Call it after the census, whose prefixes it reads.
 func attribute(p *replay.Profile, before, after []apiScrape) {
-	rates, objects, notes := apiRates(before, after)
-	p.Unattributed = append(p.Unattributed, notes...)
-	if len(rates) == 0 && len(objects) == 0 {
+	v := apiRates(before, after)
+	p.Unattributed = append(p.Unattributed, v.notes...)
+	if len(v.rates) == 0 && len(v.objects) == 0 {
 		p.Unattributed = append(p.Unattributed, "reads per resource: the kube-apiservers' metrics had no etcd_requests_total in the window")
 		return
 	}
 	p.Source.Sources = append(p.Source.Sources, "apiserver-metrics")
 	var out []replay.Operation
 	for _, o := range p.Operations {
-		byRes := rates[o.Op]
+		byRes := v.rates[o.Op]
 		if len(byRes) == 0 || o.Prefix != "" {
 			out = append(out, o)
 			continue
 		}
 		var total float64
-		for _, v := range byRes {
-			total += v
+		for _, x := range byRes {
+			total += x
 		}
 		split := min(total, o.Rate)
 		names := make([]string, 0, len(byRes))
@@ -200,8 +231,11 @@ func attribute(p *replay.Profile, before, after []apiScrape) {
 		for _, r := range names {
 			row := o
 			row.Rate = o.Rate * (byRes[r] / total) * (split / o.Rate)
-			row.Resource, row.Prefix = r, registryPrefix(r)
+			row.Resource, row.Prefix = r, resourcePrefix(p.Keyspace, r)
 			row.From = fmt.Sprintf("%s, times %s's share of the kube-apiservers' %s (%s)", o.From, r, o.Op, APIServerEtcdRequests)
+			if o.Op == replay.OpRange {
+				rangeSizes(&row, p.Keyspace, v.verbs[r], v.objects[r])
+			}
 			out = append(out, row)
 		}
 		if rest := o.Rate - split; rest > 0.01*o.Rate {
@@ -212,18 +246,116 @@ func attribute(p *replay.Profile, before, after []apiScrape) {
 		}
 	}
 	p.Operations = out
-	if len(objects) > 0 {
+	if len(v.objects) > 0 {
 		if p.Keyspace == nil {
 			p.Keyspace = &replay.Keyspace{}
 		}
-		for r, n := range objects {
-			if prefixIndex(p.Keyspace.Prefixes, registryPrefix(r)) < 0 {
-				p.Keyspace.Prefixes = append(p.Keyspace.Prefixes, replay.PrefixShape{Prefix: registryPrefix(r), Resource: r, Keys: int64(n)})
+		for r, n := range v.objects {
+			if prefix := resourcePrefix(p.Keyspace, r); prefixIndex(p.Keyspace.Prefixes, prefix) < 0 {
+				p.Keyspace.Prefixes = append(p.Keyspace.Prefixes, replay.PrefixShape{Prefix: prefix, Resource: r, Keys: int64(n)})
 			}
 		}
 		sort.Slice(p.Keyspace.Prefixes, func(i, j int) bool { return p.Keyspace.Prefixes[i].Prefix < p.Keyspace.Prefixes[j].Prefix })
 		p.Keyspace.From = strings.TrimPrefix(p.Keyspace.From+"; prefixes: the kube-apiservers' "+string(APIServerObjects), "; ")
 	}
+	apiWatches(p, v)
+}
+
+// resourcePrefix is where resource r's keys are: the keyspace's prefix
+// that ends in r's /registry/ path, else that path.
+func resourcePrefix(k *replay.Keyspace, r string) string {
+	want := registryPrefix(r)
+	if k != nil {
+		for _, s := range k.Prefixes {
+			if strings.HasSuffix(s.Prefix, want) {
+				return s.Prefix
+			}
+		}
+	}
+	return want
+}
+
+// Wire sizes of a Range response beyond its keys and values, measured by
+// TestWireSizes: a KeyValue's own fields (revisions, version, the
+// wrappers) and a response's header and count.
+const (
+	kvOverhead    = 16
+	rangeResponse = 30
+)
+
+// rangeSizes sets a resource's range row's keys and bytes per range from
+// its storage verbs' rates (a "get" returns one key, a "list" every key
+// of the resource: kube-apiserver lists a resource's prefix, and the
+// emulation's page holds 10,000; a "listWithCount" none, only the count)
+// and the keyspace's mean key and value sizes for its prefix; a row
+// whose prefix has no sizes keeps the operation's.
+func rangeSizes(o *replay.Operation, k *replay.Keyspace, verbs map[string]float64, objects float64) {
+	i := -1
+	if k != nil {
+		i = prefixIndex(k.Prefixes, o.Prefix)
+	}
+	if i < 0 || k.Prefixes[i].KeyBytes == 0 {
+		return
+	}
+	s := k.Prefixes[i]
+	n := float64(s.Keys)
+	if n == 0 {
+		n = objects
+	}
+	get, list, count := verbs["get"], verbs["list"], verbs["listWithCount"]
+	all := get + list + count
+	if all <= 0 {
+		return
+	}
+	keys := (get*min(1, n) + list*n) / all
+	o.RangeKeys = keys
+	o.RangeBytes = keys*(s.KeyBytes+s.ValueBytes+kvOverhead) + rangeResponse
+	o.From += fmt.Sprintf("; rangeKeys and rangeBytes: the kube-apiservers' get (one key), list (all %.0f keys) and listWithCount (none) of %s, at the census's mean key and value sizes plus %d bytes per key and %d per response",
+		n, o.Resource, kvOverhead, rangeResponse)
+	// The row's estimate from sent bytes no longer applies.
+	o.From = strings.Replace(o.From, "; rangeBytes: ", "; (superseded) ", 1)
+}
+
+// apiWatches places the kube-apiservers' watchers: each apiserver's
+// watch cache of each resource it serves (every resource it stores but
+// events, which have no watch cache by default) watches its prefix once,
+// with prev_kv (k8s.io/apiserver pkg/storage/etcd3/watcher.go); the other
+// watchers of Watches are other clients', without prev_kv.
+func apiWatches(p *replay.Profile, v apiView) {
+	w := p.Watches
+	if w == nil || v.apiservers == 0 {
+		return
+	}
+	seen := map[string]bool{}
+	for r := range v.objects {
+		seen[r] = true
+	}
+	for _, byRes := range v.rates {
+		for r := range byRes {
+			seen[r] = true
+		}
+	}
+	names := make([]string, 0, len(seen))
+	for r := range seen {
+		if r != "events" {
+			names = append(names, r)
+		}
+	}
+	sort.Strings(names)
+	left := w.Watchers
+	for _, pw := range w.Prefixes {
+		left -= pw.Watchers
+	}
+	for _, r := range names {
+		n := min(v.apiservers, left)
+		if n <= 0 {
+			p.Unattributed = append(p.Unattributed, fmt.Sprintf("watches: %d watchers, fewer than the kube-apiservers' watch caches: %s and after not placed", w.Watchers, r))
+			break
+		}
+		left -= n
+		w.Prefixes = append(w.Prefixes, replay.WatchPrefix{Prefix: resourcePrefix(p.Keyspace, r), Watchers: n, PrevKV: true})
+	}
+	w.From += fmt.Sprintf("; prefixes: a prev_kv watch per kube-apiserver (%d) and resource with a watch cache (every one but events)", v.apiservers)
 }
 
 // prefixIndex is the index of prefix in ps, or -1.

@@ -223,11 +223,6 @@ func Run(ctx context.Context, o Options) (*replay.Profile, error) {
 			p.Unattributed = append(p.Unattributed, after[i].err.Error())
 		}
 	}
-	if len(o.APIServerMetrics) > 0 {
-		attribute(p, apiBefore, apiAfter)
-	} else {
-		p.Unattributed = append(p.Unattributed, "reads per resource: no kube-apiserver metrics (--apiserver-metrics)")
-	}
 	if prom != nil {
 		p.Source.Sources = append(p.Source.Sources, "prometheus")
 		p.Source.Since = result.Duration(prom.since)
@@ -238,6 +233,11 @@ func Run(ctx context.Context, o Options) (*replay.Profile, error) {
 	if o.Census {
 		fmt.Fprintln(o.Log, "profile: census of the keyspace and the leases")
 		o.census(ctx, p)
+	}
+	if len(o.APIServerMetrics) > 0 {
+		attribute(p, apiBefore, apiAfter)
+	} else {
+		p.Unattributed = append(p.Unattributed, "reads per resource: no kube-apiserver metrics (--apiserver-metrics)")
 	}
 	p.Source.Taken = time.Now().UTC().Format(time.RFC3339)
 	return p, nil

@@ -76,6 +76,30 @@ func (p pair) rate(name metrics.Name) (float64, bool) {
 // FromWindow reads only what Families lists. It is a pure function: safe
 // to call from any goroutine.
 func FromWindow(before, after []*metrics.Snapshot, window time.Duration) (*replay.Profile, error) {
+	return FromWindowKnown(before, after, window, Known{})
+}
+
+// Known is what a caller knows of a window beyond the members' metrics:
+// a replay knows what its own watchers and keep-alives received. Zero
+// fields are unknown. A plain value.
+type Known struct {
+	// WatchBytesPerSecond is the bytes of every watch response the
+	// cluster sent, as its clients counted them (each message's protobuf
+	// size, as etcd counts its sent bytes): it replaces the estimate of
+	// watch events and messages in the range size.
+	WatchBytesPerSecond float64
+	// PrevKVEventsPerSecond is the watch events that carried the previous
+	// key-value (each about a put's bytes more), when the watch bytes are
+	// not known.
+	PrevKVEventsPerSecond float64
+	// KeepaliveBytesPerSecond is the LeaseKeepAlive responses' bytes.
+	KeepaliveBytesPerSecond float64
+}
+
+// FromWindowKnown is FromWindow with what the caller knows (Known): the
+// range size is then the bytes sent less the known ones, and is trusted
+// with less of the watch load's uncertainty.
+func FromWindowKnown(before, after []*metrics.Snapshot, window time.Duration, known Known) (*replay.Profile, error) {
 	if len(before) != len(after) {
 		return nil, fmt.Errorf("profile: %d scrapes before the window and %d after: one each per member", len(before), len(after))
 	}
@@ -107,7 +131,7 @@ func FromWindow(before, after []*metrics.Snapshot, window time.Duration) (*repla
 	}
 	p.Source.Members = len(members)
 	p.Source.EtcdVersion = versions(members)
-	d := deriver{p: p, members: members, lead: members[leader]}
+	d := deriver{p: p, members: members, lead: members[leader], known: known}
 	d.operations()
 	d.watches()
 	d.leases()
@@ -135,6 +159,7 @@ type deriver struct {
 	lead    pair
 	// byMethod is the cluster's unary requests per second by method.
 	byMethod map[string]float64
+	known    Known
 }
 
 // unary is the cluster's rate of unary requests by gRPC method.
@@ -219,6 +244,8 @@ func (d *deriver) operations() {
 			if rb, how, ok := d.rangeBytes(r, meanPut); ok {
 				o.RangeBytes = rb
 				o.From += "; rangeBytes: " + how
+			} else if how != "" {
+				d.note(how)
 			}
 		}
 		d.p.Operations = append(d.p.Operations, o)
@@ -279,8 +306,22 @@ const (
 	watchEvent        = 18
 )
 
+// Trust of the range size estimate: the figure is given only when what
+// is uncertain in the bytes taken off is at most trustShare of what is
+// left; the uncertain part is a quarter of every wire overhead
+// (TestWireSizes holds them within a quarter), eventSpread of the watch
+// events' bytes (events are not all the mean put: a delete's carries no
+// value) and, when prev_kv is unknown, every event's put bytes (a prev_kv
+// watcher's event carries the old value too, and etcd's metrics cannot
+// tell such watchers from others).
+const (
+	trustShare  = 0.15
+	eventSpread = 0.10
+)
+
 // rangeBytes is a Range response's mean size: the bytes sent to clients
-// less what other responses took, per Range.
+// less what other responses took, per Range. When the figure cannot be
+// trusted (see trustShare) it returns false and, in how, why.
 func (d *deriver) rangeBytes(ranges, meanPut float64) (float64, string, bool) {
 	sent, ok := d.sum(metrics.ClientGRPCSent)
 	if !ok || ranges <= 0 {
@@ -295,9 +336,42 @@ func (d *deriver) rangeBytes(ranges, meanPut float64) (float64, string, bool) {
 	}
 	ka := d.keepalives()
 	msgs := d.watchMessages()
-	rest := sent - events*(meanPut+watchEvent) - msgs*watchMessage - others*unaryResponse - ka*keepaliveResponse
-	how := fmt.Sprintf("%s summed over members, less watch events at the mean put size plus %d bytes each and %d bytes per watch message (%s), %d bytes per other unary response and %d per keep-alive answered, per Range (an estimate)",
-		metrics.ClientGRPCSent, watchEvent, watchMessage, GRPCMsgSent, unaryResponse, keepaliveResponse)
+	k := d.known
+	var watch, kaBytes, unsure float64
+	var how string
+	switch {
+	case k.WatchBytesPerSecond > 0:
+		watch = k.WatchBytesPerSecond
+		how = fmt.Sprintf("%s summed over members, less the watch responses' bytes their clients counted", metrics.ClientGRPCSent)
+	default:
+		prev := min(k.PrevKVEventsPerSecond, events)
+		watch = events*(meanPut+watchEvent) + prev*meanPut + msgs*watchMessage
+		unsure = 0.25*(events*watchEvent+msgs*watchMessage) + eventSpread*(events+prev)*meanPut
+		if k.PrevKVEventsPerSecond == 0 {
+			unsure += events * meanPut
+		}
+		how = fmt.Sprintf("%s summed over members, less watch events at the mean put size plus %d bytes each (twice the put for the %.0f/s that carried the previous key-value) and %d bytes per watch message (%s)",
+			metrics.ClientGRPCSent, watchEvent, prev, watchMessage, GRPCMsgSent)
+	}
+	if k.KeepaliveBytesPerSecond > 0 {
+		kaBytes = k.KeepaliveBytesPerSecond
+		how += ", the keep-alive responses' bytes counted"
+	} else {
+		kaBytes = ka * keepaliveResponse
+		unsure += 0.25 * kaBytes
+		how += fmt.Sprintf(", %d bytes per keep-alive answered", keepaliveResponse)
+	}
+	unsure += 0.25 * others * unaryResponse
+	how += fmt.Sprintf(" and %d bytes per other unary response, per Range (an estimate)", unaryResponse)
+	rest := sent - watch - others*unaryResponse - kaBytes
+	if unsure > trustShare*rest {
+		why := "etcd's metrics cannot tell watchers that ask for the previous key-value (their events carry it: kube-apiserver's) from others"
+		if k.PrevKVEventsPerSecond > 0 || k.WatchBytesPerSecond > 0 {
+			why = "the watch and other responses' bytes are too large beside the ranges'"
+		}
+		return 0, fmt.Sprintf("bytes per range: not estimated from %s: %.0f B/s left for %.2f ranges/s, give or take %.0f B/s of the watch events (%.0f/s) and other responses taken off; %s (--apiserver-metrics gives a Kubernetes cluster's from its resources)",
+			metrics.ClientGRPCSent, rest, ranges, unsure, events, why), false
+	}
 	return max(rest/ranges, 0), how, true
 }
 

@@ -89,7 +89,7 @@ func play(ctx context.Context, r *bench.Runs, plan *rp.Plan, sess *load.Session,
 	members := r.Members()
 	sc := newScrapes(members)
 	defer sc.close()
-	before, start := sc.all(ctx), time.Now()
+	before, start, bg0 := sc.all(ctx), time.Now(), bg.Stats()
 	spec := r.Spec(c.Clients[0])
 	spec.Total, spec.Rate, spec.Curve, spec.Duration = 0, 0, plan.Curve(), plan.Duration()
 	if p := r.Progress(info); p != nil {
@@ -97,7 +97,7 @@ func play(ctx context.Context, r *bench.Runs, plan *rp.Plan, sess *load.Session,
 		spec.Progress = func(done int64) { p(done, total) }
 	}
 	run, err := sess.Run(ctx, spec)
-	after, elapsed := sc.all(ctx), time.Since(start)
+	after, elapsed, bg1 := sc.all(ctx), time.Since(start), bg.Stats()
 	if serr := bg.Stop(context.WithoutCancel(ctx)); serr != nil && err == nil {
 		err = fmt.Errorf("stop the watchers and leases: %w", serr)
 	}
@@ -106,7 +106,12 @@ func play(ctx context.Context, r *bench.Runs, plan *rp.Plan, sess *load.Session,
 	}
 	rep := &result.Replay{Profile: filepath.Base(c.Replay.Path), Speed: c.Replay.Speed, Scale: c.Replay.Scale,
 		PreloadKeys: plan.PreloadKeys(), PreloadBytes: plan.PreloadBytes()}
-	got, ferr := profile.FromWindow(before, after, elapsed)
+	// The replay's own watchers and keep-alives counted the bytes they
+	// received: the target's range size is etcd's sent bytes less those.
+	secs := elapsed.Seconds()
+	known := profile.Known{WatchBytesPerSecond: float64(bg1.WatchBytes-bg0.WatchBytes) / secs,
+		KeepaliveBytesPerSecond: float64(bg1.KeepaliveBytes-bg0.KeepaliveBytes) / secs}
+	got, ferr := profile.FromWindowKnown(before, after, elapsed, known)
 	if ferr != nil {
 		rep.Notes = append(rep.Notes, "no fidelity: "+ferr.Error())
 	} else {
