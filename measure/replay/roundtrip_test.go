@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"sync"
@@ -13,11 +14,14 @@ import (
 
 	"github.com/etcdlab/etcdlab/lab/cluster"
 	"github.com/etcdlab/etcdlab/lab/clustertest"
+	"github.com/etcdlab/etcdlab/load"
 	rp "github.com/etcdlab/etcdlab/load/replay"
 	"github.com/etcdlab/etcdlab/measure/bench"
 	"github.com/etcdlab/etcdlab/measure/engines"
 	"github.com/etcdlab/etcdlab/measure/profile"
 	"github.com/etcdlab/etcdlab/result"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
@@ -42,6 +46,13 @@ func TestRoundTrip(t *testing.T) {
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	defer stopLoad()
+	// The emulated kube-apiservers' metrics, served as bench kube's
+	// --listen-metrics serves them, for profile's --apiserver-metrics.
+	live := load.NewLive(load.LiveOptions{Command: bench.CommandName})
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(live)
+	apiSrv := httptest.NewServer(promhttp.HandlerFor(reg, promhttp.HandlerOpts{Timeout: 5 * time.Second}))
+	defer apiSrv.Close()
 	run := func(args ...string) {
 		wg.Go(func() {
 			cl, err := bench.ParseArgs(args)
@@ -51,17 +62,19 @@ func TestRoundTrip(t *testing.T) {
 			}
 			cfg := cl.Config
 			cfg.Cluster, cfg.Engines, cfg.Log = src.Cluster, engines.All(), io.Discard
+			cfg.Observers = append(cfg.Observers, bench.ShowLive(live))
 			if _, err := bench.Run(loadCtx, cfg); err != nil && loadCtx.Err() == nil {
 				t.Errorf("%v: %v", args, err)
 			}
 		})
 	}
-	run("--duration=3m", "--prefix=/kube", "kube", "--steady", "--deployments=4", "--replicas=10", "--nodes=3", "--churn-per-minute=6", "--apiservers=1")
-	wg.Go(func() { informers(loadCtx, src.KV(), "/kube/registry/", 4, 10) })
+	run("--duration=3m", "--prefix=/", "kube", "--steady", "--deployments=4", "--replicas=10", "--nodes=3", "--churn-per-minute=6", "--apiservers=1")
+	wg.Go(func() { informers(loadCtx, src.KV(), "/registry/", 4, 10) })
 	wg.Go(func() { leases(loadCtx, t, src.KV(), 200, 9) })
 
-	waitKeys(t, src.KV(), "/kube/registry/pods/", 40)
-	p, err := profile.Run(ctx, profile.Options{Conn: src.Client(), Window: 30 * time.Second, Census: true, Log: io.Discard})
+	waitKeys(t, src.KV(), "/registry/pods/", 40)
+	p, err := profile.Run(ctx, profile.Options{Conn: src.Client(), Window: 30 * time.Second, Census: true, Log: io.Discard,
+		APIServerMetrics: []string{apiSrv.URL + "/metrics"}})
 	if err != nil {
 		t.Fatalf("profile: %v", err)
 	}
