@@ -238,6 +238,9 @@ func attribute(p *replay.Profile, before, after []apiScrape) {
 			}
 			out = append(out, row)
 		}
+		if o.Op == replay.OpTxn && o.ValueBytes > 0 {
+			writeSizes(out[len(out)-len(names):], p.Keyspace, o.ValueBytes)
+		}
 		if rest := o.Rate - split; rest > 0.01*o.Rate {
 			row := o
 			row.Rate = rest
@@ -259,6 +262,34 @@ func attribute(p *replay.Profile, before, after []apiScrape) {
 		p.Keyspace.From = strings.TrimPrefix(p.Keyspace.From+"; prefixes: the kube-apiservers' "+string(APIServerObjects), "; ")
 	}
 	apiWatches(p, v)
+}
+
+// writeSizes spreads the operation's mean write size (mean, the leader's
+// measured one) over its resources' rows in proportion to their objects'
+// mean value sizes in the keyspace (an update rewrites the whole object),
+// so that the rows' rate-weighted mean stays the measured one; rows whose
+// prefix has no sizes keep mean.
+func writeSizes(rows []replay.Operation, k *replay.Keyspace, mean float64) {
+	if k == nil {
+		return
+	}
+	var rate, weighted float64
+	for _, o := range rows {
+		if i := prefixIndex(k.Prefixes, o.Prefix); i >= 0 && k.Prefixes[i].ValueBytes > 0 {
+			rate += o.Rate
+			weighted += o.Rate * k.Prefixes[i].ValueBytes
+		}
+	}
+	if rate == 0 || weighted == 0 {
+		return
+	}
+	f := mean * rate / weighted
+	for j := range rows {
+		if i := prefixIndex(k.Prefixes, rows[j].Prefix); i >= 0 && k.Prefixes[i].ValueBytes > 0 {
+			rows[j].ValueBytes = k.Prefixes[i].ValueBytes * f
+			rows[j].From += fmt.Sprintf("; valueBytes: the operation's mean spread by the census's value sizes (%s's %.0f, times %.2f)", rows[j].Resource, k.Prefixes[i].ValueBytes, f)
+		}
+	}
 }
 
 // resourcePrefix is where resource r's keys are: the keyspace's prefix
