@@ -280,6 +280,9 @@ func experimentView(v *docView, m expModel, prefix string) error {
 	if t, ok := m.diskTable(); ok {
 		v.Tables = append(v.Tables, namedTable{"Disk jobs", t})
 	}
+	if t, ok := m.replayTable(); ok {
+		v.Tables = append(v.Tables, namedTable{"Replays: each figure of the profile beside the candidate's", t})
+	}
 	if t, ok := m.verdictsTable(); ok {
 		v.Tables = append(v.Tables, namedTable{"Verdicts", t})
 	}

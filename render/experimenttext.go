@@ -62,6 +62,10 @@ func ExperimentText(w io.Writer, doc *result.Document, o TerminalOptions, j Judg
 		b.WriteString("\ndisk jobs:\n")
 		o.table(&b, upper(t.Header), t.Rows)
 	}
+	if t, ok := m.replayTable(); ok {
+		b.WriteString("\nreplays (each figure of the profile beside the candidate's, docs/profiles.md):\n")
+		o.table(&b, upper(t.Header), t.Rows)
+	}
 	if t, ok := m.verdictsTable(); ok {
 		b.WriteString("\nverdicts:\n")
 		o.table(&b, upper(t.Header), t.Rows)
