@@ -65,9 +65,12 @@ func (c *mixClient) Next(seq int64) load.Request {
 		s.put.Key = s.buf
 		return load.Request{Method: load.MethodPut, Msg: s.msg, Op: e.op}
 	case kindRange:
-		if e.limit > 1 {
+		switch {
+		case e.empty:
+			s.buf = append(append(s.buf[:0], e.g.keys.Prefix...), emptyKey...)
+		case e.limit > 1:
 			s.buf = e.g.keys.Append(s.buf[:0], c.rnd.Int64N(e.g.n()-e.limit+1))
-		} else {
+		default:
 			s.buf = e.g.keys.Append(s.buf[:0], c.rnd.Int64N(e.g.n()))
 		}
 		s.rng.Key = s.buf
@@ -91,6 +94,10 @@ func (c *mixClient) Next(seq int64) load.Request {
 	s.grant.ID = c.m.nextGrant()
 	return load.Request{Method: load.MethodLeaseGrant, Msg: s.msg, Op: e.op}
 }
+
+// emptyKey is the key an empty range reads under its group's prefix: not
+// hex, so no key of the group is it.
+const emptyKey = "health"
 
 // grantInstead returns a grant from the mix's first grant entry.
 func (c *mixClient) grantInstead() load.Request {
@@ -133,6 +140,10 @@ func (c *mixClient) fillTxn(e *entry, t *txnState) {
 		k, create := g.putIndex(c.rnd)
 		t.bufs[j] = g.keys.Append(t.bufs[j][:0], k)
 		p.Key = t.bufs[j]
+		p.Value = e.value
+		if create && e.createValue != nil {
+			p.Value = e.createValue
+		}
 		if j < len(t.cmps) {
 			cmp := t.cmps[j]
 			cmp.Key = p.Key

@@ -31,12 +31,19 @@ type entry struct {
 	g     *group
 	rate  float64 // per second, before Scale
 	value []byte  // puts' value
+	// createValue, when set, is the value of a put that re-creates a
+	// deleted key (a txn row's CreateValueBytes); value is then the
+	// updates'.
+	createValue []byte
 	// limit is a range's key count (1: a get of one key); serializable
 	// the share of ranges that are.
 	limit        int64
 	serializable float64
-	txn          txnCounts
-	ttl          int64 // a grant's TTL in seconds
+	// empty is a range of a key that does not exist (a row whose
+	// RangeBytes is less than one key: kube-apiserver's health checks).
+	empty bool
+	txn   txnCounts
+	ttl   int64 // a grant's TTL in seconds
 }
 
 // txnCounts is a transaction's shape in whole operations.
@@ -147,16 +154,22 @@ func (pl *Plan) buildMix() error {
 		for _, g := range targets {
 			keys += g.n()
 		}
-		for _, g := range targets {
-			e := base
-			e.g = g
-			e.rate = o.Rate * float64(g.n()) / float64(keys)
-			e.value = g.value
-			if o.ValueBytes > 0 && int(math.Round(o.ValueBytes)) != len(g.value) {
-				e.value = load.RandomValue(max(1, int(math.Round(o.ValueBytes))))
+		for _, v := range txnVariants(base, o) {
+			for _, g := range targets {
+				e := v.e
+				e.g = g
+				e.rate = o.Rate * v.share * float64(g.n()) / float64(keys)
+				e.value = g.value
+				if o.ValueBytes > 0 && int(math.Round(o.ValueBytes)) != len(g.value) {
+					e.value = load.RandomValue(max(1, int(math.Round(o.ValueBytes))))
+				}
+				e.limit = rangeLimit(o, g)
+				e.empty = o.Op == OpRange && o.RangeKeys == 0 && o.RangeBytes > 0 && o.RangeBytes < float64(g.keyBytes+len(g.value))
+				if cv, uv, ok := createSizes(o); ok && e.kind == kindTxn && e.txn.puts > 0 {
+					e.createValue, e.value = load.RandomValue(cv), load.RandomValue(uv)
+				}
+				m.add(e, o.Op)
 			}
-			e.limit = rangeLimit(o, g)
-			m.add(e, o.Op)
 		}
 	}
 	if revokes > grants {
@@ -216,6 +229,47 @@ func (m *mix) writeShares() {
 			e.g.writeShare += e.rate * e.events() / all
 		}
 	}
+}
+
+// createSizes is a txn row's create and update value sizes when it has a
+// CreateValueBytes: the replay re-creates, with its puts, the keys its
+// deletes removed, so creates are Deletes/Puts of its puts, and updates
+// are the size that keeps the row's mean at ValueBytes. ok is false when
+// the row has no creates of their own size, or no update size fits.
+func createSizes(o Operation) (create, update int, ok bool) {
+	t := o.Txn
+	if o.CreateValueBytes <= 0 || t == nil || t.Puts <= 0 || t.Deletes <= 0 {
+		return 0, 0, false
+	}
+	k := min(t.Deletes/t.Puts, 0.9) // the share of puts that re-create
+	u := (o.ValueBytes - k*o.CreateValueBytes) / (1 - k)
+	if u < 1 {
+		return 0, 0, false
+	}
+	return max(1, int(math.Round(o.CreateValueBytes))), int(math.Round(u)), true
+}
+
+// variant is one shape of a row's requests and its share of the row.
+type variant struct {
+	e     entry
+	share float64
+}
+
+// txnVariants splits a txn row whose shape is one write per txn, some of
+// them puts and some deletes (kube-apiserver's: a create or update is a
+// guarded put, a delete a guarded delete), into a put txn and a delete
+// txn at their shares, so that neither is rounded away; any other row is
+// one variant of the whole row.
+func txnVariants(base entry, o Operation) []variant {
+	t := o.Txn
+	if base.kind != kindTxn || t == nil || t.Puts <= 0 || t.Deletes <= 0 || math.Abs(t.Puts+t.Deletes-1) > 0.05 {
+		return []variant{{base, 1}}
+	}
+	put, del := base, base
+	put.txn.puts, put.txn.deletes = 1, 0
+	del.txn.puts, del.txn.deletes = 0, 1
+	share := t.Puts / (t.Puts + t.Deletes)
+	return []variant{{put, share}, {del, 1 - share}}
 }
 
 // rangeLimit is how many keys a range of row o on g returns: RangeKeys,

@@ -200,3 +200,29 @@ func (r leaseRange) contains(id int64) bool { return id >= r.base && id < r.base
 
 // groupPrefix is where a profile prefix's keys go in the replay.
 func (pl *Plan) groupPrefix(src string) string { return pl.o.Prefix + strings.TrimPrefix(src, "/") }
+
+// WriteKeyBytes is the mean length of the keys the replay's puts write
+// (puts and txn puts, weighted by their rates): what the target's
+// etcd_debugging_mvcc_total_put_size_in_bytes counts beside the values,
+// for a fidelity that compares values with the profile's (which took the
+// census's mean key size off). 0 without puts.
+func (pl *Plan) WriteKeyBytes() float64 {
+	var sum, w float64
+	for _, e := range pl.mix.entries {
+		n := 0.0
+		switch e.kind {
+		case kindPut:
+			n = e.rate
+		case kindTxn:
+			n = e.rate * float64(e.txn.puts)
+		}
+		if n > 0 && e.g != nil {
+			sum += n * float64(e.g.keyBytes)
+			w += n
+		}
+	}
+	if w == 0 {
+		return 0
+	}
+	return sum / w
+}

@@ -108,6 +108,12 @@ type Operation struct {
 	Rate float64 `json:"rate"`
 	// ValueBytes is a write's mean value size (put, txn).
 	ValueBytes float64 `json:"valueBytes,omitempty"`
+	// CreateValueBytes, when set, is a create's value size, smaller than
+	// an update's (Kubernetes objects grow after they are created: a pod
+	// gains its node and its status): a txn row's puts that re-create a
+	// deleted key write it, the others (updates) what keeps the row's mean
+	// at ValueBytes. 0: every write is ValueBytes.
+	CreateValueBytes float64 `json:"createValueBytes,omitempty"`
 	// RangeKeys is a range's mean number of keys returned; RangeBytes
 	// its mean response size in bytes; Serializable the share of ranges
 	// that were serializable (0 to 1).

@@ -101,7 +101,7 @@ func (p *Profile) Validate() error {
 		for _, f := range []struct {
 			name string
 			v    float64
-		}{{"valueBytes", o.ValueBytes}, {"rangeKeys", o.RangeKeys}, {"rangeBytes", o.RangeBytes}} {
+		}{{"valueBytes", o.ValueBytes}, {"createValueBytes", o.CreateValueBytes}, {"rangeKeys", o.RangeKeys}, {"rangeBytes", o.RangeBytes}} {
 			if f.v < 0 || math.IsNaN(f.v) || math.IsInf(f.v, 0) {
 				return invalid.Errorf("profile: %s (%s): %s must not be negative, not %g", where, o.Op, f.name, f.v)
 			}

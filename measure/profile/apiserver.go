@@ -236,15 +236,29 @@ func attribute(p *replay.Profile, before, after []apiScrape) {
 			if o.Op == replay.OpRange {
 				rangeSizes(&row, p.Keyspace, v.verbs[r], v.objects[r])
 			}
+			if o.Op == replay.OpTxn {
+				txnShape(&row, v.verbs[r])
+			}
 			out = append(out, row)
 		}
 		if o.Op == replay.OpTxn && o.ValueBytes > 0 {
 			writeSizes(out[len(out)-len(names):], p.Keyspace, o.ValueBytes)
+			for j := len(out) - len(names); j < len(out); j++ {
+				createSize(&out[j], p.Keyspace, v.verbs[out[j].Resource])
+			}
 		}
 		if rest := o.Rate - split; rest > 0.01*o.Rate {
 			row := o
 			row.Rate = rest
 			row.From = o.From + "; what the kube-apiservers did not send"
+			if o.Op == replay.OpRange && len(v.rates[replay.OpRange]) > 0 {
+				// Ranges beside the storage layer's: kube-apiserver's etcd
+				// health check is a Get of the key "health", which does
+				// not exist (k8s.io/apiserver storagebackend/factory,
+				// etcd3.go), so an empty response.
+				row.RangeKeys, row.RangeBytes = 0, rangeResponse
+				row.From += fmt.Sprintf("; taken as kube-apiserver's health checks: Gets of a key that does not exist, %d bytes each", rangeResponse)
+			}
 			out = append(out, row)
 		}
 	}
@@ -264,11 +278,56 @@ func attribute(p *replay.Profile, before, after []apiScrape) {
 	apiWatches(p, v)
 }
 
+// txnShape is a resource's transactions as kube-apiserver sends them: a
+// create or an update is a txn of one put guarded on the key's revision,
+// a delete a txn of one delete (k8s.io/apiserver's etcd3 store), so the
+// row's puts and deletes per txn are the shares of its verbs.
+func txnShape(o *replay.Operation, verbs map[string]float64) {
+	puts, dels := verbs["create"]+verbs["update"], verbs["delete"]
+	if puts+dels <= 0 {
+		return
+	}
+	o.Txn = &replay.TxnShape{Compares: 1, Puts: puts / (puts + dels), Deletes: dels / (puts + dels)}
+	o.From += "; txn shape: the kube-apiservers' creates and updates (one guarded put) and deletes (one guarded delete)"
+}
+
+// createSize sets a resource's txn row's CreateValueBytes when its writes
+// are smaller on average (ValueBytes, M) than its stored objects (the
+// census's S): Kubernetes objects grow after their create (a pod gains its
+// node, then its status), so if updates rewrite the object at its stored
+// size, creates (c per second beside u updates) are
+// (M·(c+u) − u·S)/c. Kept only when that lies between 0 and M: otherwise
+// the writes are not told apart and every one is M.
+func createSize(o *replay.Operation, k *replay.Keyspace, verbs map[string]float64) {
+	c, u := verbs["create"], verbs["update"]
+	if k == nil || c <= 0 || u <= 0 || o.ValueBytes <= 0 {
+		return
+	}
+	i := prefixIndex(k.Prefixes, o.Prefix)
+	if i < 0 {
+		return
+	}
+	s, m := k.Prefixes[i].ValueBytes, o.ValueBytes
+	if sc := (m*(c+u) - u*s) / c; sc > 0 && sc < m {
+		o.CreateValueBytes = sc
+		o.From += fmt.Sprintf("; createValueBytes: updates at the stored size (%.0f), creates what keeps the mean (%.1f creates and %.1f updates a second)", s, c, u)
+	}
+}
+
+// putsPerTxn is a row's puts per request (1 for a put, its shape's for a
+// txn).
+func putsPerTxn(o replay.Operation) float64 {
+	if o.Op == replay.OpTxn && o.Txn != nil {
+		return o.Txn.Puts
+	}
+	return 1
+}
+
 // writeSizes spreads the operation's mean write size (mean, the leader's
 // measured one) over its resources' rows in proportion to their objects'
 // mean value sizes in the keyspace (an update rewrites the whole object),
-// so that the rows' rate-weighted mean stays the measured one; rows whose
-// prefix has no sizes keep mean.
+// weighted by each row's puts, so that the rows' mean per put stays the
+// measured one; rows whose prefix has no sizes keep mean.
 func writeSizes(rows []replay.Operation, k *replay.Keyspace, mean float64) {
 	if k == nil {
 		return
@@ -276,8 +335,8 @@ func writeSizes(rows []replay.Operation, k *replay.Keyspace, mean float64) {
 	var rate, weighted float64
 	for _, o := range rows {
 		if i := prefixIndex(k.Prefixes, o.Prefix); i >= 0 && k.Prefixes[i].ValueBytes > 0 {
-			rate += o.Rate
-			weighted += o.Rate * k.Prefixes[i].ValueBytes
+			rate += o.Rate * putsPerTxn(o)
+			weighted += o.Rate * putsPerTxn(o) * k.Prefixes[i].ValueBytes
 		}
 	}
 	if rate == 0 || weighted == 0 {

@@ -109,14 +109,19 @@ func sumRates(p *replay.Profile) float64 {
 	return s
 }
 
-// meanOf is the rate-weighted mean of a figure over the rows that have it
-// (f reports the figure and whether a row has one).
+// meanOf is the mean of a figure over the rows that have it, weighted by
+// their rates (a txn's by its puts: the figures are per put or per range);
+// f reports the figure and whether a row has one.
 func meanOf(p *replay.Profile, f func(replay.Operation) (float64, bool)) float64 {
 	var sum, w float64
 	for _, o := range p.Operations {
 		if v, ok := f(o); ok {
-			sum += v * o.Rate
-			w += o.Rate
+			n := o.Rate
+			if o.Op == replay.OpTxn && o.Txn != nil {
+				n *= o.Txn.Puts // a txn's value size is its puts'
+			}
+			sum += v * n
+			w += n
 		}
 	}
 	if w == 0 {
