@@ -28,6 +28,12 @@ type Options struct {
 	// with a series, 0 plays the whole series (its length / Speed) and
 	// anything else cuts it there.
 	Duration time.Duration
+	// Lab says the target is a cluster etcdlab started for the replay:
+	// only then does Preload compact the store as the source was. On
+	// anyone else's cluster that would remove more than the replay's own
+	// history (etcd's compaction is the whole store's), so Preload writes
+	// the keyspace only.
+	Lab bool
 }
 
 // defaultDuration is how long a profile without a series is played.

@@ -32,11 +32,12 @@ type batch struct {
 // group's keys (counts, key and value sizes per prefix) in transactions of
 // at most 128 puts, a few at a time, each call with its own deadline.
 // progress, if set, is called after each transaction with the keys written
-// so far and the total, from Preload's goroutines one at a time. Then, if
-// the profile's keyspace had compacted revisions (CompactRevision > 0), it
-// compacts at the preload's last revision, so that the replay starts, as
-// the source did, without history to keep: etcd's compaction is the whole
-// store's, so it also removes the history of other keys of the cluster.
+// so far and the total, from Preload's goroutines one at a time. Then, on
+// a lab cluster (Options.Lab), if the profile's keyspace had compacted
+// revisions (CompactRevision > 0), it compacts at the preload's last
+// revision, so that the replay starts, as the source did, without history
+// to keep (etcd's compaction is the whole store's: never on a cluster
+// etcdlab did not start).
 func (pl *Plan) Preload(ctx context.Context, cli *clientv3.Client, progress func(done, total int64)) error {
 	total := pl.PreloadKeys()
 	work := make(chan batch)
@@ -84,6 +85,9 @@ feed:
 	}
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if !pl.o.Lab {
+		return nil
 	}
 	if k := pl.p.Keyspace; k != nil && k.CompactRevision > 0 && rev > 0 {
 		cctx, ccancel := context.WithTimeout(ctx, callTimeout)

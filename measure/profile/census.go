@@ -20,6 +20,10 @@ const leaseSample = 100
 // census reads the keyspace and the leases into p, within the request
 // budget; a census cut short says so in p.Unattributed and on o.Log, and
 // is never an error.
+// CensusTime bounds the census: past it, the census stops and says how
+// far it got, as when its request budget runs out.
+const CensusTime = 20 * time.Second
+
 func (o *Options) census(ctx context.Context, p *replay.Profile) {
 	budget := o.CensusMaxRequests
 	if budget == 0 {
@@ -31,6 +35,11 @@ func (o *Options) census(ctx context.Context, p *replay.Profile) {
 		return
 	}
 	defer cli.Close()
+	// The census comes after the window (its reads would count in it), so
+	// it has a time limit of its own: with the default window, profile
+	// answers in about a minute and a half at most.
+	ctx, cancel := context.WithTimeout(ctx, CensusTime)
+	defer cancel()
 	c := census.Read(ctx, cli, census.Options{Page: o.CensusPage, MaxRequests: budget, LeaseSample: leaseSample, Timeout: requestTimeout})
 	if c.Stopped != "" {
 		msg := c.Stopped

@@ -36,26 +36,28 @@ func (Engine) For(c *bench.Config) bool { return c.Command == bench.CmdReplay }
 // the run's writes (for the quota rule on a cluster etcdlab did not
 // start). 0 when the profile cannot be planned (Run then says why).
 func (Engine) EstimateBytes(c *bench.Config, _ float64) int64 {
-	plan, err := planOf(c)
+	plan, err := planOf(c, false)
 	if err != nil {
 		return 0
 	}
 	return (plan.PreloadBytes() + plan.WriteBytes()) * int64(max(1, c.Iterations))
 }
 
-func planOf(c *bench.Config) (*rp.Plan, error) {
+// planOf plans c's replay; lab says the target is a cluster etcdlab
+// started (the preload then shapes its whole store: history, compaction).
+func planOf(c *bench.Config, lab bool) (*rp.Plan, error) {
 	o := c.Replay
 	if o.Profile == nil {
 		return nil, invalid.Errorf("replay needs a profile: bench replay PROFILE")
 	}
-	return rp.NewPlan(o.Profile, rp.Options{Prefix: c.Prefix, Speed: o.Speed, Scale: o.Scale, Duration: c.Duration})
+	return rp.NewPlan(o.Profile, rp.Options{Prefix: c.Prefix, Speed: o.Speed, Scale: o.Scale, Duration: c.Duration, Lab: lab})
 }
 
 // Run preloads the keyspace once, then plays the profile once per
 // iteration, each scored against it.
 func (Engine) Run(ctx context.Context, r *bench.Runs) error {
 	c := r.Config()
-	plan, err := planOf(&c)
+	plan, err := planOf(&c, r.Local() != nil)
 	if err != nil {
 		return err
 	}
