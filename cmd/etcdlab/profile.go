@@ -104,9 +104,9 @@ summary to stderr. Replay it with: etcdlab bench replay FILE`,
 func summary(w io.Writer, p *replay.Profile) {
 	var ops []string
 	for _, o := range p.Operations {
-		s := fmt.Sprintf("%s %.1f/s", o.Op, o.Rate)
+		s := fmt.Sprintf("%s %.3g/s", o.Op, o.Rate)
 		if o.Prefix != "" {
-			s = fmt.Sprintf("%s %s %.1f/s", o.Op, o.Prefix, o.Rate)
+			s = fmt.Sprintf("%s %s %.3g/s", o.Op, o.Prefix, o.Rate)
 		}
 		ops = append(ops, s)
 	}
