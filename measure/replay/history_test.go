@@ -82,14 +82,19 @@ func TestFromHistory(t *testing.T) {
 	until := t0.Add(span)
 	loadCtx, stopLoad := context.WithCancel(ctx)
 	defer stopLoad()
-	s := &historySource{t0: t0, rates: rates, sent: make([]atomic.Int64, len(rates))}
+	s := &historySource{t0: t0, rates: rates, sent: make([]atomic.Int64, len(rates)), tail: make(chan struct{})}
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	wg.Go(func() { s.run(loadCtx, src.KV()) })
 
 	// The profile's window (the rows' sizes) watches the tail; the
 	// history ends at until, once Prometheus has scraped past it.
-	waitScraped(t, ctx, prom, until, span+time.Minute)
+	select {
+	case <-s.tail:
+	case <-ctx.Done():
+		t.Fatalf("the source's ten minutes did not end: %v", ctx.Err())
+	}
+	waitScraped(t, ctx, prom, until, 30*time.Second)
 	p, err := profile.Run(ctx, profile.Options{Conn: src.Client(), Window: 5 * time.Second, Log: io.Discard,
 		Prometheus: promhist.Options{URL: prom, Since: span, Until: until, Step: historyStep, RateWindow: historyStep, Selector: `job="etcd"`}})
 	stopLoad()
@@ -169,7 +174,8 @@ func TestFromHistory(t *testing.T) {
 
 // historySource is the source's open loop: minute m at rates[m] puts
 // per second from t0, then historyTail per second until its context
-// ends, each put in its own goroutine at its due time. run belongs to one
+// ends, each put in its own goroutine at its due time; tail is closed when
+// the tail begins (at t0 + the rates' minutes). run belongs to one
 // goroutine; the counters are atomics, read once run has returned.
 type historySource struct {
 	t0    time.Time
@@ -177,6 +183,7 @@ type historySource struct {
 	sent  []atomic.Int64 // puts sent in each minute of rates
 	errs  atomic.Int64   // puts that failed before the load was stopped
 	first atomic.Value   // the first failure's error
+	tail  chan struct{}  // closed when the rates' minutes are over
 }
 
 // run sends the puts until ctx ends and waits for those in flight.
@@ -193,6 +200,8 @@ func (s *historySource) run(ctx context.Context, cli *clientv3.Client) {
 		rate := historyTail
 		if m < len(s.rates) {
 			rate = s.rates[m]
+		} else if m == len(s.rates) {
+			close(s.tail)
 		}
 		for j := range 60 * rate {
 			timer.Reset(time.Until(start.Add(time.Duration(j) * time.Second / time.Duration(rate))))
