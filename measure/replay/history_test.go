@@ -108,6 +108,14 @@ func TestFromHistory(t *testing.T) {
 	if p.Series == nil || len(p.Series.Points) == 0 {
 		t.Fatalf("no series in the profile (unattributed: %v)", p.Unattributed)
 	}
+	// The history is the span asked for, to the second: a point every
+	// step from t0 to until (Prometheus' Until, not the time of the query).
+	pts := p.Series.Points
+	if first, last := pts[0].At, pts[len(pts)-1].At; len(pts) != int(span/historyStep)+1 ||
+		first != t0.UTC().Format(time.RFC3339) || last != until.UTC().Format(time.RFC3339) {
+		t.Errorf("series of %d points from %s to %s, want %d from %s to %s", len(pts), first, last,
+			int(span/historyStep)+1, t0.UTC().Format(time.RFC3339), until.UTC().Format(time.RFC3339))
+	}
 	minuteOf, err := seriesMinutes(p.Series, t0, len(rates))
 	if err != nil {
 		t.Fatal(err)
