@@ -60,7 +60,7 @@ type Options struct {
 	// (DefaultWindow when 0).
 	Window time.Duration
 	// Prometheus, when its URL is set, is read for the load's curve over
-	// its Since (default 24 h), at its Step (default: ≤ 1,500 points),
+	// its Since (default 24 h) up to its Until (default now), at its Step (default: ≤ 1,500 points),
 	// for the series its Selector matches; its TLS and BearerToken are
 	// its own, not the cluster's. PrometheusTokenFile, if set, holds the
 	// bearer token (read before anything is dialled).

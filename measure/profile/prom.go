@@ -46,6 +46,7 @@ type promSource struct {
 	api        v1.API
 	shown      string // the URL without user information
 	since      time.Duration
+	until      time.Time // the span's end; zero: now
 	step, rate time.Duration
 	sel        string
 	timeout    time.Duration
@@ -72,7 +73,7 @@ func (o *Options) promReady() (*promSource, error) {
 	u, _ := url.Parse(p.URL) // validated
 	shown := *u
 	shown.User = nil
-	s := &promSource{shown: shown.String(), since: p.Since, sel: strings.Trim(strings.TrimSpace(p.Selector), "{}"), timeout: p.Timeout}
+	s := &promSource{shown: shown.String(), since: p.Since, until: p.Until, sel: strings.Trim(strings.TrimSpace(p.Selector), "{}"), timeout: p.Timeout}
 	if s.timeout == 0 {
 		s.timeout = promhist.DefaultTimeout
 	}
@@ -136,13 +137,17 @@ func (s *promSource) queries() (byMethod, keepalives string) {
 	return byMethod, keepalives
 }
 
-// series reads the curve over [now-since, now]: per step, every
+// series reads the curve over [until-since, until] (until: now when
+// zero): per step, every
 // operation's rate and their sum, and the operations' means over the
 // span (rows with their PromQL in From). Failures are notes, never
 // errors. It closes its connections when done.
 func (s *promSource) series(ctx context.Context) (*replay.Series, []replay.Operation, []string) {
 	defer s.close()
-	end := time.Now().Truncate(time.Second)
+	end := s.until
+	if end.IsZero() {
+		end = time.Now().Truncate(time.Second)
+	}
 	r := v1.Range{Start: end.Add(-s.since), End: end, Step: s.step}
 	byMethod, ka := s.queries()
 	ops := map[string]string{}
