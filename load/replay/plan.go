@@ -119,7 +119,8 @@ func (pl *Plan) notef(format string, args ...any) {
 }
 
 // buildCurve makes the curve: without a series, the mix's rate for
-// Duration; with one, a segment per point (Step / Speed long) whose rate
+// Duration; with one, a segment per step between points (Step / Speed
+// long), each at the rate of the point that ends it, whose rate
 // is the point's unary rate: the sum of its per-operation rates for the
 // mix's operations when it has them, else its total times the mix's share
 // of the profile's rated operations.
@@ -147,7 +148,15 @@ func (pl *Plan) buildCurve() error {
 		return invalid.Errorf("{Speed} %g makes the series' %s step nothing", pl.o.Speed, s.Step.D())
 	}
 	any := false
-	for _, pt := range s.Points {
+	// A point's rate is over the step before its time (PromQL's rate()
+	// looks back), so the first point is the load before the span and the
+	// curve is the steps between points: point k plays from point k-1's
+	// time to its own. A series of one point is that point for a step.
+	pts := s.Points
+	if len(pts) > 1 {
+		pts = pts[1:]
+	}
+	for _, pt := range pts {
 		r := pt.Rate * share
 		if len(pt.Ops) > 0 {
 			r = 0

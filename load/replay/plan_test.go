@@ -80,8 +80,9 @@ func TestPlanCurve(t *testing.T) {
 	}{
 		{"no series", small(), Options{Scale: 3, Duration: 5 * time.Second}, load.Curve{{Length: 5 * time.Second, Rate: 30}}},
 		{"no series, default duration", small(), Options{Speed: 4}, load.Curve{{Length: time.Minute, Rate: 10}}},
-		{"series", series, Options{Speed: 5, Scale: 2}, load.Curve{{Length: 2 * time.Second, Rate: 200}, {Length: 2 * time.Second, Rate: 0}, {Length: 2 * time.Second, Rate: 60}}},
-		{"series cut", series, Options{Speed: 5, Duration: 3 * time.Second}, load.Curve{{Length: 2 * time.Second, Rate: 100}, {Length: time.Second, Rate: 0}}},
+		// The first point is the step before the series' span: not played.
+		{"series", series, Options{Speed: 5, Scale: 2}, load.Curve{{Length: 2 * time.Second, Rate: 0}, {Length: 2 * time.Second, Rate: 60}}},
+		{"series cut", series, Options{Speed: 5, Duration: 3 * time.Second}, load.Curve{{Length: 2 * time.Second, Rate: 0}, {Length: time.Second, Rate: 30}}},
 	} {
 		tc.o.Prefix = "/r/"
 		pl, err := NewPlan(tc.p, tc.o)

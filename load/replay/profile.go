@@ -233,7 +233,9 @@ type Series struct {
 
 // Point is the load at one step.
 type Point struct {
-	// At is the step's time (RFC 3339).
+	// At is the step's end (RFC 3339): Rate is over the step before it,
+	// as PromQL's rate() looks back, so a replay plays the steps between
+	// the first point and the last.
 	At string `json:"at"`
 	// Rate is every operation's requests per second, summed.
 	Rate float64 `json:"rate"`

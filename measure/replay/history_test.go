@@ -60,8 +60,9 @@ const (
 //     point at t0 covers the 15 s before the load and belongs to no
 //     minute;
 //   - the replay's: the requests the replay sent while it played those
-//     four points (each Step/Speed = 3 s long, the curve starting with the
-//     series' first point), from the run's per-second time series. Only
+//     four points (each Step/Speed = 3 s long; the curve starts with the
+//     step the series' second point ends, the first point being the load
+//     before the span), from the run's per-second time series. Only
 //     the seconds wholly inside the 12 s count (the series' seconds are
 //     wall-clock seconds, the run's start is not on one), so 11 or 12 of
 //     them, and the rate is their requests over their number.
@@ -165,7 +166,9 @@ func TestFromHistory(t *testing.T) {
 			continue
 		}
 		prof /= float64(len(pts))
-		from, to := time.Duration(pts[0])*seg, time.Duration(pts[len(pts)-1]+1)*seg
+		// The replay plays point k in the k-th step after the first point
+		// (which is the load before the span: not played).
+		from, to := time.Duration(pts[0]-1)*seg, time.Duration(pts[len(pts)-1])*seg
 		got, secs := replayRate(run, from, to)
 		t.Logf("%6d  %8.1f  %9.1f  %8.1f   (%d/s asked; %d points, %d replay seconds)", m, want, prof, got, rate, len(pts), secs)
 		if math.Abs(want-float64(rate)) > 0.05*float64(rate) {
