@@ -473,8 +473,17 @@ func (b *Background) Stop(ctx context.Context) error {
 	return b.stopErr
 }
 
-// revokeAll revokes every lease in the plan's ID range.
+// revokeAll revokes every lease the replay granted: the workload's
+// (base up to its grants so far) and the Background's (its count from
+// base + backgroundOffset). Only those IDs: etcd's own IDs can fall in the
+// replay's 2^41-wide range, so a lease of someone else's that is in it but
+// was not granted here is left alone.
 func (pl *Plan) revokeAll(ctx context.Context, cli *clientv3.Client) error {
+	granted := pl.mix.granted.Load()
+	ours := func(id int64) bool {
+		return id >= pl.leases.base && id < pl.leases.base+granted ||
+			id >= pl.leases.base+backgroundOffset && id < pl.leases.base+backgroundOffset+int64(pl.bg.leases)
+	}
 	cctx, cancel := context.WithTimeout(ctx, callTimeout)
 	l, err := cli.Leases(cctx)
 	cancel()
@@ -483,7 +492,7 @@ func (pl *Plan) revokeAll(ctx context.Context, cli *clientv3.Client) error {
 	}
 	var errs []error
 	for _, s := range l.Leases {
-		if !pl.leases.contains(int64(s.ID)) {
+		if !ours(int64(s.ID)) {
 			continue
 		}
 		cctx, cancel := context.WithTimeout(ctx, callTimeout)

@@ -195,23 +195,20 @@ func cut(c load.Curve, d time.Duration) load.Curve {
 // leaseRange is the lease IDs a plan grants: it asks etcd for IDs of its
 // own (LeaseGrantRequest.ID), so that a revoke can name a lease without
 // reading the grant's reply (the wire transport decodes none), and so that
-// Stop finds every lease of the replay by its ID. The workload's leases
-// are base + n, the Background's base + backgroundOffset + i; every ID of
-// the replay is in [base, base + 2^41).
+// Stop revokes exactly the leases the replay granted, by ID. The
+// workload's leases are base + n, the Background's base +
+// backgroundOffset + i; every ID of the replay is in [base, base + 2^41).
 type leaseRange struct{ base int64 }
 
-const (
-	backgroundOffset = int64(1) << 40
-	leaseSpan        = int64(1) << 41
-)
+// backgroundOffset is where the Background's lease IDs start above base.
+const backgroundOffset = int64(1) << 40
 
 func newLeaseRange() leaseRange {
-	// Above 2^62 and random in 21 bits: far from the IDs etcd picks
-	// (a member's ID bits and a clock), and from another replay's.
+	// Above 2^62 and random in 21 bits, so two replays' ranges do not
+	// meet; etcd's own IDs (a member's ID bits, a clock, a counter) can
+	// fall in one, which is why Stop revokes only the IDs it granted.
 	return leaseRange{base: 1<<62 | rand.Int64N(1<<21)<<41}
 }
-
-func (r leaseRange) contains(id int64) bool { return id >= r.base && id < r.base+leaseSpan }
 
 // groupPrefix is where a profile prefix's keys go in the replay.
 func (pl *Plan) groupPrefix(src string) string { return pl.o.Prefix + strings.TrimPrefix(src, "/") }
