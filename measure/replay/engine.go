@@ -108,7 +108,10 @@ func play(ctx context.Context, r *bench.Runs, plan *rp.Plan, sess *load.Session,
 		return run, err
 	}
 	rep := &result.Replay{Profile: filepath.Base(c.Replay.Path), Speed: c.Replay.Speed, Scale: c.Replay.Scale,
-		PreloadKeys: plan.PreloadKeys(), PreloadBytes: plan.PreloadBytes()}
+		PreloadKeys: plan.PreloadKeys(), PreloadBytes: plan.PreloadBytes(), Notes: plan.Notes()}
+	if r.Local() == nil {
+		rep.Notes = append(rep.Notes, "a cluster etcdlab did not start: its other clients' requests, keys and database count in the replay's figures, and the preload did not compact it (etcd's compaction is the whole store's)")
+	}
 	// The replay's own watchers and keep-alives counted the bytes they
 	// received: the target's range size is etcd's sent bytes less those.
 	secs := elapsed.Seconds()
