@@ -10,6 +10,7 @@ import (
 	"github.com/etcdlab/etcdlab/load"
 	"github.com/etcdlab/etcdlab/measure/agents"
 	"github.com/etcdlab/etcdlab/measure/bench"
+	"github.com/etcdlab/etcdlab/measure/engines"
 	"github.com/etcdlab/etcdlab/result"
 	"github.com/spf13/cobra"
 )
@@ -92,6 +93,7 @@ func (a *app) runAgent(c *cobra.Command, o *agentOptions, argv []string) error {
 	}
 	cfg.Agent.Index = index
 	cfg.Log = a.stderr
+	cfg.Engines = engines.All() // bench's own and those it cannot import (replay, the real control plane)
 	if err := cfg.Validate(); err != nil {
 		return err
 	}

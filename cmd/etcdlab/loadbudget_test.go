@@ -142,10 +142,11 @@ func procTicks(t *testing.T, pid int) int64 {
 	return int64(st.UTime + st.STime)
 }
 
-// TestExperimentLoadBudget: a local setup's load_cpus runs its bench cell
+// TestExperimentLoadBudget: a local setup's load_cpus runs its bench cells
 // through one load process under the budget, against the cell's cluster
 // with its leader placed; the cell records load_cpus, the load's CPU and
-// who led, and no group is left (issue 24).
+// who led, and no group is left (issue 24). The second cell is a bench
+// replay, whose engine the load process must have too (issue 34).
 func TestExperimentLoadBudget(t *testing.T) {
 	t.Parallel()
 	h, err := cgroup.Open(0)
@@ -160,6 +161,8 @@ setups:
 workloads:
   - name: put
     bench: --conns=4 --clients=40 put --total=2000 --key-size=8 --val-size=16
+  - name: replay
+    bench: --duration=3s replay sample:kube
 `
 	if err := os.WriteFile(file, []byte(spec), 0o600); err != nil {
 		t.Fatal(err)
@@ -188,6 +191,11 @@ workloads:
 	}
 	if !strings.Contains(strings.Join(c.Notes, "\n"), "the load ran in a process of its own under a CPU budget of 0.2 cores") {
 		t.Errorf("notes %q", c.Notes)
+	}
+	// bench replay, an engine outside bench, runs in the budgeted
+	// process too (the agent's engines are the CLI's).
+	if rc := doc.Experiment.Cells[1]; rc.Status != result.CellOK || len(rc.Runs) != 1 || rc.Runs[0].Replay == nil || len(rc.Runs[0].Replay.Rows) == 0 {
+		t.Errorf("replay cell %s %s, %d runs", rc.Status, rc.Error, len(rc.Runs))
 	}
 	if g, _ := filepath.Glob(filepath.Join(h.Dir(), cgroup.GroupName(cmd.Process.Pid, "*"))); len(g) > 0 {
 		t.Errorf("cgroups left: %v", g)
