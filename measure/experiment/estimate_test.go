@@ -51,6 +51,7 @@ func TestEstimateBesideMeasured(t *testing.T) {
 		{"storage-sweep", 297 * time.Second, 0},
 		{"upgrade", 108 * time.Second, 3}, // 3.5.35 to start, 3.6.16 and 3.7.3 to upgrade to
 		{"versions", 343 * time.Second, 3},
+		{"replay", 316 * time.Second, 0}, // 2026-11-28, issue 34's code
 	} {
 		s, err := loadSpec(tc.name)
 		if err != nil {
