@@ -98,6 +98,8 @@ func TestProfileBadInput(t *testing.T) {
 		{"profile", "--endpoints", ep, "--window", "0s"},
 		{"profile", "--endpoints", ep, "--census-max-requests", "0"},
 		{"profile", "--endpoints", ep, "--since", "1h"},
+		{"profile", "--endpoints", ep, "--until", "2026-11-28T09:00:00Z"},
+		{"profile", "--endpoints", ep, "--prometheus", "http://prom:9090", "--until", "yesterday"},
 		{"profile", "--endpoints", ep, "--prometheus", "ftp://x"},
 		{"profile", "--endpoints", ep, "--prometheus", "http://u:secret@prom:9090", "--prometheus-selector", "job=etcd"},
 		{"profile", "--endpoints", ep, "--apiserver-metrics", "not a url"},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/etcdlab/etcdlab/internal/atomicfile"
 	"github.com/etcdlab/etcdlab/invalid"
@@ -35,7 +36,7 @@ summary to stderr. Replay it with: etcdlab bench replay FILE`,
 		Example: `  etcdlab profile --endpoints https://10.0.0.1:2379 --cacert ca.crt --cert c.crt --key c.key --out prod.yaml
   etcdlab profile --endpoints 127.0.0.1:2379 --prometheus http://prometheus:9090 --since 24h --out prod.yaml`,
 		Args: noArgs,
-		Annotations: map[string]string{"param:URL": "--prometheus", "param:Selector": "--prometheus-selector", "param:Step": "--prometheus-step",
+		Annotations: map[string]string{"param:URL": "--prometheus", "param:Selector": "--prometheus-selector", "param:Step": "--prometheus-step", "param:Until": "--until",
 			"param:RateWindow": "the rate window", "param:Timeout": "the query timeout", "param:PrometheusTokenFile": "--prometheus-token-file",
 			"param:APIServerMetrics": "--apiserver-metrics", "param:APIServerCACert": "--apiserver-cacert", "param:APIServerTokenFile": "--apiserver-token-file"},
 		RunE: func(c *cobra.Command, _ []string) error {
@@ -85,6 +86,7 @@ summary to stderr. Replay it with: etcdlab bench replay FILE`,
 	fl.DurationVar(&o.Window, "window", profile.DefaultWindow, "how long to watch the members' metrics")
 	fl.StringVar(&o.Prometheus.URL, "prometheus", "", "a Prometheus server that scrapes the members: the load's curve over --since")
 	fl.DurationVar(&o.Prometheus.Since, "since", 0, "how far back the Prometheus history goes (default 24h; needs --prometheus)")
+	fl.Var(rfc3339{&o.Prometheus.Until}, "until", "the end of the Prometheus history, RFC 3339 (default now; needs --prometheus)")
 	fl.DurationVar(&o.Prometheus.Step, "prometheus-step", 0, "the history's step (default: at most 1,500 points over --since)")
 	fl.StringVar(&o.Prometheus.Selector, "prometheus-selector", "", `label matchers for etcd's series in Prometheus (job="etcd")`)
 	fl.StringVar(&o.PrometheusTokenFile, "prometheus-token-file", "", "a file holding a bearer token for Prometheus")
@@ -124,3 +126,25 @@ func summary(w io.Writer, p *replay.Profile) {
 		fmt.Fprintln(w, "profile: unattributed: "+u)
 	}
 }
+
+// rfc3339 is a flag holding a time written as RFC 3339
+// ("2026-11-28T09:00:00Z") in *t; empty is the zero time.
+type rfc3339 struct{ t *time.Time }
+
+func (v rfc3339) String() string {
+	if v.t == nil || v.t.IsZero() {
+		return ""
+	}
+	return v.t.Format(time.RFC3339)
+}
+
+func (v rfc3339) Set(s string) error {
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return fmt.Errorf("want a time such as 2026-11-28T09:00:00Z, not %q", s)
+	}
+	*v.t = t
+	return nil
+}
+
+func (rfc3339) Type() string { return "time" }

@@ -88,8 +88,10 @@ type Source struct {
 	EtcdVersion string `json:"etcdVersion,omitempty"`
 	// Window is how long the members' metrics were watched.
 	Window result.Duration `json:"window,omitempty"`
-	// Since is the span of Prometheus history read, when one was.
+	// Since is the span of Prometheus history read, when one was, and
+	// Until its end (RFC 3339).
 	Since result.Duration `json:"since,omitempty"`
+	Until string          `json:"until,omitempty"`
 	// Sources names what was read: "metrics", "prometheus",
 	// "apiserver-metrics", "census".
 	Sources []string `json:"sources"`

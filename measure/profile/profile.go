@@ -107,8 +107,8 @@ func (o *Options) Validate() error {
 		}
 	}
 	if o.Prometheus.URL == "" {
-		if o.Prometheus.Since != 0 || o.Prometheus.Step != 0 || o.Prometheus.Selector != "" || o.PrometheusTokenFile != "" {
-			return invalid.Errorf("{Since}, {Step}, {Selector} and {PrometheusTokenFile} need {URL}: the history comes from a Prometheus server")
+		if o.Prometheus.Since != 0 || o.Prometheus.Step != 0 || o.Prometheus.Selector != "" || o.PrometheusTokenFile != "" || !o.Prometheus.Until.IsZero() {
+			return invalid.Errorf("{Since}, {Until}, {Step}, {Selector} and {PrometheusTokenFile} need {URL}: the history comes from a Prometheus server")
 		}
 	} else if err := o.promOptions().Validate(); err != nil {
 		return err
@@ -226,6 +226,7 @@ func Run(ctx context.Context, o Options) (*replay.Profile, error) {
 	if prom != nil {
 		p.Source.Sources = append(p.Source.Sources, "prometheus")
 		p.Source.Since = result.Duration(prom.since)
+		p.Source.Until = prom.until.UTC().Format(time.RFC3339)
 		p.Series = hist
 		mergeHistory(p, histOps)
 		p.Unattributed = append(p.Unattributed, histNotes...)

@@ -147,6 +147,7 @@ func (s *promSource) series(ctx context.Context) (*replay.Series, []replay.Opera
 	end := s.until
 	if end.IsZero() {
 		end = time.Now().Truncate(time.Second)
+		s.until = end // the span read, for the profile's source
 	}
 	r := v1.Range{Start: end.Add(-s.since), End: end, Step: s.step}
 	byMethod, ka := s.queries()
