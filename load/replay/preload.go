@@ -95,6 +95,15 @@ feed:
 		if _, err := cli.Compact(cctx, rev, clientv3.WithCompactPhysical()); err != nil && !errors.Is(err, rpctypes.ErrCompacted) {
 			return fmt.Errorf("compact the preload's history at revision %d: %w", rev, err)
 		}
+		// A source whose file was all in use had no free pages (it was
+		// defragmented, or never compacted): nor does the replay's.
+		if k.DBSize > 0 && float64(k.DBSizeInUse) >= 0.9*float64(k.DBSize) {
+			for _, ep := range cli.Endpoints() {
+				if _, err := cli.Defragment(cctx, ep); err != nil {
+					return fmt.Errorf("defragment %s after the preload: %w", ep, err)
+				}
+			}
+		}
 	}
 	return nil
 }
