@@ -263,6 +263,14 @@ func scrapeMembers(ctx context.Context, urls []string, tlsCfg *tls.Config) []mem
 	return out
 }
 
+// Scrape scrapes every member's metrics URL at once, each within its own
+// deadline, and returns the snapshots in urls' order, nil where a scrape
+// failed: the two ends of a window as FromWindow takes them (bench replay
+// scores its target with them). Safe for concurrent use.
+func Scrape(ctx context.Context, urls []string, tlsCfg *tls.Config) []*metrics.Snapshot {
+	return snaps(scrapeMembers(ctx, urls, tlsCfg))
+}
+
 // anyScraped is an *UnreachableError when no scrape succeeded.
 func anyScraped(urls []string, s []memberScrape) error {
 	var errs []error

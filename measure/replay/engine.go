@@ -14,6 +14,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/dustin/go-humanize"
 	"github.com/etcdlab/etcdlab/invalid"
 	"github.com/etcdlab/etcdlab/load"
 	rp "github.com/etcdlab/etcdlab/load/replay"
@@ -63,7 +64,7 @@ func (Engine) Run(ctx context.Context, r *bench.Runs) error {
 	}
 	log := r.Log()
 	if n := plan.PreloadKeys(); n > 0 {
-		fmt.Fprintf(log, "preloading %d keys (%s) under %s, the profile's keyspace\n", n, bytesText(float64(plan.PreloadBytes())), c.Prefix)
+		fmt.Fprintf(log, "preloading %d keys (%s) under %s, the profile's keyspace\n", n, humanize.IBytes(uint64(plan.PreloadBytes())), c.Prefix)
 		pre := r.Progress(bench.RunInfo{Name: "replay preload", Warmup: true})
 		if err := plan.Preload(ctx, r.Client(), pre); err != nil {
 			return fmt.Errorf("preload: %w", err)
@@ -90,9 +91,7 @@ func play(ctx context.Context, r *bench.Runs, plan *rp.Plan, sess *load.Session,
 		return result.Run{}, fmt.Errorf("watchers and leases: %w", err)
 	}
 	members := r.Members()
-	sc := newScrapes(members)
-	defer sc.close()
-	before, start, bg0 := sc.all(ctx), time.Now(), bg.Stats()
+	before, start, bg0 := profile.Scrape(ctx, members.URLs, members.TLS), time.Now(), bg.Stats()
 	spec := r.Spec(c.Clients[0])
 	spec.Total, spec.Rate, spec.Curve, spec.Duration = 0, 0, plan.Curve(), plan.Duration()
 	if p := r.Progress(info); p != nil {
@@ -100,7 +99,7 @@ func play(ctx context.Context, r *bench.Runs, plan *rp.Plan, sess *load.Session,
 		spec.Progress = func(done int64) { p(done, total) }
 	}
 	run, err := sess.Run(ctx, spec)
-	after, elapsed, bg1 := sc.all(ctx), time.Since(start), bg.Stats()
+	after, elapsed, bg1 := profile.Scrape(ctx, members.URLs, members.TLS), time.Since(start), bg.Stats()
 	if serr := bg.Stop(context.WithoutCancel(ctx)); serr != nil && err == nil {
 		err = fmt.Errorf("stop the watchers and leases: %w", serr)
 	}

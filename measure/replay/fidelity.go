@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/dustin/go-humanize"
 	"github.com/etcdlab/etcdlab/load/replay"
 	"github.com/etcdlab/etcdlab/result"
 )
@@ -72,21 +73,9 @@ func Compare(want, got *replay.Profile, scale float64) []result.FidelityRow {
 // defragmented source has smaller than a fresh target's history makes it.
 func dbNote(want *replay.Profile, got *replay.Keyspace) string {
 	if want.Keyspace.DBSizeInUse > 0 && got.DBSizeInUse > 0 {
-		return fmt.Sprintf("in use: %s against %s", bytesText(float64(got.DBSizeInUse)), bytesText(float64(want.Keyspace.DBSizeInUse)))
+		return fmt.Sprintf("in use: %s against %s", humanize.IBytes(uint64(got.DBSizeInUse)), humanize.IBytes(uint64(want.Keyspace.DBSizeInUse)))
 	}
 	return ""
-}
-
-func bytesText(b float64) string {
-	switch {
-	case b >= 1<<30:
-		return fmt.Sprintf("%.2f GiB", b/(1<<30))
-	case b >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", b/(1<<20))
-	case b >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", b/(1<<10))
-	}
-	return fmt.Sprintf("%.0f B", b)
 }
 
 // opRates sums a profile's rates per operation over its prefixes.
