@@ -39,6 +39,8 @@ type Document struct {
 	Doctor        *Doctor      `json:"doctor,omitempty"`
 	// Upgrade is a rolling upgrade's (KindUpgrade).
 	Upgrade *Upgrade `json:"upgrade,omitempty"`
+	// Size is `etcdlab size`'s answer (KindSize).
+	Size *Size `json:"size,omitempty"`
 	// Agent is set in one agent's result (bench --agents); Agents in the
 	// result merged from them.
 	Agent  *AgentRun `json:"agent,omitempty"`
