@@ -182,12 +182,16 @@ type SizeProbe struct {
 	RateGot  float64 `json:"rate_got"`
 	// MemberCPU is the busiest member's CPU in cores, CPUShare its share
 	// of the member's lab budget.
-	MemberCPU  float64 `json:"member_cpu_cores"`
-	CPUShare   float64 `json:"cpu_share"`
-	DBBytes    float64 `json:"db_bytes"`
-	Bottleneck string  `json:"bottleneck,omitempty"`
-	Error      string  `json:"error,omitempty"`
-	Seconds    float64 `json:"seconds"`
+	MemberCPU float64 `json:"member_cpu_cores"`
+	CPUShare  float64 `json:"cpu_share"`
+	DBBytes   float64 `json:"db_bytes"`
+	// PreloadShare is the share of the load's keyspace the probe stored
+	// before its load (1: all; less when it was capped to keep probes
+	// short: the database is then projected, not measured).
+	PreloadShare float64 `json:"preload_share,omitempty"`
+	Bottleneck   string  `json:"bottleneck,omitempty"`
+	Error        string  `json:"error,omitempty"`
+	Seconds      float64 `json:"seconds"`
 }
 
 // SizeRTT is the round-trip budget: the largest round trip between
