@@ -3,6 +3,7 @@ package render
 import (
 	"image/color"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -177,8 +178,10 @@ func addEvents(p *plot.Plot, events []figMark) error {
 	}
 	// A label within a tenth of the axis of the one before it goes a line
 	// lower, so close events stay readable.
+	byX := slices.Clone(events)
+	sort.SliceStable(byX, func(i, j int) bool { return byX[i].V < byX[j].V })
 	prev, drop := math.Inf(-1), 0
-	for _, e := range events {
+	for _, e := range byX {
 		at := p.X.Scale.Normalize(p.X.Min, p.X.Max, e.V)
 		if at-prev < 0.1 {
 			drop++

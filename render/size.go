@@ -139,6 +139,9 @@ func sizeTargetPhrase(t result.SizeTarget) string {
 		}
 		return p
 	}
+	if t.Nodes == 0 && t.Pods == 0 {
+		return "the target"
+	}
 	return humanize.Comma(int64(t.Nodes)) + " nodes / " + humanize.Comma(int64(t.Pods)) + " pods"
 }
 

@@ -147,7 +147,7 @@ func TestSizeNoneHolds(t *testing.T) {
 		s    *result.Size
 		want []string
 	}{
-		{"empty", &result.Size{}, []string{"None holds 0 nodes / 0 pods with headroom: none of the 0 candidates", "no candidate was measured", "Round-trip budget:\n  not searched."}},
+		{"empty", &result.Size{}, []string{"None holds the target with headroom: none of the 0 candidates", "no candidate was measured", "Round-trip budget:\n  not searched."}},
 		{"errored", &result.Size{Target: result.SizeTarget{Nodes: 5000, Pods: 150000}, ChoiceWhy: "no candidate could be measured",
 			Candidates: []result.SizeCandidate{{Name: "5x16", Members: 5, CPUs: 16, Disk: "fit:nvme", Error: "5 members of 16 cores do not fit a 2-core machine even scaled"}}},
 			[]string{"None holds 5,000 nodes / 150,000 pods with headroom: no candidate could be measured", "not measured", "5x16: not measured: 5 members of 16 cores"}},
@@ -208,6 +208,9 @@ func TestSizeDocument(t *testing.T) {
 	}
 	if !reflect.DeepEqual(back, doc) {
 		t.Errorf("the document changed in a round trip:\n%+v\n%+v", back.Size, doc.Size)
+	}
+	if f, err := ParseFormat(result.KindSize, "html"); err != nil || f != FormatHTML {
+		t.Errorf("size -o html: %q, %v", f, err)
 	}
 	for _, f := range Formats(result.KindSize) {
 		var out bytes.Buffer
