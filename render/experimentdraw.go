@@ -3,9 +3,11 @@ package render
 import (
 	"image/color"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 
+	"github.com/dustin/go-humanize"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
@@ -82,6 +84,16 @@ func (f figData) drawLines() (Chart, error) {
 		}
 		n++
 	}
+	if len(f.XTicks) > 0 {
+		ticks := make([]plot.Tick, len(f.XTicks))
+		for i, x := range f.XTicks {
+			ticks[i] = plot.Tick{Value: x, Label: humanize.Commaf(x)}
+		}
+		p.X.Tick.Marker = plot.ConstantTicks(ticks)
+	}
+	if err := addVerdicts(p, f.Verdicts, f.LogX, f.LogY); err != nil {
+		return Chart{}, err
+	}
 	if f.Limit != nil && !math.IsInf(x0, 0) {
 		p.Add(thresholdLine(f.Limit.V, x0, x1, f.Limit.Label, p))
 		p.Y.Max = math.Max(p.Y.Max, f.Limit.V)
@@ -107,6 +119,44 @@ func (f figData) drawLines() (Chart, error) {
 	return Chart{SVG: svg, Series: n}, err
 }
 
+// verdictGlyphs are how a judged point is marked: a green ring held, a
+// red cross broke, a grey square judged nothing.
+var verdictGlyphs = []struct { //nolint:gochecknoglobals // constant table
+	verdict, label string
+	style          draw.GlyphStyle
+}{
+	{"held", "held", draw.GlyphStyle{Color: color.RGBA{27, 120, 55, 255}, Radius: vg.Points(6), Shape: draw.RingGlyph{}}},
+	{"broke", "broke", draw.GlyphStyle{Color: color.RGBA{200, 0, 0, 255}, Radius: vg.Points(6), Shape: draw.CrossGlyph{}}},
+	{"inconclusive", "inconclusive (not judged)", draw.GlyphStyle{Color: eventColour, Radius: vg.Points(6), Shape: draw.SquareGlyph{}}},
+}
+
+// addVerdicts marks each judged point with its verdict's glyph, one
+// legend entry per verdict drawn.
+func addVerdicts(p *plot.Plot, vs []figVerdict, logX, logY bool) error {
+	for _, g := range verdictGlyphs {
+		var xy plotter.XYs
+		for _, v := range vs {
+			if v.Verdict == g.verdict {
+				xy = append(xy, plotter.XY{X: v.X, Y: v.Y})
+			}
+		}
+		if logX || logY {
+			xy = positive(xy, logX, logY)
+		}
+		if len(xy) == 0 {
+			continue
+		}
+		sc, err := plotter.NewScatter(xy)
+		if err != nil {
+			return err
+		}
+		sc.GlyphStyle = g.style
+		p.Add(sc)
+		p.Legend.Add(g.label, sc)
+	}
+	return nil
+}
+
 // addEvents draws each event as a dashed vertical line across the plot's
 // range, labelled at its top.
 func addEvents(p *plot.Plot, events []figMark) error {
@@ -125,7 +175,21 @@ func addEvents(p *plot.Plot, events []figMark) error {
 		}
 		l.Color, l.Width, l.Dashes = eventColour, vg.Points(1), []vg.Length{vg.Points(3), vg.Points(3)}
 		p.Add(l)
-		lab.XYs = append(lab.XYs, plotter.XY{X: e.V, Y: y1})
+	}
+	// A label within a tenth of the axis of the one before it goes a line
+	// lower, so close events stay readable.
+	byX := slices.Clone(events)
+	sort.SliceStable(byX, func(i, j int) bool { return byX[i].V < byX[j].V })
+	prev, drop := math.Inf(-1), 0
+	for _, e := range byX {
+		at := p.X.Scale.Normalize(p.X.Min, p.X.Max, e.V)
+		if at-prev < 0.1 {
+			drop++
+		} else {
+			drop = 0
+		}
+		prev = at
+		lab.XYs = append(lab.XYs, plotter.XY{X: e.V, Y: y1 - (y1-y0)*0.06*float64(drop)})
 		lab.Labels = append(lab.Labels, " "+e.Label)
 	}
 	labels, err := plotter.NewLabels(lab)

@@ -30,6 +30,20 @@ type figData struct {
 	Events []figMark `json:"events,omitempty"`
 	// Lines draws lines without a mark at each point (long time series).
 	Lines bool `json:"lines_only,omitempty"`
+	// Verdicts mark points by what was judged there (a size search's
+	// probes): held, broke or inconclusive, each with its own glyph.
+	Verdicts []figVerdict `json:"verdicts,omitempty"`
+	// XTicks, if set, label the x axis at these values (a search's
+	// probes) instead of the axis' own ticks.
+	XTicks []float64 `json:"x_ticks,omitempty"`
+}
+
+// figVerdict is one judged point: Verdict is "held", "broke" or
+// "inconclusive".
+type figVerdict struct {
+	X       float64 `json:"x"`
+	Y       float64 `json:"y"`
+	Verdict string  `json:"verdict"`
 }
 
 // figSeries is one line or one colour of bars. Published series are the

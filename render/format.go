@@ -59,6 +59,8 @@ func Formats(subject string) []Format {
 		return []Format{FormatText, FormatMarkdown, FormatJSON}
 	case SubjectStatus, result.KindUpgrade:
 		return []Format{FormatTable, FormatJSON}
+	case result.KindSize:
+		return []Format{FormatText, FormatJSON, FormatMarkdown, FormatHTML}
 	}
 	return nil
 }
@@ -130,8 +132,9 @@ type Options struct {
 
 // Write writes doc to w in format f, one of Formats(doc.Kind): FormatJSON
 // for any document, FormatText for any but an upgrade's, FormatCSV for
-// bench's, FormatTable for an upgrade's; anything else is a *FormatError
-// (Report draws documents as HTML or Markdown). It draws what doc states
+// bench's, FormatTable for an upgrade's, FormatMarkdown and FormatHTML for
+// a size answer's; anything else is a *FormatError (Report draws documents
+// as HTML or Markdown). It draws what doc states
 // and keeps nothing: concurrent calls are safe.
 func Write(w io.Writer, f Format, doc *result.Document, o Options) error {
 	switch f {
@@ -153,6 +156,16 @@ func Write(w io.Writer, f Format, doc *result.Document, o Options) error {
 			return DoctorText(w, doc, o.Terminal)
 		case result.KindExperiment:
 			return ExperimentText(w, doc, o.Terminal, o.Judged)
+		case result.KindSize:
+			return SizeText(w, doc.Size)
+		}
+	case FormatMarkdown:
+		if doc.Kind == result.KindSize {
+			return SizeMarkdown(w, doc.Size)
+		}
+	case FormatHTML:
+		if doc.Kind == result.KindSize {
+			return SizeHTML(w, doc.Size)
 		}
 	case FormatTable:
 		if doc.Kind == result.KindUpgrade {

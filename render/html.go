@@ -39,6 +39,10 @@ type docView struct {
 	// Bottlenecks are an experiment's statements: the whole sweep's, then
 	// each cell's.
 	Bottlenecks []statement
+	// Headline is the answer a result leads with (size's choice), and
+	// Sections its parts in reading order, before Tables and Charts.
+	Headline string
+	Sections []sizeSection
 }
 
 // statement is one bottleneck statement in a report.
@@ -56,15 +60,7 @@ type namedTable struct {
 // Several documents of one kind are also compared, the first as the base;
 // j is what judge worked out for the report.
 func HTML(w io.Writer, docs []result.Named, j Judged) error {
-	tmpl, err := template.New("report").Funcs(template.FuncMap{
-		"pct": func(v float64) string { return fmt.Sprintf("%+.1f%%", v) },
-		"num": num,
-		"lower": func(s string) string {
-			return map[string]string{"PASS": "pass", "WARN": "warn", "FAIL": "fail", "SKIP": "warn"}[s]
-		},
-		"better": betterWord,
-		"sig":    sigWord,
-	}).Parse(htmlTemplate)
+	tmpl, err := reportTemplate()
 	if err != nil {
 		return err
 	}
@@ -85,6 +81,19 @@ func HTML(w io.Writer, docs []result.Named, j Judged) error {
 		}
 	}
 	return tmpl.Execute(w, p)
+}
+
+// reportTemplate is the report page's template with its functions.
+func reportTemplate() (*template.Template, error) {
+	return template.New("report").Funcs(template.FuncMap{
+		"pct": func(v float64) string { return fmt.Sprintf("%+.1f%%", v) },
+		"num": num,
+		"lower": func(s string) string {
+			return map[string]string{"PASS": "pass", "WARN": "warn", "FAIL": "fail", "SKIP": "warn"}[s]
+		},
+		"better": betterWord,
+		"sig":    sigWord,
+	}).Parse(htmlTemplate)
 }
 
 func view(d result.Named, prefix string, j Judged) (docView, error) {
@@ -140,6 +149,11 @@ func view(d result.Named, prefix string, j Judged) (docView, error) {
 		v.Charts, err = diskFigures(doc, prefix)
 	case result.KindDoctor:
 		err = doctorView(&v, doc, prefix)
+	case result.KindSize:
+		if doc.Size == nil {
+			return v, fmt.Errorf("a size result without its answer")
+		}
+		err = sizeView(&v, doc.Size, prefix)
 	case result.KindExperiment:
 		if doc.Experiment == nil {
 			return v, fmt.Errorf("an experiment result without its experiment")

@@ -16,6 +16,11 @@ import (
 func Markdown(w io.Writer, docs []result.Named, j Judged) error {
 	var b strings.Builder
 	for _, d := range docs {
+		if d.Doc.Kind == result.KindSize && d.Doc.Size != nil {
+			fmt.Fprintf(&b, "## size result: %s\n\n", d.Name)
+			sizeMarkdownBody(&b, sizeModel(d.Doc.Size))
+			continue
+		}
 		v, err := view(d, "", j)
 		if err != nil {
 			return fmt.Errorf("%s: %w", d.Name, err)

@@ -443,9 +443,9 @@ func ReadFile(path string) (*Document, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if doc.Kind != KindBench && doc.Kind != KindDisk && doc.Kind != KindCheck && doc.Kind != KindExperiment {
+	if doc.Kind != KindBench && doc.Kind != KindDisk && doc.Kind != KindCheck && doc.Kind != KindExperiment && doc.Kind != KindSize {
 		if doc.Kind == KindDoctor || doc.Kind == KindUpgrade {
-			return nil, fmt.Errorf("%s: a %s result; reports and comparisons are drawn from bench, disk, check and experiment results", path, doc.Kind)
+			return nil, fmt.Errorf("%s: a %s result; reports and comparisons are drawn from bench, disk, check, experiment and size results", path, doc.Kind)
 		}
 		return nil, fmt.Errorf("%s: unknown result kind %q", path, doc.Kind)
 	}

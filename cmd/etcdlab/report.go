@@ -35,13 +35,13 @@ func (a *app) reportCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "report FILE...",
 		Short: "Render result files as one self-contained HTML page or as Markdown",
-		Long: `Renders one or more result documents (etcdlab bench/disk/check -o json, or an
-experiment's result): an HTML page with inline SVG charts (no script,
+		Long: `Renders one or more result documents (etcdlab bench/disk/check/size -o json,
+or an experiment's result): an HTML page with inline SVG charts (no script,
 nothing fetched when viewed; prints well) or Markdown tables for issues and
 pull requests. Experiments get their bottleneck statements, the article's
 figures beside ours, curves against the swept parameter or bars per setup,
-and panels over time per cell. Several results of one kind are also
-compared, the first as the base. The format follows the -o file's extension
+and panels over time per cell; a size answer gets its knee charts. Several
+results of one kind are also compared, the first as the base. The format follows the -o file's extension
 (.html or .md); -o - writes Markdown to stdout.`,
 		Example: "  etcdlab report run.json -o report.html\n  etcdlab report m5.json m6g.json -o comparison.md",
 		RunE: func(c *cobra.Command, args []string) error {
