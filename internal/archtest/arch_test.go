@@ -100,6 +100,11 @@ func rules() []rule {
 		{pkgs: []string{"measure/profile"}, allow: append([]string{"lab/etcdclient", "load/replay", "observe/*", "result", "invalid"}, leaves...)},
 		// measure/replay is bench's replay engine and its fidelity table.
 		{pkgs: []string{"measure/replay"}, allow: append([]string{"lab/*", "load", "load/*", "observe/*", "measure/bench", "measure/profile", "result", "invalid"}, leaves...)},
+		// measure/size searches a cluster's size on candidate clusters:
+		// each probe is a one-cell experiment (the runner and the job
+		// registry the CLI hands it), its load a load/sizing model or a
+		// load/replay profile; it imports no command.
+		{pkgs: []string{"measure/size"}, allow: append([]string{"lab/topology", "lab/etcdbuild", "load/replay", "load/sizing", "measure/experiment", "measure/experiment/job", "judge", "result", "invalid"}, leaves...)},
 		{pkgs: []string{"measure/engines"}, allow: []string{"measure/bench", "measure/kubereal", "measure/replay"}},
 		{pkgs: []string{"measure/bench"}, allow: append([]string{"lab/*", "emulate/*", "load", "load/*", "observe/*", "judge", "judge/*", "result", "invalid"}, leaves...)},
 		{pkgs: []string{"measure/*"}, allow: append([]string{"lab/*", "emulate/*", "load", "load/*", "observe/*", "measure/check", "measure/disk", "judge", "judge/*", "result", "invalid"}, leaves...)},
