@@ -473,7 +473,7 @@ func (m *modeller) totals() {
 			"re-lists after watch failures, and the coalescing of status writes when a controller runs at its client's QPS limit")
 	if c.HollowKubelets {
 		m.l.Notes = append(m.l.Notes, "hollow kubelets: no kubelet events; their pods turn Ready with their first status, so ReplicaSet and "+
-			"Deployment status writes coalesce more than the model counts (bench kube: 7.5 and 5.5 a churn of 10 replicas against 12)")
+			"Deployment status writes coalesce more than the model counts (bench kube: 7.5 and 5.5 a churn of 10 replicas against 14 and 13)")
 	}
 }
 
