@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/dustin/go-humanize"
 	"github.com/etcdlab/etcdlab/result"
 )
 
@@ -104,12 +105,14 @@ func Run(ctx context.Context, o Options) (*result.Size, error) {
 	return out, nil
 }
 
-// Preload caps: the most of the keyspace a probe writes before its load
-// (the rest of the objects are counted by the database projection, not
-// stored).
+// Preload caps: the most of the keyspace a probe writes before its load.
+// The preload runs under the members' budgets, and a probe's load does
+// not depend on how many bytes are stored (compaction every 5 minutes
+// and defragmentation are not in a probe's minute): the rest of the
+// objects are counted by the database projection, not stored.
 const (
-	preloadCap      = 256 << 20
-	preloadCapQuick = 64 << 20
+	preloadCap      = 32 << 20
+	preloadCapQuick = 16 << 20
 )
 
 func (r *runner) preloadCap() int64 {
@@ -213,6 +216,14 @@ func (r *runner) prober(c Candidate, k, budget float64) prober {
 		dbShare := 0.0
 		if sum.QuotaBytes > 0 {
 			dbShare = m * float64(sum.DBBytes) / float64(sum.QuotaBytes)
+		}
+		if dbShare > quotaShare {
+			// The database alone breaks the SLO: arithmetic, not a run.
+			p.Broke = []string{result.SLODBQuota}
+			p.Bottleneck = fmt.Sprintf("the database projected at this size is %.0f%% of the quota (%s): not run", 100*dbShare, humanize.IBytes(uint64(sum.QuotaBytes)))
+			p.Seconds = time.Since(began).Seconds()
+			fmt.Fprintf(r.log, "%s: %s\n", c.Name(), probeLine(p, k))
+			return p
 		}
 		cell, err := r.runProbe(ctx, probeSpec{cand: c, labCPUs: budget, rtt: rtt, profile: prof, dur: r.dur})
 		switch {
