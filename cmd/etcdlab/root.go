@@ -109,7 +109,7 @@ against etcd's published thresholds.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return exitcode.Usagef("%v (see '%s --help')", err, c.CommandPath())
 	})
-	root.AddCommand(a.checkCmd(), a.doctorCmd(), a.profileCmd(), a.clusterCmd(), a.benchCmd(), a.experimentCmd(), a.diskCmd(), a.reportCmd(), a.compareCmd(), a.memberCmd(), a.agentCmd(), a.mergeCmd())
+	root.AddCommand(a.checkCmd(), a.doctorCmd(), a.profileCmd(), a.sizeCmd(), a.clusterCmd(), a.benchCmd(), a.experimentCmd(), a.diskCmd(), a.reportCmd(), a.compareCmd(), a.memberCmd(), a.agentCmd(), a.mergeCmd())
 	return root
 }
 

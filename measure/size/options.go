@@ -121,7 +121,7 @@ func (o *Options) validate() error {
 			return err
 		}
 		if float64(c.Members)*minMemberCores > lab {
-			return invalid.Errorf("candidate %s cannot run here: %d members need at least %g cores together, and the lab has %g ({LabCores})",
+			return invalid.Errorf("candidate %s cannot run here: %d members need at least %.2f cores together, and the lab has %.2f ({LabCores})",
 				c.Name(), c.Members, float64(c.Members)*minMemberCores, lab)
 		}
 	}
