@@ -141,7 +141,7 @@ func (j *Fields) check() ([]any, error) {
 		}
 	}
 	if _, err := j.load(); err != nil {
-		return nil, err
+		return modelPath(err), err
 	}
 	return nil, nil
 }
@@ -227,24 +227,45 @@ func (w *Work) Command() string {
 	if j.Churn > 0 {
 		parts = append(parts, fmt.Sprintf("--churn %g", j.Churn))
 	}
-	var names []string
-	for _, c := range j.candidates() {
-		names = append(names, c.Name())
-	}
-	parts = append(parts, "--candidates '"+strings.Join(names, ", ")+"'")
+	parts = append(parts, candidateFlags(j.candidates())...)
 	if j.Quota > 0 {
-		parts = append(parts, fmt.Sprintf("--quota-backend-bytes %d", j.Quota))
+		parts = append(parts, fmt.Sprintf("--quota %d", j.Quota))
 	}
 	if j.ProbeTime > 0 {
 		parts = append(parts, "--probe-time "+j.ProbeTime.D().String())
 	}
-	if j.RTTBudget {
-		parts = append(parts, "--rtt-budget")
+	if !j.RTTBudget {
+		parts = append(parts, "--rtt-budget=false")
 	}
 	if j.Quick {
 		parts = append(parts, "--quick")
 	}
 	return "size " + strings.Join(parts, " ") + " (each probe on a fresh cluster of its own)"
+}
+
+// candidateFlags are the candidates as size's --members, --cpus and
+// --disk: every combination of the values given, or each candidate named
+// when a profile kept only some of them.
+func candidateFlags(cs []size.Candidate) []string {
+	var members, cpus, disks []string
+	add := func(list *[]string, v string) {
+		if !slices.Contains(*list, v) {
+			*list = append(*list, v)
+		}
+	}
+	for _, c := range cs {
+		add(&members, strconv.Itoa(c.Members))
+		add(&cpus, strconv.FormatFloat(c.CPUs, 'g', -1, 64))
+		add(&disks, c.Disk)
+	}
+	if len(members)*len(cpus)*len(disks) != len(cs) {
+		var names []string
+		for _, c := range cs {
+			names = append(names, c.Name())
+		}
+		return []string{"(candidates " + strings.Join(names, ", ") + ")"}
+	}
+	return []string{"--members " + strings.Join(members, ","), "--cpus " + strings.Join(cpus, ","), "--disk " + strings.Join(disks, ",")}
 }
 
 // options are size's options for the search, bar the load.
@@ -262,11 +283,8 @@ func (w *Work) Estimate(job.Env) time.Duration { return size.Estimate(w.options(
 // search keeps what it measured in the cell.
 func (w *Work) Run(ctx context.Context, t *job.Target) (*result.Document, error) {
 	load, err := w.Job.load()
-	switch {
-	case err != nil:
+	if err != nil {
 		return nil, err
-	case load == nil:
-		return nil, errNoModel
 	}
 	o := w.options()
 	o.Load, o.Executable, o.DataDir = load, t.Executable, t.DataDir

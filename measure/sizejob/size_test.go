@@ -57,7 +57,7 @@ func TestFields(t *testing.T) {
 	if !q.Quick || q.RTTBudget || q.ProbeTime.D() != 10*time.Second || len(q.candidates()) != 3 {
 		t.Errorf("quick fields %+v", q)
 	}
-	if c := quick.Cells[0].Work.Command(); !strings.Contains(c, "--quick") || strings.Contains(c, "--rtt-budget") || !strings.Contains(c, "'3x4c disk, 3x4c tmpfs, 3x8c disk'") {
+	if c := quick.Cells[0].Work.Command(); !strings.Contains(c, "--quick") || !strings.Contains(c, "--rtt-budget=false") || !strings.Contains(c, "(candidates 3x4c disk, 3x4c tmpfs, 3x8c disk)") {
 		t.Errorf("quick command %q", c)
 	}
 	// The estimate is size's, with no cluster of the cell's.
@@ -82,6 +82,9 @@ func TestFieldErrors(t *testing.T) {
 		{"{nodes: 10, pods: 300, cpus: [2], members: [9]}", "workloads[0].size.members[0]: a candidate's members must be 1 to 7, not 9"},
 		{"{nodes: 10, pods: 300, cpus: [2], disks: [floppy]}", `workloads[0].size.disks[0]: disk "floppy": want disk, tmpfs`},
 		{"{nodes: 10, pods: 300, cpus: [2], probe_time: 1s}", "workloads[0].size.probe_time: a probe's run must be at least 5s, not 1s"},
+		{"{nodes: 100, pods: 100, cpus: [2]}", "workloads[0].size.pods: pods (100) is fewer than 100 nodes need"},
+		{"{nodes: 10, pods: 5000, cpus: [2]}", "workloads[0].size.pods: pods (5000) is more than 10 nodes can run"},
+		{"{nodes: 10, pods: 300, churn: 100, cpus: [2]}", "workloads[0].size.churn: churn 100 pods/s turns 300 pods over faster than once a minute"},
 		{"{nodes: 10, pods: 300, cpus: [2], nodez: 3}", `line 6: unknown field "nodez"`},
 		{"{nodes: ten, pods: 300, cpus: [2]}", "line 6: cannot unmarshal"},
 	} {
