@@ -1,7 +1,6 @@
 package render
 
 import (
-	"fmt"
 
 	"github.com/dustin/go-humanize"
 	"github.com/etcdlab/etcdlab/result"
@@ -13,12 +12,14 @@ const sizingGuideSource = "etcd hardware guide"
 
 // sizingTable sets each size cell's answer beside etcd's hardware guide
 // for the same node count: the cell's workload (the tier), its nodes, the
-// guide's cores and IOPS, etcdlab's choice, its knee and headroom, the
-// round-trip budget, and whether the choice differs from the guide. The
+// guide's cores and IOPS (and its tier when the workload is named
+// otherwise), etcdlab's choice (members × cores, disk), its knee and
+// headroom, the round-trip budget, and whether the choice has fewer or
+// more cores per member than the guide, or agrees. The
 // notes are each cell's Differs (where and why) and, for a cell without
 // a choice, why. One row per cell with a size answer.
 func (m expModel) sizingTable() (Table, []string, bool) {
-	t := Table{Header: []string{"tier", "nodes", "guide's cores", "guide's IOPS", "etcdlab's choice", "knee", "headroom", "round-trip budget", "vs the guide"}}
+	t := Table{Header: []string{"tier", "nodes", "the guide", "etcdlab's choice", "knee", "headroom", "RTT budget", "vs guide"}}
 	var notes []string
 	for _, c := range m.Cells {
 		s := c.Cell.Size
@@ -30,15 +31,15 @@ func (m expModel) sizingTable() (Table, []string, bool) {
 		if s.Target.Nodes > 0 {
 			nodes = humanize.Comma(int64(s.Target.Nodes))
 		}
-		cores, iops, vs := "-", "-", "-"
+		guide, vs := "-", "-"
 		g := sizingGuide(s)
 		if g != nil {
-			cores = fmt.Sprintf("%g", g.CPUs)
-			if g.Tier != tier {
-				cores += " (" + g.Tier + ")"
-			}
+			guide = plural(g.CPUs, "core")
 			if g.IOPS > 0 {
-				iops = humanize.Comma(int64(g.IOPS))
+				guide += ", " + humanize.Comma(int64(g.IOPS)) + " IOPS"
+			}
+			if g.Tier != tier {
+				guide += " (" + g.Tier + ")"
 			}
 		}
 		choice, knee, headroom := "none", "-", "-"
@@ -63,7 +64,7 @@ func (m expModel) sizingTable() (Table, []string, bool) {
 		if g != nil && g.Differs != "" {
 			notes = append(notes, tier+": "+g.Differs)
 		}
-		t.Rows = append(t.Rows, []string{tier, nodes, cores, iops, choice, knee, headroom, sizingRTT(s.RTT), vs})
+		t.Rows = append(t.Rows, []string{tier, nodes, guide, choice, knee, headroom, sizingRTT(s.RTT), vs})
 	}
 	return t, notes, len(t.Rows) > 0
 }
@@ -78,13 +79,14 @@ func sizingGuide(s *result.Size) *result.SizeGuide {
 	return nil
 }
 
-// sizingVs compares the choice's cores per member with the guide's.
+// sizingVs compares the choice's cores per member with the guide's (the
+// notes say by how much and why).
 func sizingVs(ours, guide float64) string {
 	switch {
 	case ours < guide:
-		return fmt.Sprintf("fewer cores (%g of %g)", ours, guide)
+		return "fewer cores"
 	case ours > guide:
-		return fmt.Sprintf("more cores (%g for %g)", ours, guide)
+		return "more cores"
 	}
 	return "agrees"
 }

@@ -66,9 +66,9 @@ func TestSizingTable(t *testing.T) {
 		t.Fatalf("sizing table %v (%v), want three rows", tab, ok)
 	}
 	want := []string{
-		"small|50|2|3,600|3 × 1 core, this disk|200 nodes|31%|80 ms|fewer cores (1 of 2)",
-		"xlarge|3,000|16|16,000|none|-|-|-|no choice",
-		"huge|5,000|16 (xlarge)|16,000|5 × 16 cores, disk ebs-001|6,500 nodes|58%|≥ 640 ms|agrees",
+		"small|50|2 cores, 3,600 IOPS|3 × 1 core, this disk|200 nodes|31%|80 ms|fewer cores",
+		"xlarge|3,000|16 cores, 16,000 IOPS|none|-|-|-|no choice",
+		"huge|5,000|16 cores, 16,000 IOPS (xlarge)|5 × 16 cores, disk ebs-001|6,500 nodes|58%|≥ 640 ms|agrees",
 	}
 	for i, w := range want {
 		if got := strings.Join(tab.Rows[i], "|"); got != w {
@@ -79,10 +79,15 @@ func TestSizingTable(t *testing.T) {
 		t.Errorf("notes %q", notes)
 	}
 	var b bytes.Buffer
-	if err := ExperimentText(&b, sizingDoc(), TerminalOptions{Wide: true}, Judged{}); err != nil {
+	if err := ExperimentText(&b, sizingDoc(), TerminalOptions{}, Judged{}); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "experiment_sizing.txt", b.Bytes())
+	for _, line := range strings.Split(b.String(), "\n") {
+		if strings.HasPrefix(line, "|") && len([]rune(line)) > TermWidth {
+			t.Errorf("a table line of %d columns: %s", len([]rune(line)), line)
+		}
+	}
 	for _, f := range []func(*bytes.Buffer) error{
 		func(w *bytes.Buffer) error {
 			return HTML(w, []result.Named{{Name: "sizing", Doc: sizingDoc()}}, Judged{})
@@ -95,7 +100,7 @@ func TestSizingTable(t *testing.T) {
 		if err := f(&h); err != nil {
 			t.Fatal(err)
 		}
-		if !strings.Contains(h.String(), "Sizing: etcdlab") || !strings.Contains(h.String(), "fewer cores (1 of 2)") {
+		if !strings.Contains(h.String(), "Sizing: etcdlab") || !strings.Contains(h.String(), "3 × 1 core, this disk") {
 			t.Errorf("a report lacks the sizing table:\n%.2000s", h.String())
 		}
 	}

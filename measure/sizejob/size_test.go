@@ -137,7 +137,7 @@ func TestSizingBuiltin(t *testing.T) {
 	}
 	for i, tier := range tiers {
 		f, q := full.Cells[i].Work.(*Work).Job, quick.Cells[i].Work.(*Work).Job
-		if full.Cells[i].Workload.Name != tier.name || f.Nodes != tier.nodes || f.Pods != 30*tier.nodes || !f.RTTBudget || f.Quick {
+		if full.Cells[i].Workload.Name != tier.name || f.Nodes != tier.nodes || f.Pods != 30*tier.nodes || !f.RTTBudget || f.Quick || f.quota() != 8<<30 {
 			t.Errorf("%s: %+v", tier.name, f)
 		}
 		cs := f.candidates()
