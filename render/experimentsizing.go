@@ -1,7 +1,6 @@
 package render
 
 import (
-
 	"github.com/dustin/go-humanize"
 	"github.com/etcdlab/etcdlab/result"
 )
