@@ -283,6 +283,10 @@ func experimentView(v *docView, m expModel, prefix string) error {
 	if t, ok := m.replayTable(); ok {
 		v.Tables = append(v.Tables, namedTable{"Replays: each figure of the profile beside the candidate's", t})
 	}
+	if t, notes, ok := m.sizingTable(); ok {
+		v.Tables = append(v.Tables, namedTable{"Sizing: etcdlab's answer beside etcd's hardware guide", t})
+		v.Notes = append(v.Notes, notes...)
+	}
 	if t, ok := m.verdictsTable(); ok {
 		v.Tables = append(v.Tables, namedTable{"Verdicts", t})
 	}

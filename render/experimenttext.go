@@ -66,6 +66,13 @@ func ExperimentText(w io.Writer, doc *result.Document, o TerminalOptions, j Judg
 		b.WriteString("\nreplays (each figure of the profile beside the candidate's, docs/profiles.md):\n")
 		o.table(&b, upper(t.Header), t.Rows)
 	}
+	if t, notes, ok := m.sizingTable(); ok {
+		b.WriteString("\nsizing (etcdlab's answer beside etcd's hardware guide, docs/sizing.md):\n")
+		o.table(&b, upper(t.Header), t.Rows)
+		for _, n := range notes {
+			o.prose(&b, "", n, "    ")
+		}
+	}
 	if t, ok := m.verdictsTable(); ok {
 		b.WriteString("\nverdicts:\n")
 		o.table(&b, upper(t.Header), t.Rows)

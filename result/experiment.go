@@ -86,6 +86,10 @@ type Cell struct {
 	// into its cluster beside what the diagnosis concluded.
 	Doctor   *Doctor   `json:"doctor,omitempty"`
 	Incident *Incident `json:"incident,omitempty"`
+	// Size is a size cell's answer (the size job's search on its own
+	// candidate clusters, with the published sizing beside it); the
+	// cell has no runs of its own.
+	Size *Size `json:"size,omitempty"`
 	// Faults are the fault timeline's events as they happened.
 	Faults []FaultEvent `json:"faults,omitempty"`
 	// Bottleneck says what limited the cell, with the figures.

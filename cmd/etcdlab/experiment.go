@@ -17,7 +17,9 @@ import (
 	"github.com/etcdlab/etcdlab/load"
 	"github.com/etcdlab/etcdlab/measure/bench"
 	"github.com/etcdlab/etcdlab/measure/experiment"
+	"github.com/etcdlab/etcdlab/measure/experiment/job"
 	"github.com/etcdlab/etcdlab/measure/jobs"
+	"github.com/etcdlab/etcdlab/measure/sizejob"
 	"github.com/etcdlab/etcdlab/render"
 	"github.com/etcdlab/etcdlab/result"
 	"github.com/spf13/cobra"
@@ -206,17 +208,22 @@ func (a *app) runExperiment(c *cobra.Command, args []string, o experimentRunOpti
 	return runErr
 }
 
+// experimentJobs is every job an experiment file may name: measure/jobs'
+// registry and the size job (measure/sizejob), whose probes run with
+// the others.
+func experimentJobs() job.Registry { return sizejob.With(jobs.Registry()) }
+
 // loadSpec reads the experiment named on the command line, or the one
 // stored in the result being resumed (with both, they must be the same),
-// its workloads with the jobs of measure/jobs' registry.
+// its workloads with the jobs of experimentJobs.
 func loadSpec(args []string, old *result.Document) (*experiment.Spec, error) {
 	if len(args) == 0 && old == nil {
 		return nil, exitcode.Usagef("name a built-in experiment (etcdlab experiment list) or an experiment file")
 	}
 	if len(args) == 0 {
-		return experiment.ResumeSpec(old, jobs.Registry())
+		return experiment.ResumeSpec(old, experimentJobs())
 	}
-	return experiment.Load(args[0], jobs.Registry())
+	return experiment.Load(args[0], experimentJobs())
 }
 
 // saveExperiment writes result.json atomically (experiment.Save); a
@@ -266,7 +273,7 @@ func writeExperimentList(w interface{ Write([]byte) (int, error) }) error {
 	fmt.Fprintln(tw, "NAME\tQUICK\tFULL\tTITLE")
 	var sources []string
 	for _, name := range experiment.Builtins() {
-		s, err := experiment.Load(name, jobs.Registry())
+		s, err := experiment.Load(name, experimentJobs())
 		if err != nil {
 			return err
 		}

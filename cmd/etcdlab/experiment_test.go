@@ -55,7 +55,7 @@ func TestExperimentFileErrors(t *testing.T) {
 		}
 	}
 	code, _, stderr := runCLI(context.Background(), "experiment", "run", "storage-swep")
-	if code != 2 || !strings.Contains(stderr, `no built-in experiment or file "storage-swep" (built-ins: disk-qualification, distance-sweep, hdd-diagnosis, incidents, leader-vs-all, multicloud, replay, storage-sweep, upgrade, versions)`) {
+	if code != 2 || !strings.Contains(stderr, `no built-in experiment or file "storage-swep" (built-ins: disk-qualification, distance-sweep, hdd-diagnosis, incidents, leader-vs-all, multicloud, replay, sizing, storage-sweep, upgrade, versions)`) {
 		t.Errorf("unknown name: %d %q", code, stderr)
 	}
 	code, _, stderr = runCLI(context.Background(), "experiment", "run", "multicloud", "--profile", "slow")
@@ -81,6 +81,8 @@ func TestExperimentDryRun(t *testing.T) {
 		{[]string{"storage-sweep", "--quick"}, "storage-sweep.quick.golden"},
 		{[]string{"distance-sweep", "--quick"}, "distance-sweep.quick.golden"},
 		{[]string{"leader-vs-all", "--quick"}, "leader-vs-all.quick.golden"},
+		{[]string{"sizing"}, "sizing.full.golden"},
+		{[]string{"sizing", "--quick"}, "sizing.quick.golden"},
 	} {
 		dir := t.TempDir()
 		code, stdout, stderr := runCLI(context.Background(), append(append([]string{"experiment", "run"}, tt.args...), "--dry-run", "--out", dir+"/out")...)
@@ -103,7 +105,7 @@ func TestExperimentList(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	for _, want := range []string{"NAME", "QUICK", "FULL", "multicloud", "disk-qualification", "leader-vs-all", "hdd-diagnosis", "storage-sweep",
-		"field report 000", "field report 004"} {
+		"field report 000", "field report 004", "sizing", "issue 35"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("list lacks %q:\n%s", want, stdout)
 		}

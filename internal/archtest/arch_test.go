@@ -105,6 +105,11 @@ func rules() []rule {
 		// registry the CLI hands it), its load a load/sizing model or a
 		// load/replay profile; it imports no command.
 		{pkgs: []string{"measure/size"}, allow: append([]string{"lab/topology", "lab/etcdbuild", "load/replay", "load/sizing", "measure/experiment", "measure/experiment/job", "judge", "result", "invalid"}, leaves...)},
+		// measure/sizejob is the experiment's size job: it runs
+		// measure/size's search, whose probes are experiments, so it is
+		// not one of measure/jobs (which do not import the runner); the
+		// CLI adds it to their registry.
+		{pkgs: []string{"measure/sizejob"}, allow: append([]string{"measure/experiment/job", "measure/size", "load/sizing", "result", "invalid"}, leaves...)},
 		{pkgs: []string{"measure/engines"}, allow: []string{"measure/bench", "measure/kubereal", "measure/replay"}},
 		{pkgs: []string{"measure/bench"}, allow: append([]string{"lab/*", "emulate/*", "load", "load/*", "observe/*", "judge", "judge/*", "result", "invalid"}, leaves...)},
 		{pkgs: []string{"measure/*"}, allow: append([]string{"lab/*", "emulate/*", "load", "load/*", "observe/*", "measure/check", "measure/disk", "judge", "judge/*", "result", "invalid"}, leaves...)},
@@ -259,6 +264,9 @@ func TestRulesCatch(t *testing.T) {
 		{"measure/jobs", "measure/bench", true},
 		{"measure/jobs", "measure/doctor", true},
 		{"measure/jobs", "measure/experiment", false},
+		{"measure/jobs", "measure/size", false},
+		{"measure/sizejob", "measure/size", true},
+		{"measure/sizejob", "measure/experiment", false},
 		{"measure/bench", "measure/agents", false},
 		{"measure/doctor", "measure/bench", false},
 		{"measure/experiment", "render", false},

@@ -76,12 +76,13 @@ func Fill(doc *result.Document, o Options) {
 // experiment is its context: a disk job measured in the same setup is the
 // disk's capability, and cells of the same setup and workload at higher
 // loads show whether this one's load was below capacity. nil for a cell
-// that sent no requests to limit (a disk job).
+// that sent no requests to limit (a disk job), and for a size cell (its
+// answer states each probe's bottleneck).
 func Cell(doc *result.Document, i int, o Options) *result.Bottleneck {
 	exp := doc.Experiment
 	c := &exp.Cells[i]
-	if c.Doctor != nil || c.Incident != nil || c.Status == result.CellSkipped {
-		return nil // an incident diagnosed, or nothing run: no load to limit
+	if c.Doctor != nil || c.Incident != nil || c.Size != nil || c.Status == result.CellSkipped {
+		return nil // an incident diagnosed, a size search, or nothing run: no load of the cell's to limit
 	}
 	switch c.Status {
 	case result.CellFailed:

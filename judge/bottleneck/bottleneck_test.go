@@ -132,6 +132,20 @@ func TestDiskJobCellHasNoStatement(t *testing.T) {
 	}
 }
 
+// TestSizeCellHasNoStatement: a size cell's requests are its probes'
+// (each with its own bottleneck in the answer): the cell has no statement
+// and the sweep none for it.
+func TestSizeCellHasNoStatement(t *testing.T) {
+	t.Parallel()
+	doc := experiment(result.Cell{ID: "here/small", Setup: "here", Workload: "small", Status: result.CellOK, Size: &result.Size{}})
+	if b := Cell(doc, 0, Options{}); b != nil {
+		t.Fatalf("%+v", b)
+	}
+	if b := Sweep(doc, Options{}); b != nil {
+		t.Fatalf("sweep %+v", b)
+	}
+}
+
 // TestQuorumFigures: fsync and round trip are the figures of the member a
 // commit waits for (the second fastest of three), not the slowest's.
 func TestQuorumFigures(t *testing.T) {

@@ -45,9 +45,12 @@ func (r *runner) runCell(ctx context.Context, pc *Cell, last bool) (cell result.
 
 	var sc *setupCluster
 	t := &job.Target{
-		Leader: pc.Setup.Leader, LoadCPUs: r.loadCPUs(pc.Setup), Executable: r.o.Executable, Live: r.o.Live, Cell: &cell,
+		Leader: pc.Setup.Leader, LoadCPUs: r.loadCPUs(pc.Setup), Executable: r.o.Executable, DataDir: r.o.DataDir, Live: r.o.Live, Cell: &cell,
 	}
-	if pc.Setup.Live() {
+	switch {
+	case ownClusters(pc.Work):
+		// The work starts its clusters itself: the setup's is not used.
+	case pc.Setup.Live():
 		var err error
 		cell.Environment.MemberCores = pc.Setup.MemberCores
 		t.MetricsURLs = pc.Setup.MetricsURLs
@@ -55,7 +58,7 @@ func (r *runner) runCell(ctx context.Context, pc *Cell, last bool) (cell result.
 			fail(err)
 			return cell
 		}
-	} else {
+	default:
 		var startSeconds float64
 		var err error
 		sc, startSeconds, err = r.cluster(ctx, pc.Setup)
@@ -98,6 +101,13 @@ func (r *runner) runCell(ctx context.Context, pc *Cell, last bool) (cell result.
 		fail(err)
 	}
 	return cell
+}
+
+// ownClusters reports whether w starts clusters of its own
+// (job.OwnClusters): its cell starts none.
+func ownClusters(w job.Work) bool {
+	oc, ok := w.(job.OwnClusters)
+	return ok && oc.StartsOwnClusters()
 }
 
 // emulatedRTTs are topology.CommitRTT and WriteRTT for the cluster's

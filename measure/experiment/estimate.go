@@ -27,12 +27,13 @@ const (
 )
 
 // estimate models how long cell c takes: the overhead of its cluster
-// (none when reused: the setup's cluster is already up), and its work's
+// (none when reused: the setup's cluster is already up, or when the work
+// starts its own: job.OwnClusters), and its work's
 // (job.Work.Estimate) in the setup's Env. It reads nothing but the spec.
 func (s *Spec) estimate(c *Cell, reused bool) time.Duration {
 	env := job.Env{Latency: baseLatency}
 	var overhead time.Duration
-	if !c.Setup.Live() {
+	if !c.Setup.Live() && !ownClusters(c.Work) {
 		o, err := s.clusterOptions(c.Setup, setupEnv{})
 		if err == nil {
 			env = jobEnv(o, c.Setup.Leader != "", c.Setup.LoadCPUs)

@@ -25,7 +25,11 @@ func WritePlan(w io.Writer, p *Plan) error {
 		if !inProfile(s.Profiles[p.Profile], s.Setups[i].Name) {
 			continue
 		}
-		fmt.Fprintf(tw, "  %s\t%s\n", s.Setups[i].Name, s.Describe(&s.Setups[i]))
+		desc := s.Describe(&s.Setups[i])
+		if p.ownClusters(s.Setups[i].Name) {
+			desc = "no cluster of its own: its cells' work starts its own clusters"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\n", s.Setups[i].Name, desc)
 	}
 	_ = tw.Flush()
 	fmt.Fprintf(&b, "\ncells (%d):\n", len(p.Cells))
@@ -78,4 +82,21 @@ func roundDuration(d time.Duration) time.Duration {
 		return d.Round(100 * time.Millisecond)
 	}
 	return d.Round(time.Second)
+}
+
+// ownClusters reports whether the plan has cells on setup and every one
+// of them starts its own clusters (job.OwnClusters): the setup's cluster
+// is never started.
+func (p *Plan) ownClusters(setup string) bool {
+	n := 0
+	for _, c := range p.Cells {
+		if c.Setup.Name != setup {
+			continue
+		}
+		if !ownClusters(c.Work) {
+			return false
+		}
+		n++
+	}
+	return n > 0
 }

@@ -56,6 +56,14 @@ type FileFaults interface {
 	RunsFileFaults() bool
 }
 
+// OwnClusters is a Work that starts clusters of its own (a size search's
+// probes, each on a fresh cluster): on a local setup the cell starts no
+// cluster for it (Target.Cluster is nil), and its estimate has no
+// cluster's start and teardown.
+type OwnClusters interface {
+	StartsOwnClusters() bool
+}
+
 // WritePath is a Work that sends its writes over a known set of
 // connections, so that the cell can record the emulated write path's round
 // trips: conns connections spread over the members in order, or all to the

@@ -14,8 +14,9 @@ import (
 // experiment keeps the cluster, the file's fault timeline and the
 // teardown; the Work only uses them. One cell's goroutine uses it.
 type Target struct {
-	// Cluster is the cell's local cluster, nil on a live setup; Options
-	// are the options it was started with.
+	// Cluster is the cell's local cluster, nil on a live setup and for
+	// a work that starts its own (OwnClusters); Options are the options
+	// it was started with.
 	Cluster *cluster.Cluster
 	Options cluster.Options
 	// Conn reaches the cluster (a live one's password read from its file).
@@ -29,6 +30,9 @@ type Target struct {
 	LoadCPUs float64
 	// Executable is etcdlab, for work that runs in a child process.
 	Executable string
+	// DataDir is the experiment's data directory (experiment.Options;
+	// "": ./.etcdlab), for work that starts clusters of its own.
+	DataDir string
 	// Live, if set, shows bench requests as Prometheus metrics.
 	Live *load.Live
 	// Faults is the file's fault timeline for a FileFaults work on a
