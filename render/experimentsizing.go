@@ -33,7 +33,7 @@ func (m expModel) sizingTable() (Table, []string, bool) {
 		guide, vs := "-", "-"
 		g := sizingGuide(s)
 		if g != nil {
-			guide = plural(g.CPUs, "core")
+			guide = cores(g.CPUs)
 			if g.IOPS > 0 {
 				guide += ", " + humanize.Comma(int64(g.IOPS)) + " IOPS"
 			}

@@ -172,7 +172,7 @@ func sizeCandidate(s *result.Size, name string) *result.SizeCandidate {
 
 // sizeShape is "3 × 4 cores".
 func sizeShape(c result.SizeCandidate) string {
-	return fmt.Sprintf("%d × %s", c.Members, plural(c.CPUs, "core"))
+	return fmt.Sprintf("%d × %s", c.Members, cores(c.CPUs))
 }
 
 // sizeDisk names a candidate's disk class: "this disk", "disk fit:hdd".
@@ -183,11 +183,12 @@ func sizeDisk(d string) string {
 	return "disk " + d
 }
 
-func plural(v float64, unit string) string {
+// cores is a number of cores in words ("1 core", "0.5 cores").
+func cores(v float64) string {
 	if v == 1 {
-		return "1 " + unit
+		return "1 core"
 	}
-	return fmt.Sprintf("%g %ss", v, unit)
+	return fmt.Sprintf("%.3g cores", v)
 }
 
 func sizeTargetSection(t result.SizeTarget) sizeSection {
@@ -333,11 +334,11 @@ func sizeKnee(c result.SizeCandidate, t result.SizeTarget) string {
 	if nodes == 0 && mult == 0 {
 		return "-"
 	}
-	v := fmt.Sprintf("×%g", mult)
+	v := fmt.Sprintf("×%.3g", mult)
 	if nodes > 0 {
 		v = humanize.Comma(int64(nodes)) + " nodes"
 		if t.Profile != "" || t.Nodes == 0 {
-			v += fmt.Sprintf(" (×%g)", mult)
+			v += fmt.Sprintf(" (×%.3g)", mult)
 		}
 	}
 	switch {
@@ -401,7 +402,7 @@ func sizeDB(c result.SizeCandidate) string {
 func sizeLab(c result.SizeCandidate) string {
 	cpus := ""
 	if c.LabCPUs > 0 {
-		cpus = ", " + plural(c.LabCPUs, "core") + " each"
+		cpus = ", " + cores(c.LabCPUs) + " each"
 	}
 	if c.Scale == 1 {
 		return "direct" + cpus
@@ -409,7 +410,7 @@ func sizeLab(c result.SizeCandidate) string {
 	if c.Scale == 0 {
 		return "-"
 	}
-	return fmt.Sprintf("scaled ×%g%s", c.Scale, cpus)
+	return fmt.Sprintf("scaled ×%.3g%s", c.Scale, cpus)
 }
 
 // sizeWhyLines are a line per candidate that broke (the SLO that broke
@@ -464,10 +465,10 @@ func sizeWhyLines(s *result.Size) []string {
 // sizeProbeSize is where a probe ran: "2,000 nodes (×2)".
 func sizeProbeSize(p result.SizeProbe, t result.SizeTarget) string {
 	if p.Nodes > 0 {
-		return fmt.Sprintf("%s nodes (×%g)", humanize.Comma(int64(p.Nodes)), p.Multiplier)
+		return fmt.Sprintf("%s nodes (×%.3g)", humanize.Comma(int64(p.Nodes)), p.Multiplier)
 	}
 	_ = t
-	return fmt.Sprintf("×%g the target", p.Multiplier)
+	return fmt.Sprintf("×%.3g the target", p.Multiplier)
 }
 
 func sizeRTTSection(r *result.SizeRTT) sizeSection {
@@ -543,10 +544,10 @@ func sizeMethodSection(s *result.Size) sizeSection {
 		m = append(m, fmt.Sprintf("measured on a %d-core machine", s.MachineCores))
 	}
 	if s.LabCores > 0 {
-		m = append(m, "the lab gave all members of one probe "+plural(s.LabCores, "core")+" together")
+		m = append(m, "the lab gave all members of one probe "+cores(s.LabCores)+" together")
 	}
 	if s.IdleMemberCores > 0 {
-		m = append(m, fmt.Sprintf("an idle member uses %g cores here (not scaled)", s.IdleMemberCores))
+		m = append(m, fmt.Sprintf("an idle member uses %.3g cores here (not scaled)", s.IdleMemberCores))
 	}
 	if s.Seconds > 0 {
 		m = append(m, "the search took "+time.Duration(s.Seconds*float64(time.Second)).Round(time.Second).String())
@@ -586,7 +587,7 @@ func sizeProbeTable(ps []result.SizeProbe, rtt bool) *Table {
 	head = append(head, "verdict", "broke (worst first)", "mutating p99", "WAL fsync p99", "commit p99", "leader changes", "slow applies", "req/s asked / done", "busiest member CPU", "database", "bottleneck")
 	t := &Table{Header: head}
 	for _, p := range sizeSorted(ps, rtt) {
-		row := []string{fmt.Sprintf("×%g", p.Multiplier), humanize.Comma(int64(p.Nodes)), humanize.Comma(int64(p.Pods)), rateFig(p.Churn)}
+		row := []string{fmt.Sprintf("×%.3g", p.Multiplier), humanize.Comma(int64(p.Nodes)), humanize.Comma(int64(p.Pods)), rateFig(p.Churn)}
 		if rtt {
 			row = []string{msOr(p.RTTMs, "0 ms")}
 		}

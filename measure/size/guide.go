@@ -74,7 +74,7 @@ func guide(s *result.Size) []result.SizeGuide {
 	ot, within := tierFor(openShiftTiers(), n)
 	o := result.SizeGuide{Source: "OpenShift", Tier: ot.name, Nodes: ot.nodes, CPUs: ot.cpus, MemoryGB: ot.memGB, Ref: refOpenShift}
 	o.Differs = differs(s, chosen, ot.cpus, "OpenShift's "+ot.name+" row") +
-		"; OpenShift's cores are the whole control-plane node's, so etcd's share of them is smaller by construction"
+		" (OpenShift's cores are a whole control-plane node's: etcd's share is smaller by construction)"
 	if !within {
 		o.Differs = fmt.Sprintf("%d nodes is beyond OpenShift's table (250 workers; OpenShift Dedicated caps at 249 nodes since 4.14.14); ", n) + o.Differs
 	}
@@ -84,18 +84,19 @@ func guide(s *result.Size) []result.SizeGuide {
 // differs compares the choice's cores per member with a published row's.
 func differs(s *result.Size, chosen *result.SizeCandidate, cpus float64, row string) string {
 	if chosen == nil {
-		return fmt.Sprintf("etcdlab found no candidate that holds with headroom, so it cannot confirm %s (%g cores): %s", row, cpus, s.ChoiceWhy)
+		return fmt.Sprintf("no candidate held with headroom, so etcdlab cannot confirm %s (%g cores)", row, cpus)
 	}
-	load := fmt.Sprintf("%.0f writes/s, %.0f reads/s and %.0f watch events/s", s.Load.WritesPerSecond, s.Load.ReadsPerSecond, s.Load.WatchEventsPerSecond)
+	at := fmt.Sprintf("at the target (%.0f writes/s, %.0f reads/s, %.0f watch events/s) the busiest member used %.0f%% of %g cores",
+		s.Load.WritesPerSecond, s.Load.ReadsPerSecond, s.Load.WatchEventsPerSecond, 100*chosen.Headroom, chosen.CPUs)
 	switch {
 	case chosen.CPUs < cpus:
-		return fmt.Sprintf("fewer cores than %s (%g): the load this size implies (%s) kept the busiest member at %.0f%% of %g cores; the table sizes for request rates and clients far above it, and for machines that may serve more than etcd",
-			row, cpus, load, 100*chosen.Headroom, chosen.CPUs)
+		return fmt.Sprintf("fewer cores than %s (%g against %g per member): %s; the row is sized for more requests and clients than this load, on machines that may serve more than etcd",
+			row, chosen.CPUs, cpus, at)
 	case chosen.CPUs > cpus:
-		return fmt.Sprintf("more cores than %s (%g): no smaller candidate held with headroom (%s); the table has no fsync figure and no watchers or object sizes, which this load has",
-			row, cpus, load)
+		return fmt.Sprintf("more cores than %s (%g against %g per member): no smaller candidate held with headroom; the row has no fsync figure and no watchers or object sizes, which this load has",
+			row, chosen.CPUs, cpus)
 	}
-	return fmt.Sprintf("agrees with %s (%g cores per member), with the busiest member at %.0f%% of them", row, cpus, 100*chosen.Headroom)
+	return fmt.Sprintf("agrees with %s (%g cores per member): %s", row, cpus, at)
 }
 
 // method states how the answer was measured.

@@ -60,7 +60,7 @@ func (l *modelLoad) Summary() result.SizeLoad {
 	rates := append([]sizing.Rate(nil), ld.Rates...)
 	sort.SliceStable(rates, func(i, j int) bool { return rates[i].PerSecond > rates[j].PerSecond })
 	for _, r := range rates {
-		s.Rates = append(s.Rates, result.SizeRate{Verb: r.Verb, Resource: r.Resource, PerSecond: r.PerSecond, Source: r.What + ": " + r.Source})
+		s.Rates = append(s.Rates, result.SizeRate{Verb: r.Verb, Resource: r.Resource, PerSecond: r.PerSecond, Source: r.What + " (docs/sizing.md, \"The model\", has its source)"})
 	}
 	return s
 }

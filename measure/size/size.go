@@ -79,7 +79,7 @@ func Run(ctx context.Context, o Options) (*result.Size, error) {
 	if r.idle, err = r.measureIdle(ctx); err != nil {
 		return out, fmt.Errorf("idle probe: %w", err)
 	}
-	out.IdleMemberCores = r.idle
+	out.IdleMemberCores = round3(r.idle)
 	fmt.Fprintf(r.log, "a member's idle CPU here: %.3f cores\n", r.idle)
 	for _, c := range o.Candidates {
 		out.Candidates = append(out.Candidates, r.candidate(ctx, c))
@@ -155,14 +155,14 @@ func (r *runner) scaleFor(c Candidate) (k, budget float64) {
 	if r.o.Scale > 0 {
 		k = r.o.Scale
 	}
-	return k, r.idle + k*work
+	return k, round3(r.idle + k*work)
 }
 
 // candidate searches one candidate's knee.
 func (r *runner) candidate(ctx context.Context, c Candidate) result.SizeCandidate {
 	k, budget := r.scaleFor(c)
 	out := result.SizeCandidate{Name: c.Name(), Members: c.Members, CPUs: c.CPUs, Disk: c.Disk, RTTMs: ms(c.RTT),
-		Version: c.Version, Scale: k, LabCPUs: budget}
+		Version: c.Version, Scale: round3(k), LabCPUs: round3(budget)}
 	if out.Disk == "" {
 		out.Disk = DiskThis
 	}
@@ -197,7 +197,7 @@ func (r *runner) prober(c Candidate, k, budget float64) prober {
 			rtt = c.RTT
 		}
 		began := time.Now()
-		p := result.SizeProbe{Multiplier: m, RTTMs: ms(rtt)}
+		p := result.SizeProbe{Multiplier: round3(m), RTTMs: ms(rtt)}
 		prof, pt, err := r.o.Load.At(m)
 		if err == nil && k != 1 {
 			prof, err = scaleProfile(prof, k)
