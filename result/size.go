@@ -113,6 +113,7 @@ const (
 	SLOSlowApplies = "slow applies"
 	SLODBQuota     = "database vs quota"
 	SLORate        = "load carried"
+	SLOMemberCPU   = "member CPU"
 )
 
 // SizeCandidate is one candidate cluster and what the lab found for it.

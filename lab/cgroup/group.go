@@ -62,29 +62,15 @@ func (g Group) PIDs() ([]int, error) { return readPIDs(g.Dir()) }
 // quota over Period: cpu.max in v2, cpu.cfs_quota_us and
 // cpu.cfs_period_us in v1. cores 0 removes the limit. A quota below the
 // kernel's 1 ms per period is an error.
-func (g Group) SetCPU(cores float64) error { return g.SetCPUEvery(cores, Period) }
-
-// MinPeriod and MaxPeriod bound a CPU quota's period (the kernel's).
-const (
-	MinPeriod = time.Millisecond
-	MaxPeriod = time.Second
-)
-
-// SetCPUEvery is SetCPU over a period of its own: a shorter one spreads
-// the same share of a core finer, so that a group short of CPU runs
-// slower rather than stopping for most of a 100 ms period.
-func (g Group) SetCPUEvery(cores float64, every time.Duration) error {
+func (g Group) SetCPU(cores float64) error {
 	if cores < 0 || math.IsNaN(cores) || math.IsInf(cores, 0) {
 		return fmt.Errorf("cgroup %s: cannot limit to %v cores", g.name, cores)
 	}
-	if every < MinPeriod || every > MaxPeriod {
-		return fmt.Errorf("cgroup %s: a CPU period of %v is outside %v to %v", g.name, every, MinPeriod, MaxPeriod)
-	}
-	quota := time.Duration(cores * float64(every))
+	quota := time.Duration(cores * float64(Period))
 	if cores > 0 && quota < minQuota {
-		return fmt.Errorf("cgroup %s: %v cores is below the kernel's smallest quota (%v per %v)", g.name, cores, minQuota, every)
+		return fmt.Errorf("cgroup %s: %v cores is below the kernel's smallest quota (%v per %v)", g.name, cores, minQuota, Period)
 	}
-	period := strconv.FormatInt(every.Microseconds(), 10)
+	period := strconv.FormatInt(Period.Microseconds(), 10)
 	q := strconv.FormatInt(quota.Microseconds(), 10)
 	if g.h.layout.Version == V2 {
 		if cores == 0 {

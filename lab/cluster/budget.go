@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"time"
 
 	"github.com/etcdlab/etcdlab/invalid"
 	"github.com/etcdlab/etcdlab/lab/cgroup"
@@ -36,27 +35,6 @@ func validateCPUs(all float64, by map[string]float64, members int) error {
 		if bad(by[n]) {
 			return invalid.Errorf("{MemberCPUs} of %s must be a number of CPUs from %g (0.5, 2), not %g", n, MinCPUs, by[n])
 		}
-	}
-	return nil
-}
-
-// validateCPUPeriod checks the budgets' period: 0, or from 1 ms to 1 s
-// with every budget at least 1 ms of it.
-func validateCPUPeriod(all float64, by map[string]float64, every time.Duration) error {
-	if every == 0 {
-		return nil
-	}
-	if every < cgroup.MinPeriod || every > cgroup.MaxPeriod {
-		return invalid.Errorf("{CPUPeriod} must be from %s to %s, not %s", cgroup.MinPeriod, cgroup.MaxPeriod, every)
-	}
-	least := all
-	for _, v := range by {
-		if v > 0 && (least == 0 || v < least) {
-			least = v
-		}
-	}
-	if least > 0 && time.Duration(least*float64(every)) < time.Millisecond {
-		return invalid.Errorf("{CPUPeriod} %s gives a budget of %g cores less than the kernel's 1 ms a period", every, least)
 	}
 	return nil
 }
@@ -132,11 +110,7 @@ func (c *Cluster) applyBudget(i, pid int) error {
 		return &BudgetError{Err: err}
 	}
 	if cores > 0 {
-		every := c.opts.CPUPeriod
-		if every == 0 {
-			every = cgroup.Period
-		}
-		if err := g.SetCPUEvery(cores, every); err != nil {
+		if err := g.SetCPU(cores); err != nil {
 			return fmt.Errorf("member %s's CPU budget: %w", name, err)
 		}
 	}

@@ -86,12 +86,6 @@ type Options struct {
 	// without a budget.
 	CPUs       float64
 	MemberCPUs map[string]float64
-	// CPUPeriod is the budgets' quota period (0: cgroup.Period, 100 ms).
-	// A shorter one spreads a small budget finer: a member short of CPU
-	// then runs slower rather than stopping for most of each 100 ms, as a
-	// member on a smaller machine of its own does (etcdlab size's probes).
-	// Each budget times it must reach the kernel's 1 ms.
-	CPUPeriod time.Duration
 	// Memory, if positive, is each member's memory limit in bytes, in the
 	// same cgroup (v2 memory.max, v1 memory.limit_in_bytes): past it the
 	// kernel reclaims the member's page cache, then kills it.
@@ -242,9 +236,6 @@ func (o Options) Validate() error {
 		}
 	}
 	if err := validateLinks(o.Links, o.Members); err != nil {
-		return err
-	}
-	if err := validateCPUPeriod(o.CPUs, o.MemberCPUs, o.CPUPeriod); err != nil {
 		return err
 	}
 	if err := validateCPUs(o.CPUs, o.MemberCPUs, o.Members); err != nil {

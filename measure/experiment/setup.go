@@ -84,9 +84,6 @@ func (s *Spec) clusterOptions(st *Setup, env setupEnv) (cluster.Options, error) 
 	if st.CPUs != 0 {
 		o.CPUs = st.CPUs
 	}
-	if st.CPUPeriod != 0 {
-		o.CPUPeriod = st.CPUPeriod.D()
-	}
 	if len(st.MemberCPUs) > 0 && o.MemberCPUs == nil {
 		o.MemberCPUs = map[string]float64{}
 	}
@@ -131,8 +128,6 @@ func (s *Spec) clusterOptions(st *Setup, env setupEnv) (cluster.Options, error) 
 			field = "etcd"
 		case strings.Contains(err.Error(), "MemberCPUs"):
 			field = "member_cpus"
-		case strings.Contains(err.Error(), "CPUPeriod"):
-			field = "cpu_period"
 		case strings.Contains(err.Error(), "CPUs"):
 			field = "cpus"
 		}
@@ -242,5 +237,5 @@ func yamlTuningName(field string) string {
 
 // yamlClusterName names cluster.Options' fields as the file does.
 func yamlClusterName(field string) string {
-	return map[string]string{"Members": "members", "PortBase": "port_base", "Host": "host", "CPUs": "cpus", "MemberCPUs": "member_cpus", "CPUPeriod": "cpu_period", "Leader": "leader", "Etcd": "etcd.version", "MemberEtcd": "etcd.members"}[field]
+	return map[string]string{"Members": "members", "PortBase": "port_base", "Host": "host", "CPUs": "cpus", "MemberCPUs": "member_cpus", "Leader": "leader", "Etcd": "etcd.version", "MemberEtcd": "etcd.members"}[field]
 }

@@ -96,9 +96,6 @@ type Setup struct {
 	// topology's.
 	CPUs       float64            `yaml:"cpus"`
 	MemberCPUs map[string]float64 `yaml:"member_cpus"`
-	// CPUPeriod is the budgets' quota period (cluster.Options.CPUPeriod;
-	// default 100 ms).
-	CPUPeriod Duration `yaml:"cpu_period"`
 	// Params are coordinates the setup gives its cells, beside the
 	// sweep's ({rtt_ms: 20}): numeric ones make a curve along setups, and
 	// published figures, compare: and knee: can name them.

@@ -47,7 +47,6 @@ func (p probeSpec) setup(loadCores float64) (map[string]any, error) {
 	st := map[string]any{"name": "candidate", "topology_spec": topo}
 	if p.labCPUs > 0 {
 		st["cpus"] = round3(p.labCPUs)
-		st["cpu_period"] = cpuPeriod(round3(p.labCPUs)).String()
 	}
 	if loadCores > 0 {
 		st["load_cpus"] = loadCores
@@ -66,19 +65,6 @@ func (p probeSpec) setup(loadCores float64) (map[string]any, error) {
 		st["storage"] = d.storage
 	}
 	return st, nil
-}
-
-// The members' quota period in probes: 10 ms, longer only where a budget
-// would get less than the kernel's 1 ms of it. With the default 100 ms a
-// small budget runs for its share and then stops for the rest of the
-// period (85 ms at 0.15 cores), and those stops, not the work, break the
-// latency SLOs first: a member of a candidate's size, on cores of its
-// own, has no such stops. 10 ms bounds them to 10 ms.
-const probePeriod = 10 * time.Millisecond
-
-func cpuPeriod(cores float64) time.Duration {
-	least := time.Duration(math.Ceil(float64(time.Millisecond)/cores/float64(time.Millisecond))) * time.Millisecond
-	return max(probePeriod, least)
 }
 
 func round3(x float64) float64 { return math.Round(x*1000) / 1000 }

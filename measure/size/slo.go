@@ -14,7 +14,10 @@ const (
 	srcMutating = "Kubernetes SLO: mutating API calls p99 ≤ 1 s over 5 min (kubernetes/community sig-scalability/slos/api_call_latency.md); " +
 		"etcdlab judges etcd's own write latency against the whole 1 s: a bound that is a bound (an etcd write over it breaks the API call's SLO whatever the apiserver adds), not etcd's share of it, which nobody publishes"
 	srcQuota = "etcd quota (--quota-backend-bytes, 2 GiB default; 8 GiB suggested maximum, etcd limits page); OpenShift and the etcd mixin alert at 80% (etcdBackendQuotaLowSpace)"
-	srcRate  = "an open-loop load must be carried: the cluster answered at least 90% of the requests asked per second, without errors (etcdlab)"
+	srcCPU   = "etcdlab's saturation rule (judge: the share of the cores from which CPU limits throughput): past it a member queues. " +
+		"On a budget scaled down in the lab a request's CPU time is stretched by the quota's slices, which a candidate's member on cores of its own is not, " +
+		"so latency near saturation is the lab's, not the candidate's; the share of the budget used is the candidate's (docs/sizing.md, \"Method\")"
+	srcRate = "an open-loop load must be carried: the cluster answered at least 90% of the requests asked per second, without errors (etcdlab)"
 )
 
 // quotaShare is the share of the quota the projected database may reach.
@@ -37,6 +40,7 @@ func SLOs() []result.SizeSLO {
 		{Name: result.SLOSlowApplies, Limit: 0, Unit: "count", Source: th(judge.ServerSlowApplies)},
 		{Name: result.SLODBQuota, Limit: quotaShare, Unit: "share", Source: srcQuota},
 		{Name: result.SLORate, Limit: 0.9, Unit: "share", Source: srcRate},
+		{Name: result.SLOMemberCPU, Limit: judge.LimitCPUSaturated.Value(), Unit: "share", Source: srcCPU},
 	}
 }
 
@@ -103,6 +107,9 @@ func judgeCell(cell *result.Cell, budget, dbShare float64) result.SizeProbe {
 	over(result.SLOLeader, p.LeaderChanges)
 	over(result.SLOSlowApplies, p.SlowApplies)
 	over(result.SLODBQuota, dbShare)
+	if budget > 0 {
+		over(result.SLOMemberCPU, p.CPUShare)
+	}
 	reach := ""
 	if run.Replay != nil {
 		reach = run.Replay.Reach
