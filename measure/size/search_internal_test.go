@@ -129,4 +129,3 @@ func TestScaleProfile(t *testing.T) {
 		t.Errorf("a 1 KiB cap kept %g of the keyspace", share)
 	}
 }
-
