@@ -14,7 +14,7 @@ import (
 
 // TestScaledKneeMatchesDirect is the scaled-down path's check (issue 35's
 // direct check, one of its targets; perf/size-direct.sh runs all three):
-// 300 nodes and 9,000 pods on 3 members of 0.15 cores each in memory,
+// 1,000 nodes and 30,000 pods on 3 members of 0.3 cores each in memory,
 // searched directly (the load and the budgets as they are) and at half
 // scale (half the load, each member idle + half of the rest). The knee the
 // scaled search predicts must be within ±25% of the direct one. The quota
@@ -31,13 +31,13 @@ func TestScaledKneeMatchesDirect(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
-	l, err := size.FromModel(sizing.Cluster{Nodes: 300, Pods: 9000}, 8<<30)
+	l, err := size.FromModel(sizing.Cluster{Nodes: 1000, Pods: 30000}, 8<<30)
 	if err != nil {
 		t.Fatal(err)
 	}
 	search := func(k float64) result.SizeCandidate {
 		s, err := size.Run(ctx, size.Options{Load: l, Scale: k, ProbeTime: 15 * time.Second, LoadCores: -1,
-			Candidates: []size.Candidate{{Members: 3, CPUs: 0.15, Disk: size.DiskTmpfs}}, Jobs: jobs.Registry(), Log: testLog{t}})
+			Candidates: []size.Candidate{{Members: 3, CPUs: 0.3, Disk: size.DiskTmpfs}}, Jobs: jobs.Registry(), Log: testLog{t}})
 		if err != nil {
 			t.Fatalf("scale %g: %v", k, err)
 		}

@@ -122,12 +122,21 @@ func (r *runner) preloadCap() int64 {
 	return preloadCap
 }
 
-// measureIdle is a member's CPU with next to no load (a put a second) on
-// an unbudgeted 3-member cluster in memory: heartbeats, the lab's
-// metrics scrapes and Go's runtime, which do not scale with the load.
+// idleShare is the multiplier of the target the idle probe plays.
+const idleShare = 1.0 / 64
+
+// measureIdle is a member's CPU under a sliver of the target's load (1/64
+// of it, on an unbudgeted 3-member cluster in memory): what does not
+// scale with the load (heartbeats, the lab's metrics scrapes, Go's
+// runtime, and the load's own fixed shape: its watchers, connections and
+// leases, and etcd's batching timers), plus 1/64 of the rest.
 func (r *runner) measureIdle(ctx context.Context) (float64, error) {
-	cell, err := r.runProbe(ctx, probeSpec{cand: Candidate{Members: 3, Disk: DiskTmpfs},
-		bench: fmt.Sprintf("--clients=1 --conns=1 put --total=%d --rate=1", int(idleTime.Seconds()))})
+	prof, _, err := r.o.Load.At(idleShare)
+	if err != nil {
+		return 0, err
+	}
+	capPreload(prof, r.preloadCap())
+	cell, err := r.runProbe(ctx, probeSpec{cand: Candidate{Members: 3, Disk: DiskTmpfs}, profile: prof, dur: idleTime})
 	if err != nil {
 		return 0, err
 	}
