@@ -9,12 +9,12 @@
 # knee and the ratio scaled/direct (the bar: within ±25%), and the
 # median ratio.
 #
-#   perf/size-direct.sh [K=0.5] [PROBE=15s] [TARGETS="100:0.08 300:0.15 1000:0.3"]
+#   perf/size-direct.sh [K=0.5] [PROBE=15s] [TARGETS="300:0.2 1000:0.3 2000:0.4"]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 k=${1:-0.5}
 probe=${2:-15s}
-targets=${3:-"100:0.08 300:0.15 1000:0.3"}
+targets=${3:-"300:0.2 1000:0.3 2000:0.4"}
 work=$(mktemp -d /tmp/etcdlab-size-direct.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 bin=$work/etcdlab

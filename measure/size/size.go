@@ -175,6 +175,10 @@ func (r *runner) candidate(ctx context.Context, c Candidate) result.SizeCandidat
 	if out.Disk == "" {
 		out.Disk = DiskThis
 	}
+	if budget < minMemberCores {
+		out.Error = fmt.Sprintf("each member would get %.3f cores in the lab, below its smallest budget (%g cores: below it the quota's stops alone make applies slow)", budget, minMemberCores)
+		return out
+	}
 	if k <= 0 {
 		out.Error = fmt.Sprintf("%d members of %g cores do not fit in the lab's %.2f cores even scaled down (a member's idle share is %.3f cores)",
 			c.Members, c.CPUs, r.labCores, r.idle)
