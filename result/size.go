@@ -181,8 +181,10 @@ type SizeProbe struct {
 	// RateWant and RateGot are the requests per second asked and done.
 	RateWant float64 `json:"rate_want"`
 	RateGot  float64 `json:"rate_got"`
-	// MemberCPU is the busiest member's CPU in cores, CPUShare its share
-	// of the member's lab budget.
+	// MemberCPU is the busiest member's CPU in the lab, in cores;
+	// CPUShare that CPU as the candidate's member would use it (the idle
+	// share as it is, the rest over the candidate's Scale) as a share of
+	// the candidate's cores: the figure the member-CPU SLO judges.
 	MemberCPU float64 `json:"member_cpu_cores"`
 	CPUShare  float64 `json:"cpu_share"`
 	DBBytes   float64 `json:"db_bytes"`

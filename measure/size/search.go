@@ -94,7 +94,7 @@ func knee(ctx context.Context, c *result.SizeCandidate, probe prober, quick bool
 			hi = mid
 		}
 	}
-	c.Knee = lo
+	c.Knee = round3(lo)
 	c.KneeNodes = int(math.Round(lo * float64(nodes)))
 	c.Above = hi == 0 && lo > 0
 	c.Below = lo == 0

@@ -152,6 +152,17 @@ func (r *runner) measureIdle(ctx context.Context) (float64, error) {
 	return idle, nil
 }
 
+// project is a member's CPU in the lab at factor k (cores) as the
+// candidate's member would use it: the idle share as it is, the rest
+// over k. A lab member at its whole budget projects to the candidate's
+// whole cores.
+func (r *runner) project(cores, k float64) float64 {
+	if k >= 1 || cores <= r.idle {
+		return cores
+	}
+	return r.idle + (cores-r.idle)/k
+}
+
 // scaleFor is the factor a candidate runs at here and each member's lab
 // budget: the load and the budget beyond the idle share times k, so that
 // the members fit in LabCores together.
@@ -188,8 +199,7 @@ func (r *runner) candidate(ctx context.Context, c Candidate) result.SizeCandidat
 	knee(ctx, &out, r.prober(c, k, budget), r.o.Quick, target.Nodes)
 	for _, p := range out.Probes {
 		if p.Multiplier == 1 && p.RTTMs == ms(c.RTT) && p.MemberCPU > 0 {
-			full := r.idle + (p.MemberCPU-r.idle)/k
-			out.Headroom = full / c.CPUs
+			out.Headroom = r.project(p.MemberCPU, k) / c.CPUs
 			out.HeadroomOK = out.Headroom <= headroomShare
 			break
 		}
@@ -241,7 +251,7 @@ func (r *runner) prober(c Candidate, k, budget float64) prober {
 		cell, err := r.runProbe(ctx, probeSpec{cand: c, labCPUs: budget, rtt: rtt, profile: prof, dur: r.dur})
 		switch {
 		case cell != nil:
-			q := judgeCell(cell, budget, dbShare)
+			q := judgeCell(cell, func(u float64) float64 { return r.project(u, k) / c.CPUs }, dbShare)
 			q.Multiplier, q.RTTMs, q.Nodes, q.Pods, q.Churn, q.RateWant = p.Multiplier, p.RTTMs, p.Nodes, p.Pods, p.Churn, p.RateWant
 			p = q
 			if err != nil {
@@ -275,7 +285,7 @@ func probeLine(p result.SizeProbe, k float64) string {
 	case !p.Holds:
 		verdict = fmt.Sprintf("breaks (%v)", p.Broke)
 	}
-	return fmt.Sprintf("%s, lab ×%.3f: %s — writes p99 %.1f ms, fsync p99 %.1f ms, commit p99 %.1f ms, member CPU %.0f%% of its budget, %.0f/%.0f req/s, %.0f s",
+	return fmt.Sprintf("%s, lab ×%.3f: %s — writes p99 %.1f ms, fsync p99 %.1f ms, commit p99 %.1f ms, member CPU %.0f%% of the candidate's cores, %.0f/%.0f req/s, %.0f s",
 		at, k, verdict, p.MutatingP99*1000, p.WALFsyncP99*1000, p.CommitP99*1000, 100*p.CPUShare, p.RateGot, p.RateWant, p.Seconds)
 }
 

@@ -47,10 +47,11 @@ func SLOs() []result.SizeSLO {
 // mutating says whether a replay operation changes the store.
 func mutating(op string) bool { return op == "put" || op == "txn" || op == "delete" }
 
-// judgeCell turns a probe's cell into its figures and verdict. budget is
-// each member's lab CPU budget; dbShare the projected database's share
-// of the quota at this probe's size.
-func judgeCell(cell *result.Cell, budget, dbShare float64) result.SizeProbe {
+// judgeCell turns a probe's cell into its figures and verdict. share
+// projects the busiest member's CPU in the lab (cores) to a share of the
+// candidate's cores; dbShare is the projected database's share of the
+// quota at this probe's size.
+func judgeCell(cell *result.Cell, share func(cores float64) float64, dbShare float64) result.SizeProbe {
 	var p result.SizeProbe
 	if len(cell.Runs) == 0 {
 		p.Inconclusive = "the probe measured no run"
@@ -73,8 +74,8 @@ func judgeCell(cell *result.Cell, budget, dbShare float64) result.SizeProbe {
 			p.DBBytes = max(p.DBBytes, s.DBSizeBytes)
 		}
 	}
-	if budget > 0 {
-		p.CPUShare = p.MemberCPU / budget
+	if share != nil && p.MemberCPU > 0 {
+		p.CPUShare = share(p.MemberCPU)
 	}
 	if cell.Bottleneck != nil {
 		p.Bottleneck = cell.Bottleneck.Statement
@@ -107,9 +108,7 @@ func judgeCell(cell *result.Cell, budget, dbShare float64) result.SizeProbe {
 	over(result.SLOLeader, p.LeaderChanges)
 	over(result.SLOSlowApplies, p.SlowApplies)
 	over(result.SLODBQuota, dbShare)
-	if budget > 0 {
-		over(result.SLOMemberCPU, p.CPUShare)
-	}
+	over(result.SLOMemberCPU, p.CPUShare)
 	reach := ""
 	if run.Replay != nil {
 		reach = run.Replay.Reach
