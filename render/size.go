@@ -592,8 +592,12 @@ func sizeProbeTable(ps []result.SizeProbe, rtt bool) *Table {
 			row = []string{msOr(p.RTTMs, "0 ms")}
 		}
 		row = append(row, sizeVerdict(p), orDash(strings.Join(p.Broke, ", ")))
-		if p.Error != "" {
-			row = append(row, "-", "-", "-", "-", "-", "-", "-", "-", "error: "+p.Error)
+		if p.Error != "" || p.NotRun != "" {
+			why := "error: " + p.Error
+			if p.NotRun != "" {
+				why = "not run: " + p.NotRun
+			}
+			row = append(row, "-", "-", "-", "-", "-", "-", "-", "-", why)
 			t.Rows = append(t.Rows, row)
 			continue
 		}

@@ -126,7 +126,7 @@ func sizeFigure(s *result.Size, ps []result.SizeProbe, x func(result.SizeProbe) 
 	}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, p := range ps {
-		if p.Error != "" {
+		if p.Error != "" || p.NotRun != "" { // nothing measured to plot
 			continue
 		}
 		xv := x(p)

@@ -168,6 +168,10 @@ type SizeProbe struct {
 	Holds      bool    `json:"holds"`
 	// Broke lists the SLOs that did not hold, worst first.
 	Broke []string `json:"broke,omitempty"`
+	// NotRun says why the probe was judged without a run (the database
+	// projected at its size already breaks the quota SLO); its figures
+	// are then not measured.
+	NotRun string `json:"not_run,omitempty"`
 	// Inconclusive says why the probe could not judge the cluster (the
 	// load generator was the limit); such a probe neither holds nor
 	// breaks.

@@ -243,7 +243,8 @@ func (r *runner) prober(c Candidate, k, budget float64) prober {
 		if dbShare > quotaShare {
 			// The database alone breaks the SLO: arithmetic, not a run.
 			p.Broke = []string{result.SLODBQuota}
-			p.Bottleneck = fmt.Sprintf("the database projected at this size is %.0f%% of the quota (%s): not run", 100*dbShare, humanize.IBytes(uint64(sum.QuotaBytes)))
+			p.NotRun = fmt.Sprintf("the database projected at this size is %.0f%% of the quota (%s)", 100*dbShare, humanize.IBytes(uint64(sum.QuotaBytes)))
+			p.Bottleneck = p.NotRun
 			p.Seconds = time.Since(began).Seconds()
 			fmt.Fprintf(r.log, "%s: %s\n", c.Name(), probeLine(p, k))
 			return p
@@ -278,6 +279,8 @@ func probeLine(p result.SizeProbe, k float64) string {
 	}
 	verdict := "holds"
 	switch {
+	case p.NotRun != "":
+		return fmt.Sprintf("%s, lab ×%.3f: breaks (%v), not run: %s", at, k, p.Broke, p.NotRun)
 	case p.Error != "":
 		verdict = "failed: " + p.Error
 	case p.Inconclusive != "":
