@@ -38,6 +38,14 @@ func (r *runner) rttBudget(ctx context.Context, c Candidate, sc *result.SizeCand
 	run := func(d time.Duration) (held, stop bool) {
 		p := probe(ctx, 1, d)
 		out.Probes = append(out.Probes, p)
+		if !p.Holds && p.Error == "" && p.Inconclusive == "" && ctx.Err() == nil && diskOnly(p.Broke) {
+			// The disk's SLOs do not follow the round trip: a break of
+			// those alone is the disk's at that moment (this machine's
+			// is shared), so the probe runs once more and the second
+			// verdict counts.
+			p = probe(ctx, 1, d)
+			out.Probes = append(out.Probes, p)
+		}
 		if ctx.Err() != nil || p.Error != "" || p.Inconclusive != "" {
 			return false, true
 		}
@@ -83,4 +91,15 @@ func (r *runner) rttBudget(ctx context.Context, c Candidate, sc *result.SizeCand
 	out.BudgetMs = ms(lo)
 	out.Above = hi == 0 && lo > 0
 	return out
+}
+
+// diskOnly says every SLO in broke is one the round trip does not drive
+// (the disk's fsync and commit, the database's size).
+func diskOnly(broke []string) bool {
+	for _, b := range broke {
+		if b != result.SLOWALFsyncP99 && b != result.SLOCommitP99 && b != result.SLODBQuota {
+			return false
+		}
+	}
+	return len(broke) > 0
 }
