@@ -295,7 +295,7 @@ func sizeCandidatesSection(s *result.Size) sizeSection {
 		return sec
 	}
 	sec.Lines = []string{"holds: every SLO held at the target; knee: the largest size at which every SLO held (≥, ≤: the search did not bracket it); " +
-		"CPU: the busiest member's at the target, as a share of its budget (OpenShift: at most 60%); DB/quota: the database projected at the target, " +
+		"CPU: the busiest member's at the target, projected to the candidate's cores (OpenShift: at most 60%); DB/quota: the database projected at the target, " +
 		"as a share of the quota (at most 80%); lab run: the scale the lab ran the candidate at, and each member's CPU there."}
 	return sec
 }
