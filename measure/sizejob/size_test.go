@@ -141,7 +141,7 @@ func TestSizingBuiltin(t *testing.T) {
 			t.Errorf("%s: %+v", tier.name, f)
 		}
 		cs := f.candidates()
-		if len(cs) != 3 || cs[0].CPUs != tier.guide/2 || cs[1].CPUs != tier.guide || cs[2].CPUs != 2*tier.guide || cs[1].Members != 3 || cs[1].Disk != "disk" {
+		if len(cs) != 3 || cs[0].CPUs != tier.guide/2 || cs[1].CPUs != tier.guide || cs[2].CPUs != 2*tier.guide || cs[1].Members != 3 || cs[1].Disk != "tmpfs" {
 			t.Errorf("%s: candidates %+v", tier.name, cs)
 		}
 		qc := q.candidates()
