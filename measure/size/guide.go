@@ -86,8 +86,8 @@ func differs(s *result.Size, chosen *result.SizeCandidate, cpus float64, row str
 	if chosen == nil {
 		return fmt.Sprintf("no candidate held with headroom, so etcdlab cannot confirm %s (%g cores)", row, cpus)
 	}
-	at := fmt.Sprintf("at the target (%.0f writes/s, %.0f reads/s, %.0f watch events/s) the busiest member used %.0f%% of %g cores",
-		s.Load.WritesPerSecond, s.Load.ReadsPerSecond, s.Load.WatchEventsPerSecond, 100*chosen.Headroom, chosen.CPUs)
+	at := fmt.Sprintf("at the target (%.0f writes/s, %.0f reads/s, %.0f watch events/s) the busiest member used %.0f%% of %s",
+		s.Load.WritesPerSecond, s.Load.ReadsPerSecond, s.Load.WatchEventsPerSecond, 100*chosen.Headroom, coreWords(chosen.CPUs))
 	switch {
 	case chosen.CPUs < cpus:
 		return fmt.Sprintf("fewer cores than %s (%g against %g per member): %s; the row is sized for more requests and clients than this load, on machines that may serve more than etcd",
@@ -120,4 +120,12 @@ func method(r *runner, s *result.Size) []string {
 		lines = append(lines, "The round-trip budget is searched at the target on one candidate, with etcd's default heartbeat (100 ms) and election timeout (1 s), the round trip the same between every pair of members: doubling from 10 ms, then bisection.")
 	}
 	return lines
+}
+
+// coreWords is a number of cores in words ("1 core", "4 cores").
+func coreWords(c float64) string {
+	if c == 1 {
+		return "1 core"
+	}
+	return fmt.Sprintf("%g cores", c)
 }
