@@ -38,6 +38,13 @@ func knee(ctx context.Context, c *result.SizeCandidate, probe prober, quick bool
 	run := func(m float64) (held, stop bool) {
 		p := probe(ctx, m, 0)
 		c.Probes = append(c.Probes, p)
+		if !p.Holds && p.Error == "" && p.Inconclusive == "" && p.NotRun == "" && ctx.Err() == nil && diskOnly(p.Broke) {
+			// Only the disk's SLOs broke: on a shared disk that can be a
+			// moment of the disk's, which more cores would not change, so
+			// the probe runs once more and the second verdict counts.
+			p = probe(ctx, m, 0)
+			c.Probes = append(c.Probes, p)
+		}
 		switch {
 		case ctx.Err() != nil:
 			return false, true

@@ -129,3 +129,21 @@ func TestScaleProfile(t *testing.T) {
 		t.Errorf("a 1 KiB cap kept %g of the keyspace", share)
 	}
 }
+
+// TestKneeDiskRetry: a probe that broke only on the disk's SLOs runs
+// once more, and the second verdict counts.
+func TestKneeDiskRetry(t *testing.T) {
+	var c result.SizeCandidate
+	calls := map[float64]int{}
+	probe := func(_ context.Context, m float64, _ time.Duration) result.SizeProbe {
+		calls[m]++
+		if m == 1 && calls[m] == 1 {
+			return result.SizeProbe{Multiplier: m, Broke: []string{result.SLOWALFsyncP99}}
+		}
+		return result.SizeProbe{Multiplier: m, Holds: m <= 2}
+	}
+	knee(context.Background(), &c, probe, true, 100)
+	if !c.Holds || calls[1] != 2 || c.Knee < 2 {
+		t.Errorf("holds %v after %d probes at ×1, knee %g: want the second verdict (holds) and the knee at 2 or above", c.Holds, calls[1], c.Knee)
+	}
+}
