@@ -2,7 +2,10 @@ package size
 
 import (
 	"context"
+	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -145,5 +148,24 @@ func TestKneeDiskRetry(t *testing.T) {
 	knee(context.Background(), &c, probe, true, 100)
 	if !c.Holds || calls[1] != 2 || c.Knee < 2 {
 		t.Errorf("holds %v after %d probes at ×1, knee %g: want the second verdict (holds) and the knee at 2 or above", c.Holds, calls[1], c.Knee)
+	}
+}
+
+// TestSweepTemp: a dead run's probe directory goes, a live one's stays.
+func TestSweepTemp(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	dead := filepath.Join(os.TempDir(), "etcdlab-size-999999999-1")
+	live := filepath.Join(os.TempDir(), fmt.Sprintf("etcdlab-size-%d-1", os.Getppid()))
+	for _, d := range []string{dead, live} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sweepTemp()
+	if _, err := os.Stat(dead); !os.IsNotExist(err) {
+		t.Errorf("a dead run's directory stayed: %v", err)
+	}
+	if _, err := os.Stat(live); err != nil {
+		t.Errorf("a live run's directory went: %v", err)
 	}
 }

@@ -5,8 +5,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
+	"strings"
+	"syscall"
 	"time"
 
 	"github.com/dustin/go-humanize"
@@ -66,7 +70,8 @@ func Run(ctx context.Context, o Options) (*result.Size, error) {
 			r.dur = probeTimeQuick
 		}
 	}
-	tmp, err := os.MkdirTemp("", "etcdlab-size-")
+	sweepTemp()
+	tmp, err := os.MkdirTemp("", fmt.Sprintf("etcdlab-size-%d-", os.Getpid()))
 	if err != nil {
 		return nil, err
 	}
@@ -370,4 +375,24 @@ func rttCandidate(s *result.Size) int {
 		}
 	}
 	return -1
+}
+
+// sweepTemp removes the probe directories of runs whose process is gone
+// (a kill -9 skips Run's own removal): etcdlab-size-PID-* in the
+// temporary directory, PID no longer alive.
+func sweepTemp() {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), "etcdlab-size-*-*"))
+	for _, d := range dirs {
+		f := strings.Split(filepath.Base(d), "-")
+		if len(f) < 4 {
+			continue
+		}
+		pid, err := strconv.Atoi(f[2])
+		if err != nil || pid <= 0 || pid == os.Getpid() {
+			continue
+		}
+		if syscall.Kill(pid, 0) == syscall.ESRCH {
+			_ = os.RemoveAll(d)
+		}
+	}
 }
