@@ -229,7 +229,10 @@ func TestSweepAfterKill(t *testing.T) {
 	_ = cmd.Wait()
 	removed, err := h.Sweep()
 	if err != nil {
-		t.Fatal(err)
+		// Sweep is machine-wide: another dead owner's group whose last
+		// process is a zombie nobody reaped yet stays busy. Only this
+		// test's group must go (checked below).
+		t.Logf("sweep: %v", err)
 	}
 	t.Logf("swept %v", removed)
 	for _, p := range h.places() {
