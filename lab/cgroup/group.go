@@ -234,6 +234,17 @@ func (g Group) Remove() error {
 // removeDir moves every process of cgroup dir to home and removes dir,
 // retrying while processes are still leaving it (a fork racing the move).
 func removeDir(dir, home string) error {
+	// A group nested in it (a budgeted process that budgeted a child of
+	// its own) goes first: rmdir refuses a group with children.
+	if ents, rerr := os.ReadDir(dir); rerr == nil {
+		for _, e := range ents {
+			if e.IsDir() {
+				if err := removeDir(filepath.Join(dir, e.Name()), home); err != nil {
+					return err
+				}
+			}
+		}
+	}
 	var err error
 	for range 100 {
 		var pids []int
