@@ -1,6 +1,7 @@
 package size
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -329,7 +330,7 @@ func choose(s *result.Size) {
 		ta, tb := float64(ca.Members)*ca.CPUs, float64(cb.Members)*cb.CPUs
 		switch {
 		case ta != tb:
-			return cmpFloat(ta, tb)
+			return cmp.Compare(ta, tb)
 		default:
 			return ca.Members - cb.Members
 		}
@@ -338,16 +339,6 @@ func choose(s *result.Size) {
 	s.Choice = c.Name
 	s.ChoiceWhy = fmt.Sprintf("the fewest cores in all (%g) that held every SLO at the target with the busiest member at %.0f%% of its cores (OpenShift's rule: at most %.0f%%); its knee: %s",
 		float64(c.Members)*c.CPUs, 100*c.Headroom, 100*headroomShare, kneeText(c))
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // kneeText says where a candidate's knee is, as a bound when it is one.

@@ -1,6 +1,7 @@
 package size
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -124,15 +125,7 @@ func judgeCell(cell *result.Cell, share func(cores float64) float64, dbShare flo
 		bs = append(bs, broke{result.SLORate, 1.5})
 		p.Bottleneck = strings.TrimSpace(fmt.Sprintf("%.0f requests failed; %s", failed, p.Bottleneck))
 	}
-	slices.SortStableFunc(bs, func(a, b broke) int {
-		switch {
-		case a.share > b.share:
-			return -1
-		case a.share < b.share:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(bs, func(a, b broke) int { return cmp.Compare(b.share, a.share) })
 	for _, b := range bs {
 		p.Broke = append(p.Broke, b.name)
 	}
