@@ -116,6 +116,9 @@ type FaultEvent struct {
 	// "upgrade" or "downgrade", Target the etcd asked for), member by
 	// member, as far as it went; nil for other actions.
 	Upgrade *Upgrade `json:"upgrade,omitempty"`
+	// Maintenance is what a maintenance operation did (defragment,
+	// compact, snapshot, catch-up, alarm-disarm); nil for other actions.
+	Maintenance *MaintenanceOp `json:"maintenance,omitempty"`
 }
 
 // CellOverhead is what a cell cost besides its measurement, in seconds.

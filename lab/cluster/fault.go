@@ -111,6 +111,9 @@ type Outcome struct {
 	// Upgrade is a move of the members' etcd (upgrade, downgrade), as
 	// far as it went; nil for other faults.
 	Upgrade *result.Upgrade
+	// Maintenance is a maintenance operation's record (defragment,
+	// compact, snapshot, catch-up, alarm-disarm); nil for other faults.
+	Maintenance *result.MaintenanceOp
 }
 
 // Preparer is the capability of a fault whose arguments need work that

@@ -90,6 +90,7 @@ func (t *timeline) runLong(idx int, s step, name string) {
 	}
 	t.update(idx, func(e *result.FaultEvent) {
 		e.Upgrade = out.Upgrade
+		e.Maintenance = out.Maintenance
 		e.Detail = join(e.Detail, out.Detail)
 		if err != nil {
 			e.Error = oneLine(err)
