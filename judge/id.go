@@ -50,7 +50,7 @@ const (
 func ownRule(id ID) bool {
 	switch id {
 	case DiskFsyncIOPS, LoadCapacity, ServerMetrics,
-		ServerDBQuota, ReadSerializable, ReadLinearizable, ProcessCPU, ServerGRPCErrors, ServerGRPCP99:
+		ServerDBQuota, ReadSerializable, ReadLinearizable, ProcessCPU, ServerGRPCErrors, ServerGRPCP99, ServerCompaction, ServerDefragLength:
 		return true
 	}
 	return false

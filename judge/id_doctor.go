@@ -18,6 +18,12 @@ const (
 	// ServerGRPCP99 is one gRPC method's p99 on a member
 	// (LimitGRPCSlowP99).
 	ServerGRPCP99 ID = "server.grpc_p99"
+	// ServerCompaction is a compaction seen in the window, for the
+	// record (a cause from LimitCompactionPause, LimitCompactionLong).
+	ServerCompaction ID = "server.compaction"
+	// ServerDefragLength is how long the next defragmentation of a large
+	// database would block its member, for the record.
+	ServerDefragLength ID = "server.defrag_length"
 )
 
 // LogsID is the verdict on one known log message: "logs." and the

@@ -56,6 +56,18 @@ const (
 	LimitGRPCErrorsMinCount LimitID = "etcd.grpc_errors.min_requests"
 	LimitGRPCSlowP99        LimitID = "etcd.grpc.p99"
 	LimitAppliedLag         LimitID = "etcd.applied_index.lag"
+	// LimitCompactionPause and LimitCompactionLong say when a compaction
+	// in the window is a cause: the time its batches held the backend's
+	// write lock, or a whole compaction's length.
+	LimitCompactionPause LimitID = "doctor.compaction.pause"
+	LimitCompactionLong  LimitID = "doctor.compaction.long"
+	// LimitCatchUpRecent is how recently a member must have started for
+	// its distance to the leader to be a catch-up after a restart.
+	LimitCatchUpRecent LimitID = "doctor.catch_up.recent_start"
+	// LimitDefragSecondsPerGiB is how long a defragmentation blocks a
+	// member per GiB of its database in use, when the member has no
+	// defragmentation of its own to go by.
+	LimitDefragSecondsPerGiB LimitID = "maintenance.defrag.seconds_per_gib"
 	// LimitExpensiveRange is the mean size of a member's Range answers
 	// from which clients read too much per request (full listings).
 	LimitExpensiveRange   LimitID = "etcd.range.mean_bytes"
@@ -115,26 +127,32 @@ var limits = map[LimitID]Limit{ //nolint:gochecknoglobals // constant table
 	LimitGRPCErrorsMinCount: {What: "unary gRPC requests needed to judge their failures", Value: 100, Unit: "count", Source: srcDoctor},
 	LimitGRPCSlowP99:        {What: "a gRPC method's p99", Value: 0.150, Unit: "s", Source: "etcd mixin etcdGRPCRequestsSlow"},
 	LimitAppliedLag:         {What: "entries a member's applied index may trail the others'", Value: 5000, Unit: "count", Source: srcDoctor},
-	LimitExpensiveRange:     {What: "mean bytes per Range answer from which reads are expensive (listings without a limit)", Value: 256 << 10, Unit: "bytes", Source: "Kubernetes API priority and fairness (LIST is the expensive request); etcd's --max-request-bytes default 1.5 MiB for one request; " + srcDoctor},
-	LimitQuantileP99Min:     {What: "observations a p99 needs (in the window, else since the member started)", Value: 100, Unit: "count", Source: srcDoctor},
-	LimitQuantileP999Min:    {What: "observations a p99.9 needs (in the window, else since the member started)", Value: 1000, Unit: "count", Source: srcDoctor},
-	LimitOtherCPU:           {What: "cores other processes may use during a check level before the machine counts as busy", Value: 0.5, Unit: "cores", Source: srcCheck},
-	LimitMedianMin:          {What: "observations a median needs (in the window, else since the member started)", Value: 10, Unit: "count", Source: srcDoctor},
-	LimitStall:              {What: "time from which a read counts as stalled", Value: result.StallSeconds, Unit: "s", Source: srcDoctor},
-	LimitStarvedShare:       {What: "share of a member's local reads that stalled from which it is starved", Value: 0.15, Unit: "ratio", Source: srcDoctor},
-	LimitStarvedFail:        {What: "share of stalled local reads from which starvation fails", Value: 0.30, Unit: "ratio", Source: srcDoctor},
-	LimitStarvedRatio:       {What: "times the stalled share on any other member", Value: 3, Unit: "x", Source: srcDoctor},
-	LimitStarvedMinReads:    {What: "local reads needed to judge starvation", Value: 8, Unit: "count", Source: srcDoctor},
-	LimitSlowDiskP50:        {What: "WAL fsync median of a disk slow all the time (half etcd's p99 limit)", Value: 0.005, Unit: "s", Source: srcDoctor},
-	LimitCPUSaturated:       {What: "share of the cores available from which CPU limits throughput", Value: 0.85, Unit: "ratio", Source: srcBottleneck},
-	LimitMachineSaturated:   {What: "share of a shared machine's cores from which its CPU limits throughput", Value: 0.9, Unit: "ratio", Source: srcBottleneck},
-	LimitWALBusy:            {What: "share of the run in WAL fsync from which the disk limits", Value: 0.7, Unit: "ratio", Source: srcBottleneck},
-	LimitFsyncRateShare:     {What: "share of the disk job's fdatasync IOPS from which the disk limits", Value: 0.8, Unit: "ratio", Source: srcBottleneck},
-	LimitRTTShare:           {What: "share of the p50 latency the round trip takes from which the network limits", Value: 0.5, Unit: "ratio", Source: srcBottleneck},
-	LimitRateFollowed:       {What: "share of the offered rate achieved from which the load was below capacity", Value: 0.95, Unit: "ratio", Source: srcBottleneck},
-	LimitFaultShare:         {What: "share of the run unavailable from which a fault limited throughput", Value: 0.02, Unit: "ratio", Source: srcBottleneck},
-	LimitMoreAtHigherLoad:   {What: "throughput a higher load must reach to show the load was below capacity", Value: 1.15, Unit: "x", Source: srcBottleneck},
-	LimitRateLimitShare:     {What: "share of the time to Ready from which a client rate limit set it", Value: 0.7, Unit: "ratio", Source: srcBottleneck},
+	LimitCompactionPause:    {What: "time a compaction's batches held the backend's write lock in the window from which it is a cause", Value: 0.100, Unit: "s", Source: "etcd's backend commits every 100 ms (--backend-batch-interval): a compaction holding its lock that long delays a commit; " + srcDoctor},
+	LimitCompactionLong:     {What: "length of a compaction that ended in the window from which it is a cause", Value: 1, Unit: "s", Source: srcDoctor},
+	LimitCatchUpRecent:      {What: "a member started this recently (or restarted in the window) is coming back", Value: 300, Unit: "s", Source: srcDoctor},
+	// PLACEHOLDER: 2.0 s/GiB stands for this machine's disk until the
+	// maintenance experiment's measurement replaces it.
+	LimitDefragSecondsPerGiB: {What: "seconds a defragmentation blocks a member per GiB of its database in use (placeholder for this machine's disk, to be replaced by the measured value)", Value: 2.0, Unit: "s/GiB", Source: "measured by etcdlab's maintenance experiment, docs/maintenance.md"},
+	LimitExpensiveRange:      {What: "mean bytes per Range answer from which reads are expensive (listings without a limit)", Value: 256 << 10, Unit: "bytes", Source: "Kubernetes API priority and fairness (LIST is the expensive request); etcd's --max-request-bytes default 1.5 MiB for one request; " + srcDoctor},
+	LimitQuantileP99Min:      {What: "observations a p99 needs (in the window, else since the member started)", Value: 100, Unit: "count", Source: srcDoctor},
+	LimitQuantileP999Min:     {What: "observations a p99.9 needs (in the window, else since the member started)", Value: 1000, Unit: "count", Source: srcDoctor},
+	LimitOtherCPU:            {What: "cores other processes may use during a check level before the machine counts as busy", Value: 0.5, Unit: "cores", Source: srcCheck},
+	LimitMedianMin:           {What: "observations a median needs (in the window, else since the member started)", Value: 10, Unit: "count", Source: srcDoctor},
+	LimitStall:               {What: "time from which a read counts as stalled", Value: result.StallSeconds, Unit: "s", Source: srcDoctor},
+	LimitStarvedShare:        {What: "share of a member's local reads that stalled from which it is starved", Value: 0.15, Unit: "ratio", Source: srcDoctor},
+	LimitStarvedFail:         {What: "share of stalled local reads from which starvation fails", Value: 0.30, Unit: "ratio", Source: srcDoctor},
+	LimitStarvedRatio:        {What: "times the stalled share on any other member", Value: 3, Unit: "x", Source: srcDoctor},
+	LimitStarvedMinReads:     {What: "local reads needed to judge starvation", Value: 8, Unit: "count", Source: srcDoctor},
+	LimitSlowDiskP50:         {What: "WAL fsync median of a disk slow all the time (half etcd's p99 limit)", Value: 0.005, Unit: "s", Source: srcDoctor},
+	LimitCPUSaturated:        {What: "share of the cores available from which CPU limits throughput", Value: 0.85, Unit: "ratio", Source: srcBottleneck},
+	LimitMachineSaturated:    {What: "share of a shared machine's cores from which its CPU limits throughput", Value: 0.9, Unit: "ratio", Source: srcBottleneck},
+	LimitWALBusy:             {What: "share of the run in WAL fsync from which the disk limits", Value: 0.7, Unit: "ratio", Source: srcBottleneck},
+	LimitFsyncRateShare:      {What: "share of the disk job's fdatasync IOPS from which the disk limits", Value: 0.8, Unit: "ratio", Source: srcBottleneck},
+	LimitRTTShare:            {What: "share of the p50 latency the round trip takes from which the network limits", Value: 0.5, Unit: "ratio", Source: srcBottleneck},
+	LimitRateFollowed:        {What: "share of the offered rate achieved from which the load was below capacity", Value: 0.95, Unit: "ratio", Source: srcBottleneck},
+	LimitFaultShare:          {What: "share of the run unavailable from which a fault limited throughput", Value: 0.02, Unit: "ratio", Source: srcBottleneck},
+	LimitMoreAtHigherLoad:    {What: "throughput a higher load must reach to show the load was below capacity", Value: 1.15, Unit: "x", Source: srcBottleneck},
+	LimitRateLimitShare:      {What: "share of the time to Ready from which a client rate limit set it", Value: 0.7, Unit: "ratio", Source: srcBottleneck},
 }
 
 // LimitOf returns the row of id; a row every constant has (the package's

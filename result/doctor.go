@@ -100,6 +100,17 @@ type DoctorMember struct {
 	DBSize     int64   `json:"db_size_bytes,omitempty"`
 	DBInUse    int64   `json:"db_in_use_bytes,omitempty"`
 	QuotaBytes float64 `json:"quota_bytes,omitempty"`
+	// AnsweredAtEnd, RaftIndexAtEnd and AppliedAtEnd are a second
+	// Status at the end of the window: whether the member answered it
+	// and its indexes then (a member catching up shrinks its distance to
+	// the leader's).
+	AnsweredAtEnd  bool   `json:"answered_at_end,omitempty"`
+	RaftIndexAtEnd uint64 `json:"raft_index_at_end,omitempty"`
+	AppliedAtEnd   uint64 `json:"raft_applied_index_at_end,omitempty"`
+	// UptimeSeconds is how long the member process had run at the end
+	// of the window (process_start_time_seconds of the last scrape, read
+	// even when the first failed); 0: not known.
+	UptimeSeconds float64 `json:"uptime_seconds,omitempty"`
 	// Alarms raised on this member (NOSPACE, CORRUPT).
 	Alarms []string `json:"alarms,omitempty"`
 	// ConnectSeconds is the median TCP connect time from here to its
@@ -176,6 +187,45 @@ type DoctorMetrics struct {
 	// the window began or ended (etcd_disk_defrag_inflight, etcd 3.5 and
 	// newer; false where the metric is missing).
 	Defragmenting bool `json:"defragmenting,omitempty"`
+	// Maintenance seen in the window. CompactionBatches are the batches a
+	// physical compaction committed (the count of
+	// etcd_debugging_mvcc_db_compaction_pause_duration_milliseconds) and
+	// CompactionPauseSeconds the time they held the backend's write lock
+	// (its sum); CompactionsFinished the compactions that ended (the
+	// count of ..._db_compaction_total_duration_milliseconds) and
+	// CompactionSeconds how long they ran together (its sum);
+	// CompactionKeys the keys they removed. CompactRevisionBefore and
+	// CompactRevisionAfter are etcd_debugging_mvcc_compact_revision at
+	// both ends (the last compaction scheduled). Compacting says a
+	// compaction was still running when the window ended: batches or a
+	// new compact revision in the window and none ended.
+	CompactionBatches      float64 `json:"compaction_batches,omitempty"`
+	CompactionPauseSeconds float64 `json:"compaction_pause_seconds,omitempty"`
+	CompactionsFinished    float64 `json:"compactions_finished,omitempty"`
+	CompactionSeconds      float64 `json:"compaction_seconds,omitempty"`
+	CompactionKeys         float64 `json:"compaction_keys,omitempty"`
+	CompactRevisionBefore  float64 `json:"compact_revision_before,omitempty"`
+	CompactRevisionAfter   float64 `json:"compact_revision_after,omitempty"`
+	Compacting             bool    `json:"compacting,omitempty"`
+	// SnapshotSendTo are the peers (member IDs in hex, as etcd labels
+	// them) this member was sending a database snapshot to at either end
+	// of the window (etcd_network_snapshot_send_inflights_total) or sent
+	// one in it (etcd_network_snapshot_send_success): a leader sends one
+	// to a member its log no longer reaches.
+	SnapshotSendTo []string `json:"snapshot_send_to,omitempty"`
+	// SnapshotReceiving says the member was receiving a snapshot at
+	// either end or received one in the window
+	// (etcd_network_snapshot_receive_inflights_total, _success);
+	// SnapshotApplying that it was applying one at either end
+	// (etcd_server_snapshot_apply_in_progress_total).
+	SnapshotReceiving bool `json:"snapshot_receiving,omitempty"`
+	SnapshotApplying  bool `json:"snapshot_applying,omitempty"`
+	// Defrags and DefragSeconds are the defragmentations the member ran
+	// since it started and how long they took together
+	// (etcd_disk_backend_defrag_duration_seconds count and sum): its own
+	// rate for the next one.
+	Defrags       float64 `json:"defrags,omitempty"`
+	DefragSeconds float64 `json:"defrag_seconds,omitempty"`
 	// GRPCUnaryP99 is the p99 handling time of each unary gRPC method with
 	// calls in the window (grpc_server_handling_seconds, exported with
 	// --metrics=extensive only; nil without).

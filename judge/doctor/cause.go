@@ -19,10 +19,17 @@ const (
 	// CauseDefrag is a defragmentation in progress: it blocks the
 	// member's reads and writes while it rewrites the database.
 	CauseDefrag Cause = "defrag"
+	// CauseCompaction is a compaction in progress: its batches hold the
+	// backend's write lock, so applies and commits wait between them.
+	CauseCompaction Cause = "compaction"
+	// CauseCatchUp is a member coming back behind the leader: receiving
+	// and applying a snapshot of the database, or replaying a long log
+	// after it was down. It serves nothing, or stale data, meanwhile.
+	CauseCatchUp Cause = "catch-up"
 )
 
 // Causes lists every cause, in the order above: the order messages list
 // them in (an incident's expectation, docs/doctor.md).
 func Causes() []Cause {
-	return []Cause{CauseMembership, CauseLeader, CauseQuota, CauseFragmentation, CauseCPU, CauseNetwork, CauseDisk, CauseRequests, CauseClock, CauseDefrag}
+	return []Cause{CauseMembership, CauseLeader, CauseQuota, CauseFragmentation, CauseCPU, CauseNetwork, CauseDisk, CauseRequests, CauseClock, CauseDefrag, CauseCompaction, CauseCatchUp}
 }

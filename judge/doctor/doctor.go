@@ -20,7 +20,7 @@ func Judge(doc *result.Document) {
 	if d == nil {
 		return
 	}
-	dj := &doctorJudge{d: d, diskJob: doc.Verdicts, stalled: map[string]bool{}, symptoms: map[int]consequence{}}
+	dj := &doctorJudge{d: d, diskJob: doc.Verdicts, diskDoc: doc.Disk, stalled: map[string]bool{}, catchingUp: map[string]bool{}, symptoms: map[int]consequence{}}
 	if doc.Disk != nil {
 		dj.diskDir = doc.Disk.Dir
 	}
@@ -56,9 +56,13 @@ type doctorJudge struct {
 	// diskDir.
 	diskJob []result.Verdict
 	diskDir string
+	diskDoc *result.Disk
 	// stalled are the members whose local reads stall (starvation): their
 	// disk latencies include the stalls and are not a disk's evidence.
 	stalled map[string]bool
+	// catchingUp are the members catching up with the leader (catchUp):
+	// their silence and distance are that, not a partition.
+	catchingUp map[string]bool
 	// symptoms are the findings (by index) that a root may explain
 	// (fold).
 	symptoms map[int]consequence
@@ -113,7 +117,7 @@ func (j *doctorJudge) membership() result.DoctorStep {
 				j.unresponsive(m)
 				continue
 			}
-			j.find(result.Finding{Status: result.Fail, Cause: string(CauseMembership), Member: m.Name, Score: scoreUnreachable.v(),
+			j.symptomOf(consequence{member: m.Name, effect: effectDown}, result.Finding{Status: result.Fail, Cause: string(CauseMembership), Member: m.Name, Score: scoreUnreachable.v(),
 				Summary:  fmt.Sprintf("%s does not answer at %s: %s", m.Name, m.Endpoint, m.Error),
 				Evidence: []string{"Status from " + m.Endpoint + ": " + m.Error},
 				Fix:      "check that the member runs and that its client URL is reachable from here; a cluster that lost a member has less fault tolerance",
@@ -158,6 +162,8 @@ func (j *doctorJudge) membership() result.DoctorStep {
 			consequence{anyMember: true, effect: effectSlow})
 	}
 	j.quota(&st)
+	j.catchUp()
+	j.defragLength(&st)
 	return st
 }
 

@@ -45,6 +45,9 @@ const (
 	effectDiskLog
 	// effectQuotaLog: a member logged that the database is full.
 	effectQuotaLog
+	// effectDown: a member does not answer at its endpoint; when it
+	// answers by the end of the window it was coming back.
+	effectDown
 
 	effectEnd // not an effect: one past the last
 )
@@ -54,15 +57,16 @@ const (
 // symptom that root's evidence). It is never written.
 var explains = map[effect][]Cause{ //nolint:gochecknoglobals // constant table
 	effectNone:       nil,
-	effectSlow:       {CauseDisk, CauseCPU, CauseDefrag, CauseRequests, CauseNetwork, CauseMembership, CauseLeader},
-	effectLostPeers:  {CauseNetwork, CauseMembership},
-	effectFailures:   {CauseQuota, CauseLeader, CauseMembership, CauseNetwork, CauseDisk, CauseCPU, CauseDefrag},
+	effectSlow:       {CauseDisk, CauseCPU, CauseDefrag, CauseRequests, CauseNetwork, CauseMembership, CauseLeader, CauseCompaction, CauseCatchUp},
+	effectLostPeers:  {CauseNetwork, CauseMembership, CauseCatchUp},
+	effectFailures:   {CauseQuota, CauseLeader, CauseMembership, CauseNetwork, CauseDisk, CauseCPU, CauseDefrag, CauseCatchUp},
 	effectElections:  {CauseDisk, CauseCPU, CauseNetwork, CauseMembership, CauseDefrag},
-	effectReadGap:    {CauseDisk, CauseCPU, CauseDefrag, CauseRequests},
-	effectReadIndex:  {CauseDisk, CauseCPU},
-	effectStalled:    {CauseDefrag},
+	effectReadGap:    {CauseDisk, CauseCPU, CauseDefrag, CauseRequests, CauseCompaction, CauseCatchUp},
+	effectReadIndex:  {CauseDisk, CauseCPU, CauseCompaction, CauseCatchUp},
+	effectStalled:    {CauseDefrag, CauseCatchUp},
 	effectSlowWAL:    {CauseDefrag},
-	effectSlowCommit: {CauseDefrag, CauseFragmentation, CauseQuota, CauseRequests, CauseCPU},
+	effectSlowCommit: {CauseDefrag, CauseFragmentation, CauseQuota, CauseRequests, CauseCPU, CauseCompaction, CauseCatchUp},
 	effectDiskLog:    {CauseCPU, CauseDefrag},
 	effectQuotaLog:   {CauseQuota},
+	effectDown:       {CauseCatchUp},
 }

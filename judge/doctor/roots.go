@@ -38,7 +38,7 @@ func (j *doctorJudge) cutOff() {
 		}
 	}
 	for _, m := range j.d.Members {
-		if !m.Reachable || slices.Contains(agree, m.Name) {
+		if !m.Reachable || slices.Contains(agree, m.Name) || j.catchingUp[m.Name] {
 			continue
 		}
 		ev := []string{fmt.Sprintf("%s reports leader %s; %s agree on %s", m.Name, or0(m.LeaderID), strings.Join(agree, " and "), leaderName)}

@@ -33,6 +33,9 @@ const (
 	scoreExpensiveReadsMore
 	scoreExpensiveReadsPer
 	scoreUnresponsive
+	scoreCompaction
+	scoreCatchUp
+	scoreCatchUpDown
 	// reads, network, disk, complaints
 	scoreStarvedSlope
 	scorePeerSendFailures
@@ -78,6 +81,9 @@ var scores = map[score]scoreRow{ //nolint:gochecknoglobals // constant table
 	scoreExpensiveReadsMore: {"at most this much added for larger reads", 3},
 	scoreExpensiveReadsPer:  {"one more per this many times judge.LimitExpensiveRange per Range", 8},
 	scoreUnresponsive:       {"a member that takes connections but answers nothing (its process is not running)", 4},
+	scoreCompaction:         {"a compaction in progress: it pauses the backend between batches, not wholly as a defragmentation does", 2.5},
+	scoreCatchUp:            {"a member catching up with the leader (a snapshot, a long log): it serves stale data or nothing until it has", 4.5},
+	scoreCatchUpDown:        {"added when the catching-up member answered nothing at the start of the window (above a member that does not answer, which it explains)", 1},
 	scoreStarvedSlope:       {"added per unit of the share of a member's local reads that stalled (judge.LimitStarvedShare: +1.5)", 10},
 	scorePeerSendFailures:   {"a member failing to send to its peers (a symptom of a down or cut-off peer)", 1.5},
 	scoreSinceStart:         {"a disk figure from the member's whole life, not the window, counts this many times less", 2},

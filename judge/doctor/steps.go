@@ -226,7 +226,8 @@ func (j *doctorJudge) waitRoot(member string) *result.Finding {
 func (j *doctorJudge) rootOf(member string) *result.Finding {
 	for i := range j.findings {
 		f := &j.findings[i]
-		if f.Member == member && slices.Contains(explains[effectReadIndex], Cause(f.Cause)) {
+		// A compaction is every member's: the cluster's finding.
+		if (f.Member == member || (f.Member == "" && Cause(f.Cause) == CauseCompaction)) && slices.Contains(explains[effectReadIndex], Cause(f.Cause)) {
 			return f
 		}
 	}
@@ -314,6 +315,7 @@ func (j *doctorJudge) readIndexGap() (float64, string) {
 func (j *doctorJudge) disk() result.DoctorStep {
 	st := result.DoctorStep{Name: "disk"}
 	j.defrag()
+	j.compaction(&st)
 	for _, v := range j.diskJob {
 		st.Checks = append(st.Checks, v)
 		if v.Status == result.Fail && v.ID == string(judge.DiskFsyncP99) {

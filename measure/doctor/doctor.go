@@ -159,6 +159,7 @@ func Run(ctx context.Context, o Options) (*result.Document, error) {
 	before := scrapeAll(ctx, urls, tlsCfg)
 	probes := probeAll(ctx, o, d.Members)
 	after := scrapeAll(ctx, urls, tlsCfg)
+	atEnd(ctx, o.Conn, d.Members)
 	history.Wait()
 	for i := range d.Members {
 		m := &d.Members[i]
@@ -167,6 +168,7 @@ func Run(ctx context.Context, o Options) (*result.Document, error) {
 			m.MetricsError = after[i].err.Error()
 			continue
 		}
+		m.UptimeSeconds = uptime(after[i].snap)
 		if before[i].err != nil {
 			m.MetricsError = before[i].err.Error()
 			continue

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/etcdlab/etcdlab/lab/etcdclient"
 	"github.com/etcdlab/etcdlab/result"
@@ -146,6 +147,33 @@ func status(ctx context.Context, conn etcdclient.Config, m *result.DoctorMember)
 		}
 	}
 }
+
+// atEnd asks every member for its Status once more, at the end of the
+// window: whether it answers now and its raft indexes (a member that
+// was catching up at the start has come closer to the leader, or now
+// answers). A read, like the first, with a shorter deadline (endTimeout):
+// it must not lengthen the diagnosis of a member that stalls.
+func atEnd(ctx context.Context, conn etcdclient.Config, members []result.DoctorMember) {
+	parallel(len(members), func(i int) {
+		m := &members[i]
+		if err := reach(ctx, m.Endpoint); err != nil {
+			return
+		}
+		cli, err := one(conn, m.Endpoint)
+		if err != nil {
+			return
+		}
+		defer cli.Close()
+		cctx, cancel := context.WithTimeout(ctx, endTimeout)
+		defer cancel()
+		if st, err := cli.Status(cctx, m.Endpoint); err == nil {
+			m.AnsweredAtEnd, m.RaftIndexAtEnd, m.AppliedAtEnd = true, st.RaftIndex, st.RaftAppliedIndex
+		}
+	})
+}
+
+// endTimeout bounds the Status at the end of the window.
+const endTimeout = time.Second
 
 // indexOfURL finds the member whose endpoint is one of urls.
 func indexOfURL(ms []result.DoctorMember, urls []string) int {

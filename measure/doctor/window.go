@@ -3,7 +3,9 @@ package doctor
 import (
 	"context"
 	"crypto/tls"
+	"maps"
 	"math"
+	"slices"
 
 	"github.com/etcdlab/etcdlab/judge"
 	"github.com/etcdlab/etcdlab/observe/metrics"
@@ -76,9 +78,54 @@ func windowMetrics(b, a *metrics.Snapshot) *result.DoctorMetrics {
 	db, _ := b.Gauge(metrics.DefragInflight)
 	da, _ := a.Gauge(metrics.DefragInflight)
 	m.Defragmenting = db > 0 || da > 0
+	maintenance(m, b, a)
 	hl, _ := a.Gauge(metrics.HasLeader)
 	m.HasLeader = hl == 1
 	return m
+}
+
+// maintenance fills what the member's metrics say of a compaction, a
+// snapshot sent or received, a restart and its past defragmentations.
+func maintenance(m *result.DoctorMetrics, b, a *metrics.Snapshot) {
+	if d, ok := metrics.Deltas(b, a, metrics.CompactionPause); ok {
+		m.CompactionBatches = d[math.Inf(1)]
+	}
+	if s, ok := metrics.SumIncrease(b, a, metrics.CompactionPause); ok {
+		m.CompactionPauseSeconds = s / 1000
+	}
+	if d, ok := metrics.Deltas(b, a, metrics.CompactionTotal); ok {
+		m.CompactionsFinished = d[math.Inf(1)]
+	}
+	if s, ok := metrics.SumIncrease(b, a, metrics.CompactionTotal); ok {
+		m.CompactionSeconds = s / 1000
+	}
+	m.CompactionKeys, _ = metrics.Increase(b, a, metrics.CompactionKeys)
+	m.CompactRevisionBefore, _ = b.Gauge(metrics.CompactRevision)
+	m.CompactRevisionAfter, _ = a.Gauge(metrics.CompactRevision)
+	m.Compacting = m.CompactionsFinished == 0 && (m.CompactionBatches > 0 || m.CompactRevisionAfter > m.CompactRevisionBefore)
+	to := map[string]bool{}
+	for _, s := range []*metrics.Snapshot{b, a} {
+		for peer, v := range s.SumBy(metrics.SnapshotSendInflights, metrics.SnapshotPeerLabel, nil) {
+			if v > 0 {
+				to[peer] = true
+			}
+		}
+	}
+	for peer := range metrics.IncreaseBy(b, a, metrics.SnapshotSendSuccess, metrics.SnapshotPeerLabel, nil) {
+		to[peer] = true
+	}
+	m.SnapshotSendTo = slices.Sorted(maps.Keys(to))
+	rb, _ := b.Gauge(metrics.SnapshotReceiveInflights)
+	ra, _ := a.Gauge(metrics.SnapshotReceiveInflights)
+	got, _ := metrics.Increase(b, a, metrics.SnapshotReceiveSuccess)
+	m.SnapshotReceiving = rb > 0 || ra > 0 || got > 0
+	pb, _ := b.Gauge(metrics.SnapshotApplyInProgress)
+	pa, _ := a.Gauge(metrics.SnapshotApplyInProgress)
+	m.SnapshotApplying = pb > 0 || pa > 0
+	if d, ok := metrics.Deltas(nil, a, metrics.DefragDuration); ok {
+		m.Defrags = d[math.Inf(1)]
+	}
+	m.DefragSeconds, _ = metrics.SumIncrease(nil, a, metrics.DefragDuration)
 }
 
 // grpcError says whether a gRPC code is the server failing rather than the
@@ -144,6 +191,15 @@ func medianFloor(b, a *metrics.Snapshot, name metrics.Name) (floor, n float64, s
 	}
 	lower, _, _ := metrics.RankBucket(math.Ceil(cum[math.Inf(1)]/2), cum)
 	return max(lower, 0), cum[math.Inf(1)], true
+}
+
+// uptime is how long the member process had run at scrape a (0: not
+// known).
+func uptime(a *metrics.Snapshot) float64 {
+	if start, ok := a.Gauge(metrics.ProcessStartTime); ok && start > 0 {
+		return max(float64(a.At.UnixNano())/1e9-start, 0)
+	}
+	return 0
 }
 
 // serverVersion is the etcd version a member's metrics report.

@@ -66,6 +66,24 @@ var messages = [...]known{ //nolint:gochecknoglobals // constant table
 		{text: "finished defragmenting the storage backend"},                   // 3.4, capnslog
 		{text: "defragmented", match: []string{"defragmented"}, field: "took"}, // 3.4, zap
 	}},
+	// A compaction that ended, with how long it took (etcd logs none
+	// when one starts; its metrics show one in progress).
+	{key: "compaction-finished", cause: "compaction", variants: []variant{
+		{text: "finished scheduled compaction", field: "took", after: "(took "}, // zap 3.4 to 3.7; capnslog 3.4 "... at REV (took D)"
+	}},
+	// A member catching up with a snapshot of the leader's database: the
+	// leader sent it, the member received and applied it.
+	{key: "snapshot-sent", cause: "catch-up", variants: []variant{
+		{text: "sent database snapshot to writer"}, // zap: the leader
+		{text: "database snapshot sent out successfully", match: []string{"database snapshot [", "sent out successfully"}}, // capnslog 3.4
+	}},
+	{key: "snapshot-received", cause: "catch-up", variants: []variant{
+		{text: "received and saved database snapshot", after: "took: "}, // zap; capnslog 3.4 "successfully received ... took: D]"
+	}},
+	{key: "snapshot-applied", cause: "catch-up", variants: []variant{
+		{text: "applied snapshot", match: []string{"applied snapshot"}},                             // zap 3.4 to 3.7
+		{text: "raft applied incoming snapshot", match: []string{"raft applied incoming snapshot"}}, // capnslog 3.4
+	}},
 	{key: "sending-buffer-full", cause: "network", variants: []variant{
 		{text: "sending buffer is full"},
 	}},

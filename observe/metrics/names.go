@@ -98,4 +98,38 @@ const (
 	GRPCMethodLabel = "grpc_method"
 	// Goroutines is the member process's goroutine count (Go collector).
 	Goroutines Name = "go_goroutines"
+	// CompactionPause is the histogram (milliseconds) of the time each
+	// batch of a physical compaction held the backend's write lock,
+	// observed as each batch ends: its count grows while a compaction
+	// runs. CompactionTotal is the histogram (milliseconds) of whole
+	// compactions, observed when one ends; CompactionKeys counts the
+	// keys compactions removed (added when one ends). All three are
+	// mvcc/kvstore_compaction.go's (3.4 mvcc/, 3.5 server/mvcc/, 3.6 and
+	// 3.7 server/storage/mvcc/), the same names from 3.4 to 3.7.
+	CompactionPause Name = "etcd_debugging_mvcc_db_compaction_pause_duration_milliseconds"
+	CompactionTotal Name = "etcd_debugging_mvcc_db_compaction_total_duration_milliseconds"
+	CompactionKeys  Name = "etcd_debugging_mvcc_db_compaction_keys_total"
+	// CompactRevision is the revision of the last compaction the member
+	// scheduled (set when it is scheduled, before the backend's part
+	// runs), CurrentRevision the store's revision (gauges, 3.4 to 3.7).
+	CompactRevision Name = "etcd_debugging_mvcc_compact_revision"
+	CurrentRevision Name = "etcd_debugging_mvcc_current_revision"
+	// SnapshotSendInflights is a gauge per peer (label To, the peer's
+	// member ID in hex) of the snapshots the member is sending it (the
+	// leader sending a member that is too far behind its log the whole
+	// database); SnapshotSendSuccess counts the sends that ended well.
+	// SnapshotReceiveInflights and SnapshotReceiveSuccess are the
+	// receiver's (label From). rafthttp/metrics.go, 3.4 to 3.7.
+	SnapshotSendInflights    Name = "etcd_network_snapshot_send_inflights_total"
+	SnapshotSendSuccess      Name = "etcd_network_snapshot_send_success"
+	SnapshotReceiveInflights Name = "etcd_network_snapshot_receive_inflights_total"
+	SnapshotReceiveSuccess   Name = "etcd_network_snapshot_receive_success"
+	// SnapshotPeerLabel is the send metrics' peer label.
+	SnapshotPeerLabel = "To"
+	// SnapshotApplyInProgress is 1 while the member applies a snapshot
+	// it received (etcdserver/metrics.go, 3.4 to 3.7).
+	SnapshotApplyInProgress Name = "etcd_server_snapshot_apply_in_progress_total"
+	// DefragDuration is the histogram (seconds) of the member's past
+	// defragmentations (backend/metrics.go, 3.4 to 3.7).
+	DefragDuration Name = "etcd_disk_backend_defrag_duration_seconds"
 )
