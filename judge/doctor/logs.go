@@ -44,11 +44,13 @@ func (j *doctorJudge) logs() result.DoctorStep {
 		if Cause(m.Cause) == CauseLeader && m.Key == "elected-leader" {
 			v.Status, v.Threshold = result.Pass, "informational"
 		}
-		if Cause(m.Cause) == CauseDefrag {
-			// An operator's routine: evidence of a defragmentation the
-			// metrics saw in progress, informational otherwise.
+		if maintenance(Cause(m.Cause)) {
+			// An operator's routine: evidence of a defragmentation,
+			// compaction or catch-up the metrics saw in progress,
+			// informational otherwise (the leader logs the snapshot it
+			// sent a member catching up: that member's finding).
 			v.Status, v.Threshold = result.Pass, "informational"
-			if f := j.findingOf(CauseDefrag, m.Member); f != nil {
+			if f := j.maintenanceFinding(Cause(m.Cause), m.Member); f != nil {
 				e := fmt.Sprintf("%q %d times in %s's log", m.Text, m.Count, m.Member)
 				if m.Took != nil {
 					e += fmt.Sprintf(", each taking %s to %s", units.Seconds(m.Took.Min), units.Seconds(m.Took.Max))
@@ -98,6 +100,27 @@ func (j *doctorJudge) logs() result.DoctorStep {
 	return st
 }
 
+// maintenance reports whether cause is maintenance in progress, whose
+// log lines (one ended) are informational.
+func maintenance(cause Cause) bool {
+	return cause == CauseDefrag || cause == CauseCompaction || cause == CauseCatchUp
+}
+
+// maintenanceFinding is the finding of cause on member or the
+// cluster's, else (a compaction is every member's, the leader logs the
+// catch-up it serves) the first finding of that cause.
+func (j *doctorJudge) maintenanceFinding(cause Cause, member string) *result.Finding {
+	if f := j.findingOf(cause, member); f != nil || cause == CauseDefrag {
+		return f
+	}
+	for i := range j.findings {
+		if Cause(j.findings[i].Cause) == cause {
+			return &j.findings[i]
+		}
+	}
+	return nil
+}
+
 // symptoms are the log messages a slow or stalled leader (or a member's
 // own stall) makes on any member: late applies and read indexes, an
 // overloaded server, late heartbeats. "slow fdatasync" is not among them:
@@ -116,7 +139,7 @@ func (j *doctorJudge) foldLog(m result.LogMessage) bool {
 	if !symptoms[m.Key] && root.Member != m.Member {
 		return false
 	}
-	root.Evidence = append(root.Evidence, fmt.Sprintf("%q %d times in %s's log: a consequence of %s's %s, not a %s finding of its own", m.Text, m.Count, m.Member, root.Member, root.Cause, m.Cause))
+	root.Evidence = append(root.Evidence, fmt.Sprintf("%q %d times in %s's log: a consequence of %s, not a %s finding of its own", m.Text, m.Count, m.Member, rootName(*root), m.Cause))
 	return true
 }
 

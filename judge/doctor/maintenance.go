@@ -40,7 +40,10 @@ func (j *doctorJudge) compaction(st *result.DoctorStep) {
 			line += fmt.Sprintf("; %.0f compaction ended, %s long, removing %.0f keys", x.CompactionsFinished, units.Seconds(x.CompactionSeconds), x.CompactionKeys)
 		}
 		if x.Compacting {
-			line += fmt.Sprintf("; still compacting at the end of the window (to revision %.0f, scheduled at %.0f before it)", x.CompactRevisionAfter, x.CompactRevisionBefore)
+			line += "; still compacting at the end of the window"
+			if x.CompactRevisionAfter > x.CompactRevisionBefore {
+				line += fmt.Sprintf(" (to revision %.0f; the one before was %.0f)", x.CompactRevisionAfter, x.CompactRevisionBefore)
+			}
 		}
 		long := x.CompactionPauseSeconds >= judge.LimitCompactionPause.Value() || x.CompactionSeconds >= judge.LimitCompactionLong.Value() || (x.Compacting && x.CompactionBatches >= 2)
 		st.Checks = append(st.Checks, result.Verdict{ID: string(judge.ServerCompaction), What: m.Name + ": compaction during the window", Value: x.CompactionPauseSeconds, Unit: "s",
@@ -150,10 +153,10 @@ func catchUpHow(ev []string) string {
 	switch {
 	case strings.Contains(all, "snapshot"):
 		return "a snapshot of the database"
-	case strings.Contains(all, "entries behind"):
-		return "the leader's log"
+	case strings.Contains(all, "behind the leader's at the start"):
+		return "from the leader's log"
 	}
-	return "restarted"
+	return "it was restarting"
 }
 
 // appliedHeads are the highest applied index any member reported at the

@@ -475,8 +475,8 @@ func (j *doctorJudge) complaints() result.DoctorStep {
 		}
 		if x.SlowReadIndexes > 0 {
 			if root := j.waitRoot(m.Name); root != nil {
-				root.Evidence = append(root.Evidence, fmt.Sprintf("%s waited too long for ReadIndex %.0f times (etcd_server_slow_read_indexes_total): a consequence of %s's %s, not the network",
-					m.Name, x.SlowReadIndexes, root.Member, root.Cause))
+				root.Evidence = append(root.Evidence, fmt.Sprintf("%s waited too long for ReadIndex %.0f times (etcd_server_slow_read_indexes_total): a consequence of %s, not the network",
+					m.Name, x.SlowReadIndexes, rootName(*root)))
 				continue
 			}
 			j.symptomOf(consequence{member: m.Name, effect: effectSlow}, result.Finding{Status: result.Warn, Cause: string(CauseNetwork), Member: m.Name, Score: scoreSlowReadIndex.v(),
