@@ -521,3 +521,112 @@ func TestNoEndpointAnswers(t *testing.T) {
 		t.Fatalf("message %q", msg)
 	}
 }
+
+// TestCompactionInProgress: a physical compaction of 200,000 old
+// revisions running through the window (etcd's default batches of 1,000
+// keys, 10 ms apart: seconds) is named: the top finding is the
+// compaction, and nothing else is a cause.
+func TestCompactionInProgress(t *testing.T) {
+	c, cli := start(t, cluster.Options{})
+	ctx := context.Background()
+	// 100 keys rewritten 2,000 times, 100 puts per transaction: 200,000
+	// revisions for the compaction to delete.
+	var wg sync.WaitGroup
+	var failed error
+	var mu sync.Mutex
+	jobs := make(chan int)
+	for range 8 {
+		wg.Go(func() {
+			for range jobs {
+				ops := make([]clientv3.Op, 100)
+				for k := range ops {
+					ops[k] = clientv3.OpPut(fmt.Sprintf("/compact/k%03d", k), strings.Repeat("v", 64))
+				}
+				if _, err := cli.Txn(ctx).Then(ops...).Commit(); err != nil {
+					mu.Lock()
+					failed = err
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	for i := range 2000 {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	if failed != nil {
+		t.Fatal(failed)
+	}
+	resp, err := cli.Get(ctx, "/compact/k000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	writer(t, cli)
+	compacted := make(chan error, 1)
+	t0 := time.Now()
+	go func() {
+		_, err := cli.Compact(ctx, resp.Header.Revision, clientv3.WithCompactPhysical())
+		compacted <- err
+	}()
+	time.Sleep(300 * time.Millisecond)
+	doc := diagnose(t, c)
+	select {
+	case err := <-compacted:
+		t.Logf("the compaction ended %s after it began, before the diagnosis did", time.Since(t0).Round(time.Millisecond))
+		if err != nil {
+			t.Fatal(err)
+		}
+	default:
+		t.Logf("the compaction was still running when the diagnosis ended, %s after it began", time.Since(t0).Round(time.Millisecond))
+	}
+	t.Log(findings(doc))
+	onlyCause(t, doc, "compaction", "")
+}
+
+// TestCatchUp: a member killed while 8,000 entries of 8 KiB are written
+// (past a snapshot count of 1,000 and the 5,000 entries the leader keeps
+// for slow followers), then restarted as the diagnosis begins, catches
+// up with a snapshot of the leader's database: the top finding is that
+// member's catch-up, not a member down, a partition or its peers'
+// failed sends.
+func TestCatchUp(t *testing.T) {
+	c, cli := start(t, cluster.Options{Tuning: member.Tuning{SnapshotCount: 1000}})
+	ctx := context.Background()
+	if err := c.Kill("m3"); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	var failed error
+	var mu sync.Mutex
+	jobs := make(chan int)
+	value := strings.Repeat("x", 8<<10)
+	for range 8 {
+		wg.Go(func() {
+			for i := range jobs {
+				pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+				_, err := cli.Put(pctx, fmt.Sprintf("/catchup/k%05d", i), value)
+				cancel()
+				if err != nil {
+					mu.Lock()
+					failed = err
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	for i := range 8000 {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	if failed != nil {
+		t.Fatal(failed)
+	}
+	if err := c.Restart("m3"); err != nil {
+		t.Fatal(err)
+	}
+	doc := diagnose(t, c)
+	t.Log(findings(doc))
+	onlyCause(t, doc, "catch-up", "m3")
+}
