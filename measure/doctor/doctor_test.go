@@ -581,6 +581,9 @@ func TestCompactionInProgress(t *testing.T) {
 		t.Logf("the compaction was still running when the diagnosis ended, %s after it began", time.Since(t0).Round(time.Millisecond))
 	}
 	t.Log(findings(doc))
+	if len(doc.Doctor.Findings) > 0 {
+		t.Logf("its evidence: %q", doc.Doctor.Findings[0].Evidence)
+	}
 	onlyCause(t, doc, "compaction", "")
 }
 
@@ -628,5 +631,8 @@ func TestCatchUp(t *testing.T) {
 	}
 	doc := diagnose(t, c)
 	t.Log(findings(doc))
+	if len(doc.Doctor.Findings) > 0 {
+		t.Logf("its evidence: %q", doc.Doctor.Findings[0].Evidence)
+	}
 	onlyCause(t, doc, "catch-up", "m3")
 }
