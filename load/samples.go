@@ -69,15 +69,28 @@ func (s *Samples) add(op string, due, end time.Time, failed bool) {
 // with its whole latency, as the client saw it. dropped is how many
 // requests the log could not keep, over all its time.
 func (s *Samples) Window(from, to time.Time) (ops []result.OpWindow, dropped int64) {
+	return s.Windows([][2]time.Time{{from, to}})
+}
+
+// Windows is Window over a union of windows: a request counts once when
+// it was in flight in any of them (a policy's operations without the
+// pauses between them).
+func (s *Samples) Windows(ws [][2]time.Time) (ops []result.OpWindow, dropped int64) {
 	s.mu.Lock()
-	f, t := from.UnixNano(), to.UnixNano()
 	lat := make([][]float64, len(s.ops))
 	out := make([]result.OpWindow, len(s.ops))
 	for i, name := range s.ops {
 		out[i].Op = name
 	}
 	for _, x := range s.s {
-		if x.due >= t || x.end < f {
+		in := false
+		for _, w := range ws {
+			if x.due < w[1].UnixNano() && x.end >= w[0].UnixNano() {
+				in = true
+				break
+			}
+		}
+		if !in {
 			continue
 		}
 		w := &out[x.op]

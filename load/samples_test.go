@@ -55,3 +55,18 @@ func TestSamplesKeepEveryRequest(t *testing.T) {
 		t.Fatalf("p99 %g outside (0, run max %g]", p, r.Latency.Max)
 	}
 }
+
+// TestSamplesWindows counts a request in flight in two windows once and
+// leaves out the time between them.
+func TestSamplesWindows(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	s := NewSamples(0)
+	s.add("put", at(0), at(3000), false)    // spans both windows: once
+	s.add("put", at(1500), at(1510), false) // between them: out
+	s.add("put", at(2500), at(2600), false) // in the second
+	ops, _ := s.Windows([][2]time.Time{{at(0), at(1000)}, {at(2000), at(2800)}})
+	if len(ops) != 1 || ops[0].Requests != 2 || ops[0].Max != 3 {
+		t.Fatalf("%+v", ops)
+	}
+}

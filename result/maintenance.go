@@ -57,6 +57,9 @@ type MaintenanceOp struct {
 	Alarms []string `json:"alarms,omitempty"`
 	Detail string   `json:"detail,omitempty"`
 	Error  string   `json:"error,omitempty"`
+	// Clients is what a background load's clients saw during the
+	// operation (the maintenance job fills it), per operation of the load.
+	Clients []OpWindow `json:"clients,omitempty"`
 }
 
 // BlockedSeconds is the longest window the member could not serve, 0
