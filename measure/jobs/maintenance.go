@@ -59,8 +59,11 @@ func (Maintenance) Plan(p job.Cell, fields any) (job.Work, error) {
 	for _, o := range p.Overrides {
 		var err error
 		switch o[0] {
-		case "rounds":
-			m.Rounds, err = strconv.Atoi(o[1])
+		case "rounds": // a one-round cell (a curve's point) stays one round
+			var n int
+			if n, err = strconv.Atoi(o[1]); err == nil && m.Rounds > 1 {
+				m.Rounds = n
+			}
 		case "pause", "settle":
 			var d time.Duration
 			d, err = time.ParseDuration(o[1])
@@ -108,8 +111,11 @@ type MaintenanceWork struct {
 func (w *MaintenanceWork) Command() string {
 	m := w.Job
 	parts := []string{m.policy()}
-	if m.DB != "" {
-		parts = append(parts, fmt.Sprintf("db %s %.0f%% fragmented", m.DB, 100*m.Fragmentation))
+	switch {
+	case m.DB != "" && m.Fragmentation > 0:
+		parts = append(parts, fmt.Sprintf("db %s %.0f%% free", m.DB, 100*m.Fragmentation))
+	case m.DB != "":
+		parts = append(parts, "db "+m.DB)
 	}
 	if m.op() == result.OpCompact {
 		parts = append(parts, fmt.Sprintf("%d revisions", m.revisions()))
@@ -117,7 +123,9 @@ func (w *MaintenanceWork) Command() string {
 	if len(m.Load) > 0 {
 		parts = append(parts, "load: "+strings.Join(m.Load, "; "))
 	}
-	parts = append(parts, fmt.Sprintf("%d rounds", m.rounds()))
+	if m.rounds() > 1 {
+		parts = append(parts, fmt.Sprintf("%d rounds", m.rounds()))
+	}
 	return "maintenance " + strings.Join(parts, ", ")
 }
 

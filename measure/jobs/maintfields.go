@@ -193,7 +193,11 @@ func (m *MaintenanceJob) policy() string {
 	}
 	if m.op() == result.OpCompact {
 		b.Reset()
-		fmt.Fprintf(&b, "compact keeping %d revisions", m.Keep)
+		b.WriteString("compact to the current revision")
+		if m.Keep > 0 {
+			fmt.Fprintf(&b, " − %d", m.Keep)
+		}
+		return b.String()
 	}
 	if m.Pause > 0 {
 		fmt.Fprintf(&b, ", %s apart", m.Pause.D())
