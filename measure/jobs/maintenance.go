@@ -29,6 +29,9 @@ func (Maintenance) Placeholders(any) []string { return nil }
 // load lines.
 func (Maintenance) Check(c job.Checker, fields any) error {
 	m := fields.(*MaintenanceJob)
+	if path, err := m.check(); err != nil {
+		return c.Errorf(path, "%v", err)
+	}
 	for _, st := range c.Setups() {
 		if !st.Runs {
 			continue
@@ -36,7 +39,7 @@ func (Maintenance) Check(c job.Checker, fields any) error {
 		if st.Live {
 			return c.Errorf(nil, "maintenance runs on a local setup; setup %q is a live cluster, which etcdlab does not defragment", st.Name)
 		}
-		if path, err := m.check(st.Members); err != nil {
+		if path, err := m.checkMembers(st.Members); err != nil {
 			return c.Errorf(path, "setup %q: %v", st.Name, err)
 		}
 	}

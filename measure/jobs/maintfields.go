@@ -133,8 +133,9 @@ func cmpOr[T int | int64 | time.Duration](v, def T) T {
 	return v
 }
 
-// check returns the path and text of the first thing wrong with m.
-func (m *MaintenanceJob) check(members int) ([]any, error) {
+// check returns the path and text of the first thing wrong with m's
+// fields.
+func (m *MaintenanceJob) check() ([]any, error) {
 	if !slices.Contains(maintOps, m.op()) {
 		return []any{"op"}, fmt.Errorf("%q: want one of %s", m.Op, strings.Join(maintOps, ", "))
 	}
@@ -168,6 +169,11 @@ func (m *MaintenanceJob) check(members int) ([]any, error) {
 	if m.Pause < 0 || m.Settle < 0 || m.Tail < 0 || m.Keep < 0 || m.Revisions < 0 || m.Entries < 0 {
 		return nil, fmt.Errorf("pause, settle, tail, keep, revisions and entries must not be negative")
 	}
+	return nil, nil
+}
+
+// checkMembers returns what is wrong with m on a setup of members.
+func (m *MaintenanceJob) checkMembers(members int) ([]any, error) {
 	if m.Leader != "" && !isMember(m.Leader, members) {
 		return []any{"leader"}, fmt.Errorf("%q is not a member (m1 to m%d)", m.Leader, members)
 	}
