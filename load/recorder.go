@@ -36,6 +36,9 @@ type recorder struct {
 	ops    int
 	open   bool
 	shards []recShard
+	// samples, when set, also gets every request, named by names.
+	samples *Samples
+	names   []string
 }
 
 type recShard struct {
@@ -81,6 +84,9 @@ func newRecorder(ops int, open bool, start time.Time) *recorder {
 // sent, intended when it should have been (equal in a closed loop), end when
 // the answer came.
 func (r *recorder) record(w, op int, intended, sent, end time.Time, err error) {
+	if r.samples != nil && op < len(r.names) {
+		r.samples.add(r.names[op], intended, end, err != nil)
+	}
 	sh := &r.shards[w%len(r.shards)]
 	sec := int(sent.Unix() - r.start.Unix())
 	if sec < 0 {

@@ -45,6 +45,7 @@ func runLoad(ctx context.Context, tr transport, ops []string, gens []Client, spe
 	cpu := StartCPU()
 	r := &run{ctx: ctx, tr: tr, auth: tr.authenticates(), spec: spec, start: time.Now(), end: spec.FirstSeq + spec.Total, done: make(chan struct{})}
 	r.rec = newRecorder(len(ops), spec.open(), r.start)
+	r.rec.samples, r.rec.names = spec.Samples, ops
 	r.next.Store(spec.FirstSeq)
 	if spec.Duration > 0 {
 		r.deadline = r.start.Add(spec.Duration).UnixNano()

@@ -45,6 +45,9 @@ type Spec struct {
 	// Live, if set, shows the run's requests as Prometheus metrics while
 	// it runs, and keeps them in its totals after.
 	Live *Live
+	// Samples, if set, keeps every request (when due, when answered,
+	// whether it failed) so that any window can be read after the run.
+	Samples *Samples
 }
 
 // open reports whether the run is open loop (a Rate or a Curve).

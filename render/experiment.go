@@ -287,6 +287,18 @@ func experimentView(v *docView, m expModel, prefix string) error {
 		v.Tables = append(v.Tables, namedTable{"Sizing: etcdlab's answer beside etcd's hardware guide", t})
 		v.Notes = append(v.Notes, notes...)
 	}
+	if t, notes, ok := m.policyTable(); ok {
+		v.Tables = append(v.Tables, namedTable{"Maintenance policies: what clients saw, beside the base policy's", t})
+		v.Notes = append(v.Notes, notes...)
+	}
+	if t, notes, ok := m.defragCurveTable(); ok {
+		v.Tables = append(v.Tables, namedTable{"Defragmentation time against the database's size", t})
+		v.Notes = append(v.Notes, notes...)
+	}
+	if t, notes, ok := m.maintenanceOpsTable(); ok {
+		v.Tables = append(v.Tables, namedTable{"Maintenance operations", t})
+		v.Notes = append(v.Notes, notes...)
+	}
 	if t, ok := m.verdictsTable(); ok {
 		v.Tables = append(v.Tables, namedTable{"Verdicts", t})
 	}

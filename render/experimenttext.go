@@ -73,6 +73,22 @@ func ExperimentText(w io.Writer, doc *result.Document, o TerminalOptions, j Judg
 			o.prose(&b, "", n, "    ")
 		}
 	}
+	for _, sec := range []struct {
+		title string
+		make  func() (Table, []string, bool)
+	}{
+		{"maintenance policies (what clients saw, beside the base policy's, docs/maintenance.md)", m.policyTable},
+		{"defragmentation time against the database's size", m.defragCurveTable},
+		{"maintenance operations", m.maintenanceOpsTable},
+	} {
+		if t, notes, ok := sec.make(); ok {
+			b.WriteString("\n" + sec.title + ":\n")
+			o.table(&b, upper(t.Header), t.Rows)
+			for _, n := range notes {
+				o.prose(&b, "", n, "    ")
+			}
+		}
+	}
 	if t, ok := m.verdictsTable(); ok {
 		b.WriteString("\nverdicts:\n")
 		o.table(&b, upper(t.Header), t.Rows)

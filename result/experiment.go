@@ -90,6 +90,8 @@ type Cell struct {
 	// candidate clusters, with the published sizing beside it); the
 	// cell has no runs of its own.
 	Size *Size `json:"size,omitempty"`
+	// Maintenance is a maintenance cell's rounds (the maintenance job).
+	Maintenance *Maintenance `json:"maintenance,omitempty"`
 	// Faults are the fault timeline's events as they happened.
 	Faults []FaultEvent `json:"faults,omitempty"`
 	// Bottleneck says what limited the cell, with the figures.

@@ -57,6 +57,9 @@ type MaintenanceOp struct {
 	Alarms []string `json:"alarms,omitempty"`
 	Detail string   `json:"detail,omitempty"`
 	Error  string   `json:"error,omitempty"`
+	// Clients is what a background load's clients saw during the
+	// operation (the maintenance job fills it), per operation of the load.
+	Clients []OpWindow `json:"clients,omitempty"`
 }
 
 // BlockedSeconds is the longest window the member could not serve, 0
@@ -66,4 +69,117 @@ func (m MaintenanceOp) BlockedSeconds() float64 {
 		return 0
 	}
 	return m.Blocked.LongestSeconds
+}
+
+// OpWindow is what one operation's requests saw in a window (load's
+// Samples.Window): latencies from when each request was due (open loop)
+// or sent (closed loop) to its answer, in seconds, percentiles exact
+// (nearest rank) over the requests in flight at some time in the window.
+// It is a plain value.
+type OpWindow struct {
+	Op       string  `json:"op"`
+	Requests int64   `json:"requests"`
+	Errors   int64   `json:"errors"`
+	P50      float64 `json:"p50_seconds"`
+	P99      float64 `json:"p99_seconds"`
+	P999     float64 `json:"p999_seconds"`
+	Max      float64 `json:"max_seconds"`
+}
+
+// Maintenance is a maintenance cell: a policy (which operation, on which
+// members in which order, how far apart, when triggered) applied to a
+// cluster under a steady load, in rounds, and what each round cost the
+// clients and the members. It is a plain value.
+type Maintenance struct {
+	// Policy says it in words ("defragment, followers first and the
+	// leader last, 36 s apart, when fragmentation ≥ 45% and the database
+	// > 100 MB"); Op, Order, PauseSeconds and Trigger say it in fields.
+	Policy       string  `json:"policy"`
+	Op           string  `json:"op"`
+	Order        string  `json:"order"`
+	PauseSeconds float64 `json:"pause_seconds,omitempty"`
+	Trigger      string  `json:"trigger"`
+	// Base marks the policy the file compares the others with.
+	Base bool `json:"base,omitempty"`
+	// Load names the background load ("" none).
+	Load   string             `json:"load,omitempty"`
+	Rounds []MaintenanceRound `json:"rounds"`
+}
+
+// MaintenanceRound is one application of a policy: the database it met,
+// the operations (skipped members say why), and what the clients and the
+// members saw from the first operation's start to the last one's end
+// (During) beside the same length of time just before it (Before).
+type MaintenanceRound struct {
+	// DBBytes and Fragmentation are the leader's database file and its
+	// free share (1 − in use / size) when the round began.
+	DBBytes       int64   `json:"db_bytes"`
+	Fragmentation float64 `json:"fragmentation"`
+	// Ops are the operations run, in order; Skipped the members the
+	// trigger left, each "m2: 12% fragmented, below 45%".
+	Ops     []MaintenanceOp `json:"ops,omitempty"`
+	Skipped []string        `json:"skipped,omitempty"`
+	// Began and Ended bracket the operations (the first's start, the
+	// last's end); equal when none ran.
+	Began time.Time `json:"began"`
+	Ended time.Time `json:"ended"`
+	// Before and During are the clients' view per operation of the load;
+	// DroppedSamples says the request log was full (the figures then
+	// miss requests).
+	Before         []OpWindow `json:"before,omitempty"`
+	During         []OpWindow `json:"during,omitempty"`
+	DroppedSamples int64      `json:"dropped_samples,omitempty"`
+	// Leader changes, heartbeat send failures and slow applies over every
+	// member during the operations (counter increases; -1: not read).
+	LeaderChanges     int64 `json:"leader_changes"`
+	HeartbeatFailures int64 `json:"heartbeat_failures"`
+	SlowApplies       int64 `json:"slow_applies"`
+}
+
+// WorstP99 is the highest p99 of any of the load's operations during
+// the round's maintenance, and the operation; 0 and "" when none ran.
+func (r MaintenanceRound) WorstP99() (float64, string) {
+	return worst(r.During, func(w OpWindow) float64 { return w.P99 })
+}
+
+// WorstP999 is WorstP99 for p99.9.
+func (r MaintenanceRound) WorstP999() (float64, string) {
+	return worst(r.During, func(w OpWindow) float64 { return w.P999 })
+}
+
+// BeforeP99 is the highest p99 of the load's operations before the
+// round's maintenance.
+func (r MaintenanceRound) BeforeP99() float64 {
+	v, _ := worst(r.Before, func(w OpWindow) float64 { return w.P99 })
+	return v
+}
+
+// Errors are the load's failed requests during the maintenance.
+func (r MaintenanceRound) Errors() int64 {
+	var n int64
+	for _, w := range r.During {
+		n += w.Errors
+	}
+	return n
+}
+
+// Blocked is the longest window any member of the round could not
+// serve.
+func (r MaintenanceRound) Blocked() float64 {
+	var b float64
+	for _, o := range r.Ops {
+		b = max(b, o.BlockedSeconds())
+	}
+	return b
+}
+
+func worst(ws []OpWindow, f func(OpWindow) float64) (float64, string) {
+	var v float64
+	var op string
+	for _, w := range ws {
+		if x := f(w); x > v {
+			v, op = x, w.Op
+		}
+	}
+	return v, op
 }

@@ -15,8 +15,11 @@ type lifecycle struct {
 	all []Observer
 	// live is the Live a ShowLive observer shows the runs in: the load
 	// registers its recorders there (load.Spec.Live), once per run.
-	live  *load.Live
-	begun []BenchObserver // BeginBench succeeded: EndBench owed
+	live *load.Live
+	// samples is the Samples a KeepSamples observer keeps requests in
+	// (load.Spec.Samples).
+	samples *load.Samples
+	begun   []BenchObserver // BeginBench succeeded: EndBench owed
 }
 
 func newLifecycle(obs []Observer) *lifecycle {
@@ -24,6 +27,9 @@ func newLifecycle(obs []Observer) *lifecycle {
 	for _, o := range obs {
 		if lo, ok := o.(*liveObserver); ok && l.live == nil {
 			l.live = lo.l
+		}
+		if so, ok := o.(samplesObserver); ok && l.samples == nil {
+			l.samples = so.s
 		}
 	}
 	return l

@@ -103,7 +103,7 @@ func (r *Runs) Open(ctx context.Context, wl load.Workload, conns int) (*load.Ses
 // stop. The engine sets what differs (a Curve, its own Duration).
 func (r *Runs) Spec(clients int) load.Spec {
 	s := r.cfg.spec(clients)
-	s.Live = r.obs.live
+	s.Live, s.Samples = r.obs.live, r.obs.samples
 	if r.guard != nil {
 		s.Stop, s.StopReason = r.guard.Stop(), r.guard.Reason
 	}

@@ -80,7 +80,7 @@ func (r *Runs) runPoint(ctx context.Context, sess *load.Session, conns int) erro
 	wu, _ := parseWarmup(cfg.Warmup)
 	for _, clients := range cfg.Clients {
 		spec := cfg.spec(clients)
-		spec.Live = r.obs.live
+		spec.Live, spec.Samples = r.obs.live, r.obs.samples
 		if r.guard != nil {
 			spec.Stop, spec.StopReason = r.guard.Stop(), r.guard.Reason
 		}

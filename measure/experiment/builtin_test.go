@@ -16,7 +16,7 @@ import (
 // (estimated: storage-sweep under 10 minutes, leader-vs-all under 5).
 func TestBuiltins(t *testing.T) {
 	t.Parallel()
-	want := []string{"disk-qualification", "distance-sweep", "hdd-diagnosis", "incidents", "leader-vs-all", "multicloud", "replay", "sizing", "storage-sweep", "upgrade", "versions"}
+	want := []string{"disk-qualification", "distance-sweep", "hdd-diagnosis", "incidents", "leader-vs-all", "maintenance", "multicloud", "replay", "sizing", "storage-sweep", "upgrade", "versions"}
 	if got := Builtins(); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("built-ins %v, want %v", got, want)
 	}
@@ -26,7 +26,7 @@ func TestBuiltins(t *testing.T) {
 	// its quick profile under 15 minutes.
 	want = slices.DeleteFunc(want, func(n string) bool { return n == "sizing" })
 	quickUnder := map[string]time.Duration{"storage-sweep": 10 * time.Minute, "leader-vs-all": 5 * time.Minute, "multicloud": 5 * time.Minute,
-		"incidents": 10 * time.Minute, "distance-sweep": 10 * time.Minute, "upgrade": 5 * time.Minute, "versions": 10 * time.Minute, "replay": 10 * time.Minute}
+		"incidents": 10 * time.Minute, "distance-sweep": 10 * time.Minute, "upgrade": 5 * time.Minute, "versions": 10 * time.Minute, "replay": 10 * time.Minute, "maintenance": 10 * time.Minute}
 	for _, name := range want {
 		s, err := loadSpec(name)
 		if err != nil {

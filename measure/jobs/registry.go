@@ -14,5 +14,5 @@ import "github.com/etcdlab/etcdlab/measure/experiment/job"
 // Registry is every job an experiment file may name, in the order messages
 // list them. Adding a job is one adapter file and one line here.
 func Registry() job.Registry {
-	return job.Registry{Bench{}, Disk{}, Check{}, Doctor{}}
+	return job.Registry{Bench{}, Disk{}, Check{}, Doctor{}, Maintenance{}}
 }

@@ -11,7 +11,7 @@ import (
 func TestRegistry(t *testing.T) {
 	t.Parallel()
 	reg := Registry()
-	if got := strings.Join(reg.Names(), " "); got != "bench disk check doctor" {
+	if got := strings.Join(reg.Names(), " "); got != "bench disk check doctor maintenance" {
 		t.Errorf("names %q", got)
 	}
 	for _, j := range reg {
