@@ -35,7 +35,7 @@ func (d *DoctorJob) estimate() time.Duration {
 	if f := d.Fill; f != nil {
 		switch {
 		case f.Keys > 0:
-			e += time.Duration(f.Keys) * fillPerKey
+			e += time.Duration(f.Keys*(1+f.Rewrites)) * fillPerKey
 		default:
 			e += fillToQuota
 		}

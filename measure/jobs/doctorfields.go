@@ -33,7 +33,8 @@ type DoctorJob struct {
 
 // Expect is an incident's expected diagnosis. Cause is a doctor cause
 // (judge/doctor's Cause: disk, cpu, network, membership, leader, quota,
-// fragmentation, defrag, requests; expectable lists them), "" for a
+// fragmentation, defrag, requests, compaction, catch-up; expectable lists
+// them), "" for a
 // healthy cluster (no finding at all).
 // Member is a member name, "leader" (the member the timeline's "leader"
 // step hit, else the leader when the diagnosis starts), or "" (the
@@ -51,9 +52,12 @@ type Expect struct {
 // or until the database reaches QuotaShare of its quota, or until the
 // cluster refuses a write for lack of space (UntilNoSpace, which raises
 // the NOSPACE alarm). Delete then deletes every key written and compacts:
-// a database file mostly free (fragmented).
+// a database file mostly free (fragmented). Rewrites writes the Keys keys
+// that many times more (each write a new revision): a history for a
+// compaction to remove (Keys at least 16, one transaction's batch).
 type Fill struct {
 	Keys         int     `yaml:"keys"`
+	Rewrites     int     `yaml:"rewrites"`
 	ValueBytes   int     `yaml:"value_bytes"`
 	QuotaShare   float64 `yaml:"quota_share"`
 	UntilNoSpace bool    `yaml:"until_nospace"`

@@ -71,6 +71,9 @@ func (Doctor) Check(c job.Checker, fields any) error {
 				kinds++
 			}
 		}
+		if f.Rewrites < 0 || (f.Rewrites > 0 && f.Keys < fillBatch) {
+			return c.Errorf([]any{"fill", "rewrites"}, "rewrites (%d) needs keys of at least %d, one transaction's batch", f.Rewrites, fillBatch)
+		}
 		if kinds != 1 || f.Keys < 0 || f.QuotaShare < 0 || f.QuotaShare >= 1 || f.ValueBytes < 0 || f.ValueBytes > maxFillValue {
 			return c.Errorf([]any{"fill"}, "give exactly one of keys (a count), quota_share (0 to 1) or until_nospace, and value_bytes up to %d", maxFillValue)
 		}
@@ -136,6 +139,9 @@ func (w *DoctorWork) Command() string {
 		switch {
 		case f.Keys > 0:
 			parts = append(parts, fmt.Sprintf("fill %d keys", f.Keys))
+			if f.Rewrites > 0 {
+				parts = append(parts, fmt.Sprintf("rewritten %d times", f.Rewrites))
+			}
 		case f.QuotaShare > 0:
 			parts = append(parts, fmt.Sprintf("fill to %.0f%% of the quota", 100*f.QuotaShare))
 		default:

@@ -64,7 +64,11 @@ func fill(ctx context.Context, conn etcdclient.Config, f Fill, quota float64) (s
 			for start := range next {
 				ops := make([]clientv3.Op, 0, batch)
 				for k := start; k < start+batch; k++ {
-					ops = append(ops, clientv3.OpPut(fmt.Sprintf("%s%08d", fillPrefix, k), value))
+					key := k
+					if f.Rewrites > 0 {
+						key %= f.Keys // rewrites: the same keys again
+					}
+					ops = append(ops, clientv3.OpPut(fmt.Sprintf("%s%08d", fillPrefix, key), value))
 				}
 				_, err := cli.Txn(wctx).Then(ops...).Commit()
 				if err != nil {
@@ -78,7 +82,7 @@ func fill(ctx context.Context, conn etcdclient.Config, f Fill, quota float64) (s
 	var firstErr error
 	k, running := 0, fillWorkers
 feed:
-	for f.Keys == 0 || k < f.Keys {
+	for f.Keys == 0 || k < f.Keys*(1+f.Rewrites) {
 		if f.QuotaShare > 0 && k%(batch*4) == 0 && k > 0 {
 			st, err := cli.Status(ctx, conn.Endpoints[0])
 			if err != nil {
@@ -114,6 +118,9 @@ feed:
 		return "", firstErr
 	}
 	note := fmt.Sprintf("filled %s keys of %s under %s", humanize.Comma(int64(written)), humanize.IBytes(uint64(vb)), fillPrefix)
+	if f.Rewrites > 0 {
+		note = fmt.Sprintf("filled %s keys of %s under %s, then wrote them %d times more (%s revisions)", humanize.Comma(int64(f.Keys)), humanize.IBytes(uint64(vb)), fillPrefix, f.Rewrites, humanize.Comma(int64(written)))
+	}
 	if noSpace {
 		note += ", until the cluster refused a write: database space exceeded"
 	}
