@@ -74,6 +74,16 @@
 //	                         execute" (capnslog)
 //	                         "apply entries took too long [D for N   D                  3.0 etcdserver/server.go:621
 //	                         entries]" (capnslog)
+//	compaction-finished      "finished scheduled compaction" (zap)    took               3.4 mvcc/kvstore_compaction.go:60; 3.5 server/mvcc/kvstore_compaction.go:72; 3.6 server/storage/mvcc/kvstore_compaction.go:71
+//	                compaction "finished scheduled compaction at REV   D                  3.4 mvcc/kvstore_compaction.go:69
+//	                         (took D)" (capnslog)
+//	snapshot-sent   catch-up "sent database snapshot to writer"                         3.4 etcdserver/snapshot_merge.go:71; 3.5 server/etcdserver/snapshot_merge.go:67; 3.6 :65
+//	                         "database snapshot [index: I, to: ID]                      3.4 etcdserver/api/rafthttp/snapshot_sender.go:145
+//	                         sent out successfully" (capnslog)
+//	snapshot-received        "[successfully ]received and saved      D (capnslog)       3.4 etcdserver/api/rafthttp/http.go:306 (capnslog :315); 3.5 server/etcdserver/api/rafthttp/http.go:287; 3.6 :297
+//	                catch-up database snapshot"
+//	snapshot-applied         "applied snapshot" (zap), "raft                            3.6 server/etcdserver/server.go:1022; 3.4 etcdserver/raft.go:306 (capnslog)
+//	                catch-up applied incoming snapshot" (capnslog)
 //	sending-buffer-full      "... sending buffer is full ..."                           3.4 etcdserver/api/rafthttp/peer.go:255,263,268, remote.go:61,69,74;
 //	                network                                                             3.5 server/etcdserver/api/rafthttp/peer.go:256,268, remote.go:61,72; 3.6 peer.go:255, remote.go:61,72
 //	receiving-buffer-full    "... receiving buffer is full                              3.4 etcdserver/api/rafthttp/stream.go:554,562,567; 3.5 server/.../stream.go:531,542; 3.6 :530,541
