@@ -165,6 +165,7 @@ func registry() []Fault {
 		link{},
 		cpuLimit{}, cpuUnlimit{},
 		defrag{}, defragStop{},
+		defragment{},
 		upgrade{}, downgrade{},
 	}
 }
