@@ -165,7 +165,7 @@ func registry() []Fault {
 		link{},
 		cpuLimit{}, cpuUnlimit{},
 		defrag{}, defragStop{},
-		defragment{},
+		defragment{}, compact{}, snapshot{}, catchUp{}, alarmDisarm{},
 		upgrade{}, downgrade{},
 	}
 }

@@ -67,5 +67,5 @@ func (defragment) RunIn(ctx context.Context, st State, r Request) (Outcome, erro
 		rec.DBBytesAfter = after.DbSize
 	}
 	return maintained(rec, fmt.Sprintf("defragmented %s in %.2fs: database %s (%s in use) -> %s",
-		m.Name, rec.Seconds, ibytes(rec.DBBytesBefore), ibytes(rec.DBInUseBefore), ibytes(rec.DBBytesAfter))+blockedLine(rec), nil)
+		m.Name, rec.Seconds, ibytes(rec.DBBytesBefore), ibytes(rec.DBInUseBefore), ibytes(rec.DBBytesAfter))+blockedLine(m.Name, rec), nil)
 }

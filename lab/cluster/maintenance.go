@@ -69,21 +69,14 @@ func memberClient(ctx context.Context, conn etcdclient.Config, url string) (*cli
 	return etcdclient.NewChecked(ctx, conn)
 }
 
-// blockedLine says how long the member and the cluster were blocked, for
-// a Detail: ", member blocked 1.23s, cluster 0s".
-func blockedLine(rec *result.MaintenanceOp) string {
+// blockedLine says how long the member watched (called who) and the
+// cluster were blocked, for a Detail.
+func blockedLine(who string, rec *result.MaintenanceOp) string {
 	cluster := 0.0
 	if rec.Cluster != nil {
 		cluster = rec.Cluster.LongestSeconds
 	}
-	return fmt.Sprintf("; %s blocked %.2fs at most, cluster unavailable %.2fs at most", or(rec.Member, "member"), rec.BlockedSeconds(), cluster)
-}
-
-func or(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
+	return fmt.Sprintf("; %s blocked %.2fs at most, cluster unavailable %.2fs at most", who, rec.BlockedSeconds(), cluster)
 }
 
 // ibytes is n bytes for a person.

@@ -146,23 +146,29 @@ func (k *memberCanary) stop() *result.Unavailability {
 // watched runs do while a member canary watches the member at url and a
 // cluster canary every member of conn, and fills rec's Began, Ended and
 // Seconds (do's call) and Blocked and Cluster (the canaries', which go on
-// memberCanaryTail after do returns). It returns do's error, or the
-// member canary's when it could not start (do is not run then).
+// memberCanaryTail after do returns). url "" watches no member. It
+// returns do's error, or the member canary's when it could not start (do
+// is not run then).
 func watched(ctx context.Context, conn etcdclient.Config, url string, rec *result.MaintenanceOp, do func(ctx context.Context) error) error {
-	mc, err := startMemberCanary(ctx, conn, url)
-	if err != nil {
-		return err
+	var mc *memberCanary
+	if url != "" {
+		var err error
+		if mc, err = startMemberCanary(ctx, conn, url); err != nil {
+			return err
+		}
 	}
 	cc := startCanaryOf(context.WithoutCancel(ctx), conn)
 	rec.Began = time.Now()
-	err = do(ctx)
+	err := do(ctx)
 	rec.Ended = time.Now()
 	rec.Seconds = rec.Ended.Sub(rec.Began).Seconds()
 	select {
 	case <-ctx.Done():
 	case <-time.After(memberCanaryTail):
 	}
-	rec.Blocked = mc.stop()
+	if mc != nil {
+		rec.Blocked = mc.stop()
+	}
 	rec.Cluster = cc.stop()
 	return err
 }
