@@ -28,8 +28,9 @@ const (
 	// after, with one range delete).
 	catchUpPrefix = "etcdlab-catchup/"
 	// snapshotCatchUpEntries is how many entries etcd's leader keeps in
-	// its log after a snapshot for slow followers: 5000, fixed in etcd 3.5
-	// to 3.7 (DefaultSnapshotCatchUpEntries).
+	// its log after a snapshot for slow followers: 5000 in etcd 3.5 to 3.7
+	// (DefaultSnapshotCatchUpEntries; fixed in 3.5, snapshot-catchup-entries
+	// from 3.6, which lab clusters leave at its default).
 	snapshotCatchUpEntries = 5000
 	// snapshotCountMargin is what a catch-up writes beyond snapshot-count
 	// and snapshotCatchUpEntries by default.
@@ -180,7 +181,7 @@ func runCatchUp(ctx context.Context, st State, r Request, count uint64, kill fun
 	sent := func() (float64, bool) {
 		var sum float64
 		for _, o := range others {
-			v, ok := metricSum(ctx, o.MetricsURL, "etcd_network_snapshot_send_success")
+			v, ok := metricSum(ctx, o.MetricsURL, "etcd_network_snapshot_send_success", true)
 			if !ok {
 				return 0, false
 			}
@@ -237,7 +238,7 @@ func runCatchUp(ctx context.Context, st State, r Request, count uint64, kill fun
 		how = "from a snapshot the leader sent"
 	}
 	out, _ := maintained(rec, fmt.Sprintf("%s caught up %d entries (%d puts) in %.2fs, %s", m.Name, rec.Distance, entries, rec.Seconds, how)+
-		blockedLine(m.Name, rec), nil)
+		blockedLine("", rec), nil)
 	if derr != nil {
 		return out, fmt.Errorf("catch-up %s: deleting %s: %s", m.Name, catchUpPrefix, etcdclient.Describe(derr))
 	}

@@ -104,7 +104,7 @@ func (compact) RunIn(ctx context.Context, st State, r Request) (Outcome, error) 
 			return maintained(rec, "", fmt.Errorf("the current revision is %d: keeping %d leaves nothing to compact", current, keep))
 		}
 	}
-	prev, known := metricSum(ctx, leader.MetricsURL, compactRevisionMetric)
+	prev, known := metricSum(ctx, leader.MetricsURL, compactRevisionMetric, false)
 	rec.Revision = rev
 	err = watched(ctx, st.Client(), leader.ClientURL, rec, func(ctx context.Context) error {
 		_, err := cli.Compact(ctx, rev, clientv3.WithCompactPhysical())
@@ -115,7 +115,7 @@ func (compact) RunIn(ctx context.Context, st State, r Request) (Outcome, error) 
 	}
 	removed := "an unknown number of revisions"
 	if known {
-		rec.Revisions = rev - int64(prev)
+		rec.Revisions = rev - max(int64(prev), 0) // -1: never compacted
 		removed = fmt.Sprintf("%d revisions", rec.Revisions)
 	}
 	return maintained(rec, fmt.Sprintf("compacted to revision %d (of %d; %s) in %.2fs", rev, current, removed, rec.Seconds)+

@@ -69,12 +69,15 @@ func memberClient(ctx context.Context, conn etcdclient.Config, url string) (*cli
 	return etcdclient.NewChecked(ctx, conn)
 }
 
-// blockedLine says how long the member watched (called who) and the
-// cluster were blocked, for a Detail.
+// blockedLine says how long the member watched (called who; "": none)
+// and the cluster were blocked, for a Detail.
 func blockedLine(who string, rec *result.MaintenanceOp) string {
 	cluster := 0.0
 	if rec.Cluster != nil {
 		cluster = rec.Cluster.LongestSeconds
+	}
+	if who == "" {
+		return fmt.Sprintf("; cluster unavailable %.2fs at most", cluster)
 	}
 	return fmt.Sprintf("; %s blocked %.2fs at most, cluster unavailable %.2fs at most", who, rec.BlockedSeconds(), cluster)
 }
@@ -101,9 +104,10 @@ func leadingMember(ctx context.Context, st State) (MemberState, error) {
 }
 
 // metricSum reads the metrics a member serves at metricsURL and sums the
-// series of the counter or gauge called name; ok is false when the
-// member does not export it (or could not be read).
-func metricSum(ctx context.Context, metricsURL, name string) (v float64, ok bool) {
+// series of the counter or gauge called name; ok is false when they could
+// not be read, or when the member does not export it unless absentZero
+// (a vector with no series yet: nothing counted).
+func metricSum(ctx context.Context, metricsURL, name string, absentZero bool) (v float64, ok bool) {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, metricsURL+"/metrics", nil)
@@ -117,8 +121,11 @@ func metricSum(ctx context.Context, metricsURL, name string) (v float64, ok bool
 	defer resp.Body.Close()
 	p := expfmt.NewTextParser(model.UTF8Validation)
 	fams, err := p.TextToMetricFamilies(io.LimitReader(resp.Body, 32<<20))
-	if err != nil || fams[name] == nil {
+	if err != nil {
 		return 0, false
+	}
+	if fams[name] == nil {
+		return 0, absentZero
 	}
 	for _, m := range fams[name].GetMetric() {
 		switch {
