@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/etcdlab/etcdlab/invalid"
 	"github.com/etcdlab/etcdlab/lab/member"
@@ -72,7 +73,8 @@ func TestMaintenanceFaultArgs(t *testing.T) {
 // second compact REV records the revisions since the first.
 func TestCompactFault(t *testing.T) {
 	t.Parallel()
-	c := start(t, Options{Members: 3, BaseDir: tmpfsBase(t)})
+	// The compaction's tuning: etcd takes the keys written for it.
+	c := start(t, Options{Members: 3, BaseDir: tmpfsBase(t), Tuning: member.Tuning{CompactionBatchLimit: 50, CompactionSleepInterval: time.Millisecond}})
 	cli := client(t, c.Client())
 	ctx := context.Background()
 	for i := range 300 {
