@@ -76,15 +76,16 @@ func runIncident(t *testing.T, p *Plan, c Cell) (why, skip string) {
 		return fmt.Sprintf("cell %s: %s %s (%v); notes %v", cell.ID, cell.Status, cell.Error, err, cell.Notes), ""
 	}
 	in := cell.Incident
-	if in.Outcome == result.IncidentRight {
-		return "", ""
-	}
 	var b strings.Builder
 	for _, f := range cell.Doctor.Findings {
 		b.WriteString("\n  " + f.Status + " " + f.Cause + " " + f.Member + ": " + f.Summary)
 		for _, e := range f.Evidence {
 			b.WriteString("\n      " + e)
 		}
+	}
+	if in.Outcome == result.IncidentRight {
+		t.Logf("%s right; notes %q%s", c.Workload.Name, cell.Notes, b.String())
+		return "", ""
 	}
 	return fmt.Sprintf("%s: %s%s", in.Outcome, in.Why, b.String()), ""
 }
