@@ -58,8 +58,9 @@ type Expect struct {
 // cluster refuses a write for lack of space (UntilNoSpace, which raises
 // the NOSPACE alarm). Delete then deletes every key written and compacts:
 // a database file mostly free (fragmented). Rewrites writes the Keys keys
-// that many times more (each write a new revision): a history for a
-// compaction to remove (Keys at least 16, one transaction's batch).
+// that many times more (each write a new version of a key, kept in the
+// history): a history for a compaction to remove (Keys at least 16, one
+// transaction's batch).
 type Fill struct {
 	Keys         int     `yaml:"keys"`
 	Rewrites     int     `yaml:"rewrites"`

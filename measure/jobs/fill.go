@@ -119,7 +119,7 @@ feed:
 	}
 	note := fmt.Sprintf("filled %s keys of %s under %s", humanize.Comma(int64(written)), humanize.IBytes(uint64(vb)), fillPrefix)
 	if f.Rewrites > 0 {
-		note = fmt.Sprintf("filled %s keys of %s under %s, then wrote them %d times more (%s revisions)", humanize.Comma(int64(f.Keys)), humanize.IBytes(uint64(vb)), fillPrefix, f.Rewrites, humanize.Comma(int64(written)))
+		note = fmt.Sprintf("filled %s keys of %s under %s, then wrote them %d times more (%s writes in transactions of %d)", humanize.Comma(int64(f.Keys)), humanize.IBytes(uint64(vb)), fillPrefix, f.Rewrites, humanize.Comma(int64(written)), batch)
 	}
 	if noSpace {
 		note += ", until the cluster refused a write: database space exceeded"
