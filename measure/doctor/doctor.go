@@ -169,6 +169,9 @@ func Run(ctx context.Context, o Options) (*result.Document, error) {
 			continue
 		}
 		m.UptimeSeconds = uptime(after[i].snap)
+		if m.Version == "" {
+			m.Version = serverVersion(after[i].snap) // a member that answered only at the end
+		}
 		if before[i].err != nil {
 			m.MetricsError = before[i].err.Error()
 			continue
