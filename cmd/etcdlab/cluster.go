@@ -111,6 +111,8 @@ func addTuningFlags(fl interface {
 	Uint64Var(*uint64, string, uint64, string)
 	Int64Var(*int64, string, int64, string)
 	StringVar(*string, string, string, string)
+	IntVar(*int, string, int, string)
+	DurationVar(*time.Duration, string, time.Duration, string)
 }, t *member.Tuning) {
 	fl.UintVar(&t.HeartbeatMs, "heartbeat-interval", 100, "etcd heartbeat interval in ms")
 	fl.UintVar(&t.ElectionMs, "election-timeout", 1000, "etcd election timeout in ms")
@@ -120,6 +122,8 @@ func addTuningFlags(fl interface {
 	fl.StringVar(&t.AutoCompactionRetention, "auto-compaction-retention", "0", "etcd auto-compaction retention (0 disables)")
 	fl.StringVar(&t.Metrics, "metrics", "basic", "etcd metrics: basic, or extensive (adds grpc_server_handling_seconds)")
 	fl.StringVar(&t.LogLevel, "log-level", "info", "member log level: debug, info, warn, error")
+	fl.IntVar(&t.CompactionBatchLimit, "compaction-batch-limit", 0, "revisions a compaction removes per batch (0: etcd's default, 1000)")
+	fl.DurationVar(&t.CompactionSleepInterval, "compaction-sleep-interval", 0, "a compaction's sleep between batches (0: etcd's default, 10ms; etcd 3.5.16 or newer)")
 }
 
 func (a *app) clusterUp(c *cobra.Command, f *upFlags) error {

@@ -23,11 +23,17 @@ type canary struct {
 
 // startCanary starts a canary of c's members until stop.
 func (c *Cluster) startCanary(ctx context.Context) *canary {
+	return startCanaryOf(ctx, c.Client())
+}
+
+// startCanaryOf starts a canary of the members at conn's endpoints (a
+// cluster another process runs, too) until stop.
+func startCanaryOf(ctx context.Context, conn etcdclient.Config) *canary {
 	ctx, cancel := context.WithCancel(ctx)
 	k := &canary{cancel: cancel, done: make(chan struct{}), out: &result.Unavailability{}}
 	var clis []*clientv3.Client
-	for _, ep := range c.Client().Endpoints {
-		conn := c.Client()
+	for _, ep := range conn.Endpoints {
+		conn := conn
 		conn.Endpoints, conn.DialTimeout = []string{ep}, time.Second
 		if cli, err := etcdclient.New(conn); err == nil {
 			clis = append(clis, cli)

@@ -165,6 +165,7 @@ func registry() []Fault {
 		link{},
 		cpuLimit{}, cpuUnlimit{},
 		defrag{}, defragStop{},
+		defragment{}, compact{}, snapshot{}, catchUp{}, alarmDisarm{},
 		upgrade{}, downgrade{},
 	}
 }

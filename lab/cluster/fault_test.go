@@ -31,9 +31,9 @@ func TestParseFault(t *testing.T) {
 		{"cpulimit", []string{"m1"}, ""},
 		{"cpulimit", []string{"m1", "0.5"}, ""},
 		{"cpuunlimit", []string{"m1"}, ""},
-		{"bogus", []string{"m1"}, `unknown fault "bogus": kill, pause, resume, restart, partition, heal, link, cpulimit, cpuunlimit, defrag, defrag-stop, upgrade or downgrade`},
-		{"", nil, `unknown fault "": kill, pause, resume, restart, partition, heal, link, cpulimit, cpuunlimit, defrag, defrag-stop, upgrade or downgrade`},
-		{"Kill", []string{"m1"}, `unknown fault "Kill": kill, pause, resume, restart, partition, heal, link, cpulimit, cpuunlimit, defrag, defrag-stop, upgrade or downgrade`},
+		{"bogus", []string{"m1"}, `unknown fault "bogus": kill, pause, resume, restart, partition, heal, link, cpulimit, cpuunlimit, defrag, defrag-stop, defragment, compact, snapshot, catch-up, alarm-disarm, upgrade or downgrade`},
+		{"", nil, `unknown fault "": kill, pause, resume, restart, partition, heal, link, cpulimit, cpuunlimit, defrag, defrag-stop, defragment, compact, snapshot, catch-up, alarm-disarm, upgrade or downgrade`},
+		{"Kill", []string{"m1"}, `unknown fault "Kill": kill, pause, resume, restart, partition, heal, link, cpulimit, cpuunlimit, defrag, defrag-stop, defragment, compact, snapshot, catch-up, alarm-disarm, upgrade or downgrade`},
 		{"kill", nil, "fault kill needs one member name"},
 		{"kill", []string{"m1", "m2"}, "fault kill needs one member name"},
 		{"pause", nil, "fault pause needs one member name"},
@@ -54,7 +54,7 @@ func TestParseFault(t *testing.T) {
 		{"downgrade", []string{"3.5", "3.6"}, `downgrade takes one etcd (a version such as 3.6.16, a binary's path, or embedded), not "3.5 3.6"`},
 		{"upgrade", []string{"latest"}, `upgrade to "latest": give an etcd version (3.6.16), a binary's path, or embedded`},
 		// Values are never read as option names.
-		{"{Links}", nil, `unknown fault "{Links}": kill, pause, resume, restart, partition, heal, link, cpulimit, cpuunlimit, defrag, defrag-stop, upgrade or downgrade`},
+		{"{Links}", nil, `unknown fault "{Links}": kill, pause, resume, restart, partition, heal, link, cpulimit, cpuunlimit, defrag, defrag-stop, defragment, compact, snapshot, catch-up, alarm-disarm, upgrade or downgrade`},
 	} {
 		f, err := ParseFault(tc.name, tc.args)
 		switch {
@@ -91,10 +91,11 @@ func TestRegistry(t *testing.T) {
 				t.Errorf("operation %q does not find fault %s", a.linkOp, a.Name)
 			}
 		}
-		if a.MinArgs < 1 || a.MaxArgs < a.MinArgs || a.Args == "" {
+		// A fault takes a member first, or (compact, alarm-disarm) none.
+		if a.MinArgs < 0 || a.MaxArgs < a.MinArgs || a.Args == "" || (a.MinArgs == 0 && a.Undo+a.Undoes != "") {
 			t.Errorf("%s takes %d to %d arguments (%q)", a.Name, a.MinArgs, a.MaxArgs, a.Args)
 		}
-		if a.Usage == "" || a.Help == "" || strings.Contains(a.Help, "\n") {
+		if (a.Usage == "" && a.MaxArgs > 0) || a.Help == "" || strings.Contains(a.Help, "\n") {
 			t.Errorf("%s: usage %q, help %q: a command's help needs both, on one line", a.Name, a.Usage, a.Help)
 		}
 	}
@@ -107,12 +108,13 @@ func TestRegistry(t *testing.T) {
 		}
 	}
 	// The Counts names are the faults' names.
-	for _, n := range []string{FaultKill, FaultPause, FaultResume, FaultRestart, FaultLink, FaultPartition, FaultHeal, FaultCPULimit, FaultCPUUnlimit} {
+	for _, n := range []string{FaultKill, FaultPause, FaultResume, FaultRestart, FaultLink, FaultPartition, FaultHeal, FaultCPULimit, FaultCPUUnlimit,
+		FaultDefragment, FaultCompact, FaultSnapshot, FaultCatchUp, FaultAlarmDisarm} {
 		if _, ok := byName[n]; !ok {
 			t.Errorf("Counts name %s is no registered fault", n)
 		}
 	}
-	if got, want := FaultNames(), "kill, pause, resume, restart, partition, heal, link, cpulimit, cpuunlimit, defrag, defrag-stop, upgrade or downgrade"; got != want {
+	if got, want := FaultNames(), "kill, pause, resume, restart, partition, heal, link, cpulimit, cpuunlimit, defrag, defrag-stop, defragment, compact, snapshot, catch-up, alarm-disarm, upgrade or downgrade"; got != want {
 		t.Errorf("FaultNames() = %q, want %q", got, want)
 	}
 	if _, ok := faultByLinkOp("bogus"); ok {

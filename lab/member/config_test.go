@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/etcdlab/etcdlab/invalid"
 	"go.etcd.io/etcd/server/v3/embed"
@@ -22,7 +23,8 @@ func TestEtcdYAMLRoundTrip(t *testing.T) {
 		ClusterToken:   "tok",
 		TLS:            &TLSFiles{CertFile: "/t/m2.crt", KeyFile: "/t/m2.key", CAFile: "/t/ca.crt"},
 		Tuning: Tuning{HeartbeatMs: 50, ElectionMs: 500, SnapshotCount: 5000, QuotaBackendBytes: 1 << 30,
-			AutoCompactionMode: "revision", AutoCompactionRetention: "1000", Metrics: "extensive", LogLevel: "warn"},
+			AutoCompactionMode: "revision", AutoCompactionRetention: "1000", Metrics: "extensive", LogLevel: "warn",
+			CompactionBatchLimit: 250, CompactionSleepInterval: 3 * time.Millisecond},
 		LogFile: filepath.Join(dir, "m2", "etcd.log"),
 	}
 	if err := os.MkdirAll(c.DataDir, 0o755); err != nil {
@@ -56,6 +58,8 @@ func TestEtcdYAMLRoundTrip(t *testing.T) {
 		{"compaction retention", got.AutoCompactionRetention, "1000"},
 		{"metrics", got.Metrics, "extensive"},
 		{"log level", got.LogLevel, "warn"},
+		{"compaction batch limit", got.CompactionBatchLimit, 250},
+		{"compaction sleep interval", got.CompactionSleepInterval, 3 * time.Millisecond},
 		{"log outputs", strings.Join(got.LogOutputs, ","), c.LogFile},
 		{"client cert", got.ClientTLSInfo.CertFile, "/t/m2.crt"},
 		{"client cert auth", got.ClientTLSInfo.ClientCertAuth, true},
@@ -106,5 +110,48 @@ func TestEtcdYAMLPerVersion(t *testing.T) {
 		if got := strings.Contains(string(b), "feature-gates"); got != tc.gates {
 			t.Errorf("%q: feature-gates written %v, want %v", tc.version, got, tc.gates)
 		}
+	}
+}
+
+// TestEtcdYAMLCompactionKeys: the compaction's batch limit and sleep
+// interval are written with the keys each etcd takes, and a version
+// without the sleep interval refuses it as invalid input.
+func TestEtcdYAMLCompactionKeys(t *testing.T) {
+	tuning := Tuning{CompactionBatchLimit: 100, CompactionSleepInterval: 5 * time.Millisecond}
+	for _, tc := range []struct {
+		version string
+		keys    []string // "" for an error
+		err     string
+	}{
+		{"", []string{"compaction-batch-limit: 100", "compaction-sleep-interval: 5000000"}, ""},
+		{"3.7.3", []string{"compaction-batch-limit: 100", "compaction-sleep-interval: 5000000"}, ""},
+		{"3.6.16", []string{"compaction-batch-limit: 100", "compaction-sleep-interval: 5000000"}, ""},
+		{"3.5.35", []string{"experimental-compaction-batch-limit: 100", "experimental-compaction-sleep-interval: 5000000"}, ""},
+		{"3.5.16", []string{"experimental-compaction-batch-limit: 100", "experimental-compaction-sleep-interval: 5000000"}, ""},
+		{"3.5.15", nil, "etcd 3.5.15 has no compaction sleep interval"},
+		{"3.4.23", nil, "takes it from 3.5.16"},
+	} {
+		b, err := Config{Name: "m1", Version: tc.version, Tuning: tuning}.EtcdYAML()
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) || !invalid.Is(err) {
+				t.Errorf("%q: %v, want an invalid-input error with %q", tc.version, err, tc.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%q: %v", tc.version, err)
+		}
+		for _, k := range tc.keys {
+			if !strings.Contains(string(b), "\n"+k+"\n") {
+				t.Errorf("%q: no %q in\n%s", tc.version, k, b)
+			}
+		}
+		if tc.version != "" && strings.HasPrefix(tc.version, "3.6") && strings.Contains(string(b), "experimental-") {
+			t.Errorf("%q: an experimental key in\n%s", tc.version, b)
+		}
+	}
+	b, err := Config{Name: "m1", Version: "3.4.23", Tuning: Tuning{CompactionBatchLimit: 10}}.EtcdYAML()
+	if err != nil || !strings.Contains(string(b), "experimental-compaction-batch-limit: 10") {
+		t.Errorf("3.4's batch limit: %s %v", b, err)
 	}
 }

@@ -224,6 +224,12 @@ func mergeTuning(o *cluster.Options, e Tuning) {
 	if e.Metrics != "" {
 		t.Metrics = e.Metrics
 	}
+	if e.CompactionBatchLimit != 0 {
+		t.CompactionBatchLimit = e.CompactionBatchLimit
+	}
+	if e.CompactionSleepInterval != 0 {
+		t.CompactionSleepInterval = e.CompactionSleepInterval.D()
+	}
 }
 
 // yamlTuningName names member.Tuning's fields as the file does.
@@ -232,6 +238,7 @@ func yamlTuningName(field string) string {
 		"HeartbeatMs": "heartbeat_interval_ms", "ElectionMs": "election_timeout_ms", "SnapshotCount": "snapshot_count",
 		"QuotaBackendBytes": "quota_backend_bytes", "AutoCompactionMode": "auto_compaction_mode",
 		"AutoCompactionRetention": "auto_compaction_retention", "Metrics": "metrics", "LogLevel": "log_level",
+		"CompactionBatchLimit": "compaction_batch_limit", "CompactionSleepInterval": "compaction_sleep_interval",
 	}[field]
 }
 

@@ -136,6 +136,10 @@ type Tuning struct {
 	AutoCompactionMode      string `yaml:"auto_compaction_mode"`
 	AutoCompactionRetention string `yaml:"auto_compaction_retention"`
 	Metrics                 string `yaml:"metrics"`
+	// CompactionBatchLimit and CompactionSleepInterval pace a compaction
+	// (member.Tuning; the sleep interval needs etcd 3.5.16 or newer).
+	CompactionBatchLimit    int      `yaml:"compaction_batch_limit"`
+	CompactionSleepInterval Duration `yaml:"compaction_sleep_interval"`
 	// Version is the etcd the members run: a version built from etcd's
 	// modules (3.5.35, 3.7) or a binary's path (relative to the file);
 	// Members that of the members it names (a mixed cluster). Empty: the

@@ -207,7 +207,7 @@ profiles:
 // name.
 func TestFaultActionFields(t *testing.T) {
 	t.Parallel()
-	if got, want := actionNames(), "kill, pause, resume, restart, partition, heal, cpulimit, cpuunlimit, defrag or defrag-stop"; got != want {
+	if got, want := actionNames(), "kill, pause, resume, restart, partition, heal, cpulimit, cpuunlimit, defrag, defrag-stop, defragment, snapshot or catch-up"; got != want {
 		t.Errorf("actionNames() = %q, want %q", got, want)
 	}
 	f := Fault{Actions: map[string]string{"partition": "m2"}}
