@@ -81,7 +81,7 @@ func Fill(doc *result.Document, o Options) {
 func Cell(doc *result.Document, i int, o Options) *result.Bottleneck {
 	exp := doc.Experiment
 	c := &exp.Cells[i]
-	if c.Doctor != nil || c.Incident != nil || c.Size != nil || c.Status == result.CellSkipped {
+	if c.Doctor != nil || c.Incident != nil || c.Size != nil || c.Maintenance != nil || c.Status == result.CellSkipped {
 		return nil // an incident diagnosed, a size search, or nothing run: no load of the cell's to limit
 	}
 	switch c.Status {

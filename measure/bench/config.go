@@ -113,6 +113,12 @@ type Config struct {
 	// PinEndpoints keeps each connection on its endpoint while its member
 	// is down, as etcd benchmark v3.6 (load.Options.Pin).
 	PinEndpoints bool
+	// TargetMember, if set, sends the whole load to the member of that
+	// name alone (its client URLs), as a stacked control plane's
+	// kube-apiserver talks to its own node's member only: the maintenance
+	// job runs its load once per member so. A name the cluster lacks is an
+	// error.
+	TargetMember string
 	// LoadCPUs is the load generator's CPU budget in cores (0: none),
 	// recorded in the result (Environment.LoadCPUs). Run does not enforce
 	// it: its caller runs the load under a LoadBudget, this process (a

@@ -84,6 +84,18 @@ func connect(ctx context.Context, cfg *Config, env *result.Environment) (*target
 		}
 		t.endpoints = eps
 	}
+	if cfg.TargetMember != "" {
+		t.endpoints = nil
+		for _, m := range members.Members {
+			if m.Name == cfg.TargetMember {
+				t.endpoints = m.ClientURLs
+			}
+		}
+		if len(t.endpoints) == 0 {
+			t.close()
+			return nil, fmt.Errorf("no member named %q to target", cfg.TargetMember)
+		}
+	}
 	return t, nil
 }
 

@@ -124,7 +124,7 @@ func (w *MaintenanceWork) Command() string {
 		parts = append(parts, fmt.Sprintf("%d revisions", m.revisions()))
 	}
 	if len(m.Load) > 0 {
-		parts = append(parts, "load: "+strings.Join(m.Load, "; "))
+		parts = append(parts, "load on each member: "+strings.Join(m.Load, "; "))
 	}
 	if m.rounds() > 1 {
 		parts = append(parts, fmt.Sprintf("%d rounds", m.rounds()))

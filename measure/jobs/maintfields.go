@@ -44,8 +44,9 @@ type MaintenanceJob struct {
 	ValueBytes    int     `yaml:"value_bytes"`
 	Fragmentation float64 `yaml:"fragmentation"`
 	// Load are bench command lines run in the background for the whole
-	// cell (the Kubernetes-shaped `replay sample:kube`, for example); their
-	// --duration is set to cover it.
+	// cell (the Kubernetes-shaped `replay sample:kube`, for example), each
+	// once per member and pinned to it (a stacked control plane's
+	// apiserver); their --duration is set to cover it.
 	Load []string `yaml:"load"`
 	// Rounds is how many times the policy runs (default 1); two or more
 	// give the spread the policy table tests differences against.

@@ -82,26 +82,41 @@ func (w *MaintenanceWork) run(ctx context.Context, t *job.Target) error {
 	return nil
 }
 
-// startLoads starts the background loads, each keeping its requests in
-// samples; the function returned stops them and notes their errors.
+// startLoads starts the background loads, each line once per member and
+// pinned to it, as a stacked control plane's kube-apiservers each talk to
+// their own node's member (kubeadm's --etcd-servers): a member that
+// blocks then holds a third of the load, as it would. The clients of a
+// line spread over every member would route around the blocked one
+// instead (the open loop hands requests to whichever client is free),
+// which no apiserver does. Each keeps its requests in samples; the
+// function returned stops them and notes their errors.
 func (w *MaintenanceWork) startLoads(ctx context.Context, c *cluster.Cluster, samples *load.Samples, cell *result.Cell) func() {
 	loadCtx, stopLoad := context.WithCancel(ctx)
 	var loads sync.WaitGroup
-	errs := make([]error, len(w.Loads))
-	for i, cl := range w.Loads {
-		cfg := cl.Config
-		cfg.Cluster, cfg.Log, cfg.Engines = c, io.Discard, engines.All()
-		cfg.Duration = 3*w.Job.estimate() + 10*time.Minute // stopped when the rounds end
-		cfg.Total = 0
-		cfg.Observers = append(append([]bench.Observer(nil), cfg.Observers...), bench.KeepSamples(samples))
-		loads.Go(func() { _, errs[i] = bench.Run(loadCtx, cfg) })
+	type started struct {
+		line, member string
+		err          error
+	}
+	var runs []*started
+	for li, cl := range w.Loads {
+		for _, member := range c.Names() {
+			cfg := cl.Config
+			cfg.Cluster, cfg.Log, cfg.Engines = c, io.Discard, engines.All()
+			cfg.TargetMember, cfg.PinEndpoints = member, true
+			cfg.Duration = 3*w.Job.estimate() + 10*time.Minute // stopped when the rounds end
+			cfg.Total = 0
+			cfg.Observers = append(append([]bench.Observer(nil), cfg.Observers...), bench.KeepSamples(samples))
+			s := &started{line: w.Job.Load[li], member: member}
+			runs = append(runs, s)
+			loads.Go(func() { _, s.err = bench.Run(loadCtx, cfg) })
+		}
 	}
 	return func() {
 		stopLoad()
 		loads.Wait()
-		for i, err := range errs {
-			if err != nil && ctx.Err() == nil && !errors.Is(err, context.Canceled) {
-				cell.Notes = append(cell.Notes, fmt.Sprintf("background load %d: %s", i+1, oneLine(err)))
+		for _, s := range runs {
+			if s.err != nil && ctx.Err() == nil && !errors.Is(s.err, context.Canceled) {
+				cell.Notes = append(cell.Notes, fmt.Sprintf("background load on %s (%s): %s", s.member, s.line, oneLine(s.err)))
 			}
 		}
 	}

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Defragmentation time against the database's size per disk class (issue
+# 36): runs the maintenance built-in's curve profile (one follower
+# defragmented under the Kubernetes-shaped load, 128 MiB to 2 GiB of
+# 16 KiB values half deleted, on memory, an SSD class, this machine's
+# disk and an HDD class, in the file's order) and prints every point and
+# each class's least-squares line: seconds per GiB ± the slope's
+# standard error, the fixed cost, the residuals' RMS and the worst
+# point's relative error, and the member's blocked window per GiB beside
+# the call's time.
+#
+#   perf/defrag-curve.sh [PROFILE=curve] [OUT=/tmp/etcdlab-defrag-curve]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+profile=${1:-curve}
+out=${2:-/tmp/etcdlab-defrag-curve}
+work=$(mktemp -d /tmp/etcdlab-defrag-curve-bin.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+go build -o "$work/etcdlab" ./cmd/etcdlab
+rm -rf "$out"
+start=$(date +%s)
+(cd "$work" && ./etcdlab experiment run maintenance --profile "$profile" --quiet --out "$out" > "$work/run.log" 2>&1) || {
+  echo "the experiment failed:"; tail -5 "$work/run.log"; exit 1; }
+echo "wall time: $(( $(date +%s) - start )) s; result: $out/result.json"
+python3 - "$out/result.json" <<'PY'
+import json, math, sys
+d = json.load(open(sys.argv[1]))
+cells = d["experiment"]["cells"]
+by = {}
+for c in cells:
+    m = c.get("maintenance")
+    if not m:
+        continue
+    for r in m["rounds"]:
+        for o in r.get("ops", []):
+            if o["op"] != "defragment" or o.get("error"):
+                continue
+            gib = o["db_bytes_before"] / 2**30
+            blocked = (o.get("blocked") or {}).get("longest_seconds", 0)
+            by.setdefault(c["setup"], []).append((gib, o["seconds"], blocked, c["id"]))
+print(f"{'class':<8} {'GiB':>6} {'seconds':>8} {'blocked':>8}  cell")
+for s, pts in by.items():
+    for g, y, b, cid in sorted(pts):
+        print(f"{s:<8} {g:6.3f} {y:8.3f} {b:8.3f}  {cid}")
+print()
+print(f"{'class':<8} {'points':>6} {'s/GiB':>7} {'± se':>6} {'fixed s':>8} {'rms s':>6} {'worst':>6} {'blocked/call':>12}")
+for s, pts in by.items():
+    n = len(pts)
+    xs = [p[0] for p in pts]; ys = [p[1] for p in pts]
+    if n < 3:
+        print(f"{s:<8} {n:6d}  too few points"); continue
+    mx, my = sum(xs) / n, sum(ys) / n
+    sxx = sum((x - mx) ** 2 for x in xs)
+    b = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx
+    a = my - b * mx
+    res = [y - (a + b * x) for x, y in zip(xs, ys)]
+    ss = sum(r * r for r in res)
+    se = math.sqrt(ss / (n - 2) / sxx)
+    worst = max(abs(r) / y for r, y in zip(res, ys) if y > 0)
+    ratio = sorted(p[2] / p[1] for p in pts if p[1] > 0)[n // 2]
+    print(f"{s:<8} {n:6d} {b:7.2f} {se:6.2f} {a:8.2f} {math.sqrt(ss / n):6.2f} {100 * worst:5.0f}% {ratio:12.2f}")
+PY
