@@ -38,7 +38,7 @@ func TestParseErrors(t *testing.T) {
 		{"bench flag from the setup", strings.Replace(minimal, "put --total", "--endpoints=x put --total", 1), "--endpoints: the setup gives the cluster"},
 		{"bench line serves metrics", strings.Replace(minimal, "put --total", "--listen-metrics=:9100 put --total", 1), "--listen-metrics: the experiment serves one endpoint for all its cells"},
 		{"sweep value makes a bad line", strings.Replace(minimal, "[1, 2]", "[1, 0]", 1), "cell one/put/clients=0 (profile full): --clients must be at least 1"},
-		{"two kinds", strings.Replace(minimal, "    bench:", "    disk: {}\n    bench:", 1), "x.yaml line 6: workloads[0]: workload \"put\" needs exactly one of bench, disk, check or doctor"},
+		{"two kinds", strings.Replace(minimal, "    bench:", "    disk: {}\n    bench:", 1), "x.yaml line 6: workloads[0]: workload \"put\" needs exactly one of bench, disk, check, doctor or maintenance"},
 		{"bad storage", strings.Replace(minimal, "    members: 1\n", "    storage: ssd\n", 1), `x.yaml line 4: setups[0].storage: "ssd": want disk, tmpfs, dir:PATH or slow:DELAY`},
 		{"bad slow delay", strings.Replace(minimal, "    members: 1\n", "    storage: slow:fast\n", 1), `setups[0].storage: slow: "fast": want a duration`},
 		{"bad tuning", strings.Replace(minimal, "    members: 1\n", "    etcd: {heartbeat_interval_ms: 500, election_timeout_ms: 1000}\n", 1), "setups[0].etcd: election_timeout_ms (1000 ms) must be at least 5 times heartbeat_interval_ms (500 ms)"},

@@ -76,11 +76,15 @@ const (
 	TriggerOpenShift = "openshift"
 )
 
-var (
-	maintOps      = []string{result.OpDefragment, result.OpCompact, result.OpSnapshot, result.OpCatchUp}
-	maintOrders   = []string{OrderLeaderLast, OrderLeaderFirst, OrderLeader, OrderFollower}
-	maintTriggers = []string{TriggerAlways, TriggerOpenShift}
-)
+// maintOps, maintOrders and maintTriggers are what the fields take, in
+// the order messages list them.
+func maintOps() []string {
+	return []string{result.OpDefragment, result.OpCompact, result.OpSnapshot, result.OpCatchUp}
+}
+func maintOrders() []string {
+	return []string{OrderLeaderLast, OrderLeaderFirst, OrderLeader, OrderFollower}
+}
+func maintTriggers() []string { return []string{TriggerAlways, TriggerOpenShift} }
 
 // OpenShift's defrag controller's trigger (openshift/cluster-etcd-operator
 // pkg/operator/defragcontroller: minDefragBytes 100 MB,
@@ -137,14 +141,14 @@ func cmpOr[T int | int64 | time.Duration](v, def T) T {
 // check returns the path and text of the first thing wrong with m's
 // fields.
 func (m *MaintenanceJob) check() ([]any, error) {
-	if !slices.Contains(maintOps, m.op()) {
-		return []any{"op"}, fmt.Errorf("%q: want one of %s", m.Op, strings.Join(maintOps, ", "))
+	if !slices.Contains(maintOps(), m.op()) {
+		return []any{"op"}, fmt.Errorf("%q: want one of %s", m.Op, strings.Join(maintOps(), ", "))
 	}
-	if !slices.Contains(maintOrders, m.order()) {
-		return []any{"order"}, fmt.Errorf("%q: want one of %s", m.Order, strings.Join(maintOrders, ", "))
+	if !slices.Contains(maintOrders(), m.order()) {
+		return []any{"order"}, fmt.Errorf("%q: want one of %s", m.Order, strings.Join(maintOrders(), ", "))
 	}
-	if !slices.Contains(maintTriggers, m.trigger()) {
-		return []any{"trigger"}, fmt.Errorf("%q: want one of %s", m.Trigger, strings.Join(maintTriggers, ", "))
+	if !slices.Contains(maintTriggers(), m.trigger()) {
+		return []any{"trigger"}, fmt.Errorf("%q: want one of %s", m.Trigger, strings.Join(maintTriggers(), ", "))
 	}
 	if m.trigger() == TriggerOpenShift && m.op() != result.OpDefragment {
 		return []any{"trigger"}, fmt.Errorf("openshift's trigger is a defragmentation's")
