@@ -16,13 +16,17 @@ import (
 // did not answer, and the worst p99 and the errors of the load's
 // operations meanwhile.
 func (m expModel) maintenanceOpsTable() (Table, []string, bool) {
-	t := Table{Header: []string{"cell", "round", "operation", "member", "database", "free", "took", "member blocked", "cluster unav.", "clients' worst p99", "errors"}}
+	t := Table{Header: []string{"cell", "op", "member", "database", "free", "took", "blocked", "cluster unav.", "clients' p99", "errors"}}
 	for _, c := range m.Cells {
 		mt := c.Cell.Maintenance
 		if mt == nil {
 			continue
 		}
 		for ri, r := range mt.Rounds {
+			name := c.Cell.ID
+			if len(mt.Rounds) > 1 {
+				name += fmt.Sprintf(" #%d", ri+1)
+			}
 			for _, o := range r.Ops {
 				db, free := "-", "-"
 				if o.DBBytesBefore > 0 {
@@ -61,20 +65,24 @@ func (m expModel) maintenanceOpsTable() (Table, []string, bool) {
 				if len(o.Clients) > 0 {
 					r := result.MaintenanceRound{During: o.Clients}
 					v, op := r.WorstP99()
-					w99 = secs(v) + " " + op
+					w99 = secs(v) + " (" + op + ")"
 					errs = strconv.FormatInt(r.Errors(), 10)
 				}
-				t.Rows = append(t.Rows, []string{c.Cell.ID, strconv.Itoa(ri + 1), o.Op, member, db, free, took, secs(o.BlockedSeconds()), cluster, w99, errs})
+				blocked := secs(o.BlockedSeconds())
+				if o.Op == result.OpCatchUp {
+					blocked = "down" // it answers nothing until it has started: Seconds
+				}
+				t.Rows = append(t.Rows, []string{name, o.Op, member, db, free, took, blocked, cluster, w99, errs})
 			}
 			for _, s := range r.Skipped {
-				t.Rows = append(t.Rows, []string{c.Cell.ID, strconv.Itoa(ri + 1), mt.Op, strings.SplitN(s, ":", 2)[0], "", "", "skipped", "", "", "", ""})
+				t.Rows = append(t.Rows, []string{name, mt.Op, strings.SplitN(s, ":", 2)[0], "", "", "skipped: " + strings.TrimSpace(strings.SplitN(s, ":", 2)[1]), "", "", "", ""})
 			}
 		}
 	}
 	if len(t.Rows) == 0 {
 		return t, nil, false
 	}
-	notes := []string{"Maintenance: a member is blocked from the last answer before a gap to the first after it, for a canary's linearizable read to that member alone every 20 ms; the cluster is unavailable when no member answers; the clients' worst p99 is the highest p99 of the load's operations over the requests in flight during the operation (exact, from every request)."}
+	notes := []string{"Maintenance: a member is blocked from the last answer before a gap to the first after it, for a canary's linearizable read to that member alone every 20 ms; the cluster is unavailable when no member answers; the clients' p99 is the highest p99 of the load's operations over the requests in flight during the operation (exact, from every request), and errors their failed requests (a catch-up's member is down until it has started: the load pinned to it fails meanwhile, as its node's apiserver would)."}
 	return t, notes, true
 }
 
@@ -118,25 +126,31 @@ func (m expModel) policyTable() (Table, []string, bool) {
 	if len(ps) == 0 {
 		return Table{}, nil, false
 	}
-	t := Table{Header: []string{"policy", "setup", "rounds", "ops (skipped)", "worst p99 during", "vs base", "worst p99.9", "vs base", "errors", "vs base", "member blocked", "leader changes", "p99 before"}}
+	t := Table{Header: []string{"policy", "rounds", "ops", "p99 during", "vs base", "p99.9 during", "vs base", "errors", "vs base", "blocked", "elections", "p99 before"}}
+	var named []string
 	for _, p := range ps {
 		base := policyBase(ps, p.Setup)
-		row := []string{policyName(p), p.Setup, strconv.Itoa(p.Rounds), fmt.Sprintf("%d (%d)", p.Ops, p.Skipped),
+		ops := strconv.Itoa(p.Ops)
+		if p.Skipped > 0 {
+			ops += fmt.Sprintf(" (%d skipped)", p.Skipped)
+		}
+		row := []string{policyName(p), strconv.Itoa(p.Rounds), ops,
 			meanSDOf(p.WorstP99, secs), vsBase(base, p, "p99", func(f result.PolicyFigures) result.MeanSD { return f.WorstP99 }),
 			meanSDOf(p.WorstP999, secs), vsBase(base, p, "p99.9", func(f result.PolicyFigures) result.MeanSD { return f.WorstP999 }),
 			meanSDOf(p.Errors, count), vsBase(base, p, "errors", func(f result.PolicyFigures) result.MeanSD { return f.Errors }),
 			meanSDOf(p.Blocked, secs), meanSDOf(p.LeaderChanges, count), meanSDOf(p.BeforeP99, secs)}
 		t.Rows = append(t.Rows, row)
+		named = append(named, fmt.Sprintf("%s (%s): %s", p.Workload, p.Setup, p.Policy))
 	}
-	notes := []string{"Policies: figures are means ± standard deviations over the rounds; worst p99 is the highest p99 of any of the load's operations over the requests in flight during the maintenance's operations (pauses between members excluded), p99 before the same over the settle before them; vs base is the change from the base policy's (marked *) with \"(ns)\" when it is within twice the standard error of the difference (not significant) and \"(untested)\" when either side ran one round."}
+	notes := []string{"Policies: " + strings.Join(named, "; ") + ".", "Policies: figures are means ± standard deviations over the rounds; worst p99 is the highest p99 of any of the load's operations over the requests in flight during the maintenance's operations (pauses between members excluded), p99 before the same over the settle before them; vs base is the change from the base policy's (marked *) with \"(ns)\" when it is within twice the standard error of the difference (not significant) and \"(untested)\" when either side ran one round; blocked is the longest window a member did not answer, elections the leader changes the members saw."}
 	return t, notes, true
 }
 
 func policyName(p result.PolicyFigures) string {
 	if p.Base {
-		return p.Policy + " *"
+		return p.Workload + " *"
 	}
-	return p.Policy
+	return p.Workload
 }
 
 // policyBase is the base policy of setup (the first marked base on it,

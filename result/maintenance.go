@@ -12,6 +12,16 @@ const (
 	OpAlarmDisarm = "alarm-disarm"
 )
 
+// The orders of a maintenance policy (Maintenance.Order): followers in
+// name order then the leader, the leader then the followers, the leader
+// alone, one follower.
+const (
+	OrderLeaderLast  = "leader-last"
+	OrderLeaderFirst = "leader-first"
+	OrderLeader      = "leader"
+	OrderFollower    = "follower"
+)
+
 // MaintenanceOp is one maintenance operation as it happened on a lab
 // cluster: what was done to which member, when it began and ended, what
 // the member and the cluster could not serve meanwhile, and the figures

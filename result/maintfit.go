@@ -45,13 +45,15 @@ type DefragPoint struct {
 // MinFitSizes is how many database sizes a curve needs to be fitted.
 const MinFitSizes = 4
 
-// DefragCurves gathers the defragmentations of the maintenance cells, by
-// setup in the order first met, and fits each setup's line.
+// DefragCurves gathers the defragmentations of the curve's cells (the
+// maintenance cells that defragment one member, a follower: a policy's
+// leader and back-to-back turns are its own figures), by setup in the
+// order first met, and fits each setup's line.
 func DefragCurves(cells []Cell) []DefragCurve {
 	var out []DefragCurve
 	at := map[string]int{}
 	for _, c := range cells {
-		if c.Maintenance == nil {
+		if c.Maintenance == nil || c.Maintenance.Order != OrderFollower {
 			continue
 		}
 		for _, r := range c.Maintenance.Rounds {
@@ -149,6 +151,7 @@ func line(xs, ys []float64) (a, b, slopeErr, rms float64) {
 // changes. It is a plain value.
 type PolicyFigures struct {
 	Cell          string `json:"cell"`
+	Workload      string `json:"workload"`
 	Setup         string `json:"setup"`
 	Policy        string `json:"policy"`
 	Base          bool   `json:"base,omitempty"`
@@ -165,16 +168,17 @@ type PolicyFigures struct {
 	Skipped int `json:"skipped"`
 }
 
-// Policies are the figures of every maintenance cell with a load, in the
-// cells' order.
+// Policies are the figures of every maintenance cell with a load whose
+// policy goes over every member (followers first or the leader first),
+// in the cells' order.
 func Policies(cells []Cell) []PolicyFigures {
 	var out []PolicyFigures
 	for _, c := range cells {
 		m := c.Maintenance
-		if m == nil || m.Load == "" || len(m.Rounds) == 0 {
+		if m == nil || m.Load == "" || len(m.Rounds) == 0 || (m.Order != OrderLeaderLast && m.Order != OrderLeaderFirst) {
 			continue
 		}
-		p := PolicyFigures{Cell: c.ID, Setup: c.Setup, Policy: m.Policy, Base: m.Base, Rounds: len(m.Rounds)}
+		p := PolicyFigures{Cell: c.ID, Workload: c.Workload, Setup: c.Setup, Policy: m.Policy, Base: m.Base, Rounds: len(m.Rounds)}
 		var p99, p999, before, errs, blocked, leaders []float64
 		for _, r := range m.Rounds {
 			w99, _ := r.WorstP99()

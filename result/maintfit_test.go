@@ -12,7 +12,7 @@ func defragCell(id, setup string, gibs, secs []float64) Cell {
 		ops = append(ops, MaintenanceOp{Op: OpDefragment, Member: "m1", DBBytesBefore: int64(g * (1 << 30)), DBInUseBefore: int64(g * (1 << 29)),
 			Seconds: secs[i], Blocked: &Unavailability{LongestSeconds: secs[i] * 0.9}})
 	}
-	return Cell{ID: id, Setup: setup, Maintenance: &Maintenance{Op: OpDefragment, Rounds: []MaintenanceRound{{Ops: ops}}}}
+	return Cell{ID: id, Setup: setup, Maintenance: &Maintenance{Op: OpDefragment, Order: OrderFollower, Rounds: []MaintenanceRound{{Ops: ops}}}}
 }
 
 // TestDefragCurves fits a line through points on 2 + 3 s/GiB with known
@@ -23,6 +23,8 @@ func TestDefragCurves(t *testing.T) {
 		defragCell("mem/b", "memory", []float64{1, 2}, []float64{5 - 0.1, 8 + 0.1}),
 		defragCell("hdd/a", "hdd", []float64{0.25, 0.5, 0.51}, []float64{3, 4, 4}), // 0.5 and 0.51 are one size
 		{ID: "bench", Setup: "memory"},
+		{ID: "policy", Setup: "memory", Maintenance: &Maintenance{Op: OpDefragment, Order: OrderLeaderLast, Rounds: []MaintenanceRound{{Ops: []MaintenanceOp{
+			{Op: OpDefragment, Member: "m1", DBBytesBefore: 1 << 40, Seconds: 1}}}}}}, // a policy's turns are not the curve's
 	}
 	got := DefragCurves(cells)
 	if len(got) != 2 || got[0].Setup != "memory" || got[1].Setup != "hdd" {
@@ -59,8 +61,8 @@ func TestPolicies(t *testing.T) {
 			Skipped: []string{"m2: below"}, LeaderChanges: -1}
 	}
 	cells := []Cell{
-		{ID: "a", Maintenance: &Maintenance{Policy: "p", Load: "replay", Base: true, Rounds: []MaintenanceRound{round(0.5, 0.7, 2, 1), round(0.3, 0.1, 0, 3)}}},
-		{ID: "b", Maintenance: &Maintenance{Policy: "curve", Rounds: []MaintenanceRound{round(1, 1, 0, 1)}}},
+		{ID: "a", Maintenance: &Maintenance{Policy: "p", Order: OrderLeaderLast, Load: "replay", Base: true, Rounds: []MaintenanceRound{round(0.5, 0.7, 2, 1), round(0.3, 0.1, 0, 3)}}},
+		{ID: "b", Maintenance: &Maintenance{Policy: "curve", Order: OrderFollower, Load: "replay", Rounds: []MaintenanceRound{round(1, 1, 0, 1)}}},
 	}
 	got := Policies(cells)
 	if len(got) != 1 {

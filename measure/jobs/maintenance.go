@@ -121,7 +121,7 @@ func (w *MaintenanceWork) Command() string {
 		parts = append(parts, "db "+m.DB)
 	}
 	if m.op() == result.OpCompact {
-		parts = append(parts, fmt.Sprintf("%d revisions", m.revisions()))
+		parts = append(parts, fmt.Sprintf("%d versions", m.versions()))
 	}
 	if len(m.Load) > 0 {
 		parts = append(parts, "load on each member: "+strings.Join(m.Load, "; "))
@@ -139,7 +139,7 @@ func (w *MaintenanceWork) Command() string {
 const (
 	maintFillPerMiB    = 20 * time.Millisecond
 	maintOpPerMiB      = 4 * time.Millisecond
-	maintPerRevision   = 20 * time.Microsecond
+	maintPerVersion   = 20 * time.Microsecond
 	maintCatchUpCost   = 20 * time.Second
 	maintStartAndStop  = 3 * time.Second
 	maintMembersPolicy = 3
@@ -161,7 +161,7 @@ func (m *MaintenanceJob) estimate() time.Duration {
 	round := m.settle() + m.tail() + time.Duration(ops-1)*m.Pause.D()
 	switch m.op() {
 	case result.OpCompact:
-		round += time.Duration(m.revisions()) * maintPerRevision
+		round += time.Duration(m.versions()) * maintPerVersion
 	case result.OpCatchUp:
 		round += time.Duration(ops) * maintCatchUpCost
 	default:

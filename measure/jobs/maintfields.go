@@ -57,10 +57,12 @@ type MaintenanceJob struct {
 	Settle job.Duration `yaml:"settle"`
 	Tail   job.Duration `yaml:"tail"`
 	// Keep is a compaction's window: the revisions kept (compact to the
-	// current revision − Keep); Revisions is how many revisions of a few
-	// keys are written before each round's compaction (default 100,000).
-	Keep      int64 `yaml:"keep"`
-	Revisions int64 `yaml:"revisions"`
+	// current revision − Keep); Versions is how many versions of a few
+	// keys are written before each round's compaction (default 100,000),
+	// 16 to a transaction: a compaction's work is the versions it
+	// removes (etcd's batch limit counts them), the revisions are fewer.
+	Keep     int64 `yaml:"keep"`
+	Versions int64 `yaml:"versions"`
 	// Entries is a catch-up's distance: what is written while the member
 	// is down (default: the fault's, past the leader's snapshot).
 	Entries int64 `yaml:"entries"`
@@ -68,10 +70,10 @@ type MaintenanceJob struct {
 
 // Orders and triggers.
 const (
-	OrderLeaderLast  = "leader-last"
-	OrderLeaderFirst = "leader-first"
-	OrderLeader      = "leader"
-	OrderFollower    = "follower"
+	OrderLeaderLast  = result.OrderLeaderLast
+	OrderLeaderFirst = result.OrderLeaderFirst
+	OrderLeader      = result.OrderLeader
+	OrderFollower    = result.OrderFollower
 	TriggerAlways    = "always"
 	TriggerOpenShift = "openshift"
 )
@@ -99,7 +101,7 @@ const (
 	defaultMaintValue     = 16 << 10
 	defaultMaintSettle    = 5 * time.Second
 	defaultMaintTail      = 3 * time.Second
-	defaultMaintRevisions = 100_000
+	defaultMaintVersions  = 100_000
 	maxMaintRounds        = 20
 )
 
@@ -108,7 +110,7 @@ func (m *MaintenanceJob) order() string    { return or(m.Order, OrderLeaderLast)
 func (m *MaintenanceJob) trigger() string  { return or(m.Trigger, TriggerAlways) }
 func (m *MaintenanceJob) rounds() int      { return max(m.Rounds, 1) }
 func (m *MaintenanceJob) valueBytes() int  { return cmpOr(m.ValueBytes, defaultMaintValue) }
-func (m *MaintenanceJob) revisions() int64 { return cmpOr(m.Revisions, defaultMaintRevisions) }
+func (m *MaintenanceJob) versions() int64 { return cmpOr(m.Versions, defaultMaintVersions) }
 func (m *MaintenanceJob) settle() time.Duration {
 	return cmpOr(m.Settle.D(), defaultMaintSettle)
 }
@@ -171,8 +173,8 @@ func (m *MaintenanceJob) check() ([]any, error) {
 	if m.Rounds < 0 || m.Rounds > maxMaintRounds {
 		return []any{"rounds"}, fmt.Errorf("%d: want 1 to %d", m.Rounds, maxMaintRounds)
 	}
-	if m.Pause < 0 || m.Settle < 0 || m.Tail < 0 || m.Keep < 0 || m.Revisions < 0 || m.Entries < 0 {
-		return nil, fmt.Errorf("pause, settle, tail, keep, revisions and entries must not be negative")
+	if m.Pause < 0 || m.Settle < 0 || m.Tail < 0 || m.Keep < 0 || m.Versions < 0 || m.Entries < 0 {
+		return nil, fmt.Errorf("pause, settle, tail, keep, versions and entries must not be negative")
 	}
 	return nil, nil
 }

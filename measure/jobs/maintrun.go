@@ -156,7 +156,7 @@ func (w *MaintenanceWork) round(ctx context.Context, c *cluster.Cluster, d *main
 	var rd result.MaintenanceRound
 	switch {
 	case m.op() == result.OpCompact:
-		if err := d.history(ctx, m.revisions()); err != nil {
+		if err := d.history(ctx, m.versions()); err != nil {
 			return rd, fmt.Errorf("history: %w", err)
 		}
 	case m.Fragmentation > 0:
