@@ -139,7 +139,7 @@ func (w *MaintenanceWork) Command() string {
 const (
 	maintFillPerMiB    = 20 * time.Millisecond
 	maintOpPerMiB      = 4 * time.Millisecond
-	maintPerVersion   = 20 * time.Microsecond
+	maintPerVersion    = 20 * time.Microsecond
 	maintCatchUpCost   = 20 * time.Second
 	maintStartAndStop  = 3 * time.Second
 	maintMembersPolicy = 3

@@ -98,18 +98,18 @@ const (
 
 // Defaults.
 const (
-	defaultMaintValue     = 16 << 10
-	defaultMaintSettle    = 5 * time.Second
-	defaultMaintTail      = 3 * time.Second
-	defaultMaintVersions  = 100_000
-	maxMaintRounds        = 20
+	defaultMaintValue    = 16 << 10
+	defaultMaintSettle   = 5 * time.Second
+	defaultMaintTail     = 3 * time.Second
+	defaultMaintVersions = 100_000
+	maxMaintRounds       = 20
 )
 
-func (m *MaintenanceJob) op() string       { return or(m.Op, result.OpDefragment) }
-func (m *MaintenanceJob) order() string    { return or(m.Order, OrderLeaderLast) }
-func (m *MaintenanceJob) trigger() string  { return or(m.Trigger, TriggerAlways) }
-func (m *MaintenanceJob) rounds() int      { return max(m.Rounds, 1) }
-func (m *MaintenanceJob) valueBytes() int  { return cmpOr(m.ValueBytes, defaultMaintValue) }
+func (m *MaintenanceJob) op() string      { return or(m.Op, result.OpDefragment) }
+func (m *MaintenanceJob) order() string   { return or(m.Order, OrderLeaderLast) }
+func (m *MaintenanceJob) trigger() string { return or(m.Trigger, TriggerAlways) }
+func (m *MaintenanceJob) rounds() int     { return max(m.Rounds, 1) }
+func (m *MaintenanceJob) valueBytes() int { return cmpOr(m.ValueBytes, defaultMaintValue) }
 func (m *MaintenanceJob) versions() int64 { return cmpOr(m.Versions, defaultMaintVersions) }
 func (m *MaintenanceJob) settle() time.Duration {
 	return cmpOr(m.Settle.D(), defaultMaintSettle)
