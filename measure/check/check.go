@@ -159,6 +159,9 @@ func Run(ctx context.Context, o Options) (*result.Document, error) {
 	doc.Verdicts = append(doc.Verdicts, connectVerdict(c.Connect))
 	c.Floor = floor(floorInput{diskP50: diskP50, loopback: !live, probe: probe, names: t.names, before: start, after: afterProbe, first: start, last: latest})
 	doc.Environment.Members = len(t.names)
+	if note := maintenanceNote(t.names, start, latest); note != "" {
+		doc.Notes = append(doc.Notes, note)
+	}
 	if !live {
 		doc.Notes = append(doc.Notes, "the three local members share this machine's CPUs and disk; in production each has its own, so CPU starvation shows up here sooner")
 	}
