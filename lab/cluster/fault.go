@@ -86,6 +86,15 @@ type About struct {
 // TakesMember reports whether the fault can be given one member alone.
 func (a About) TakesMember() bool { return a.MinArgs == 1 && !a.Etcd }
 
+// OnCluster reports whether the fault is the cluster's, not a member's
+// (compact, alarm-disarm: no argument needed). Experiment timelines name
+// its target ClusterTarget: `compact: cluster keep=100000`.
+func (a About) OnCluster() bool { return a.MinArgs == 0 && !a.Etcd }
+
+// ClusterTarget is how a timeline step names the cluster as a fault's
+// target (About.OnCluster).
+const ClusterTarget = "cluster"
+
 // LongRunning reports whether the fault lasts (Timeout, LongFault).
 func (a About) LongRunning() bool { return a.Timeout > 0 }
 

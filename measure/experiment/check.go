@@ -149,11 +149,12 @@ func orList(names []string) string {
 }
 
 // actionNames lists the faults a step may name, for a message: "kill,
-// ... or heal": the registry's faults that take a member, in its order.
+// ... or alarm-disarm": the registry's faults that take a member or the
+// cluster, in its order.
 func actionNames() string {
 	var names []string
 	for _, f := range cluster.Faults() {
-		if a := f.About(); a.TakesMember() {
+		if a := f.About(); a.TakesMember() || a.OnCluster() {
 			names = append(names, a.Name)
 		}
 	}
@@ -242,6 +243,22 @@ func (s *Spec) checkTimeline(path []any, faults []Fault, setups []Setup) error {
 			}
 			if f.For > 0 && a.Undo == "" {
 				return s.errorf(at(i, "for"), "for undoes a kill, pause or partition; %s has none: add a later upgrade step", withArticle(action))
+			}
+			continue
+		}
+		if a := about(action); a.OnCluster() {
+			if target != cluster.ClusterTarget {
+				return s.errorf(at(i, action), "%s is the cluster's, not a member's: write %s: %s, then its arguments", action, action, cluster.ClusterTarget)
+			}
+			fl, err := cluster.LookupFault(action)
+			if err == nil {
+				err = cluster.CheckFault(fl, f.Args())
+			}
+			if err != nil {
+				return s.errorf(at(i, action), "%v", err)
+			}
+			if f.For > 0 {
+				return s.errorf(at(i, "for"), "for undoes a kill, pause or partition; %s has no undo", action)
 			}
 			continue
 		}

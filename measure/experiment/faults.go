@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -136,7 +137,7 @@ func (t *timeline) run(ctx context.Context, began time.Time) {
 		var err error
 		a := about(s.action)
 		switch m, ok := hit[s.fault]; {
-		case a.Etcd:
+		case a.Etcd, a.OnCluster():
 			name = s.target
 		case ok && s.undo:
 			name = m
@@ -173,6 +174,16 @@ func (t *timeline) run(ctx context.Context, began time.Time) {
 }
 
 func isUndo(action string) bool { return about(action).Undoes != "" }
+
+// faultRequest is what a step gives its fault: the member (or etcd) it
+// resolved to and its arguments; a fault of the cluster's own gets its
+// arguments alone (its target is ClusterTarget).
+func faultRequest(a cluster.About, name string, args []string) cluster.Request {
+	if a.OnCluster() {
+		return cluster.Request{Args: slices.Clone(args)}
+	}
+	return cluster.Request{Args: append([]string{name}, args...)}
+}
 
 // about describes the fault called action; the spec's check made sure it
 // is one the registry has.
@@ -259,7 +270,7 @@ func (t *timeline) apply(ctx context.Context, idx int, action, name string, args
 		applied = el.Start()
 	}
 	t.update(idx, func(e *result.FaultEvent) { e.Time = applied.UTC() })
-	err = f.Apply(t.c, cluster.Request{Args: append([]string{name}, args...)})
+	err = f.Apply(t.c, faultRequest(a, name, args))
 	if err == nil {
 		t.mu.Lock()
 		if a.Undo != "" {

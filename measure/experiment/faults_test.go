@@ -2,10 +2,12 @@ package experiment
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/etcdlab/etcdlab/lab/cluster"
 	"github.com/etcdlab/etcdlab/lab/clustertest"
+	"github.com/etcdlab/etcdlab/result"
 )
 
 // TestTimelineTracksFaults runs a timeline on a 3-member cluster: a
@@ -32,5 +34,43 @@ func TestTimelineTracksFaults(t *testing.T) {
 	}
 	if got := c.Counts().Faults; got[cluster.FaultResume] != 1 || got[cluster.FaultRestart] != 1 {
 		t.Errorf("finish undid %v: want the paused member resumed and the killed one restarted", got)
+	}
+}
+
+// TestTimelineClusterFaults: a fault of the cluster's own (compact) is a
+// timeline step with "cluster" as its target and its arguments after it;
+// its event holds the maintenance record; naming a member instead, or a
+// bad argument, is refused with one line.
+func TestTimelineClusterFaults(t *testing.T) {
+	t.Parallel()
+	ok := "setups: [{name: one, members: 1}]\nworkloads: [{name: put, bench: put --total=10}]\nfaults: [{at: 0s, compact: cluster keep=5}, {at: 0s, alarm-disarm: cluster}]\n"
+	if _, err := parseSpec("x.yaml", []byte(ok)); err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range []struct{ faults, want string }{
+		{"[{at: 0s, compact: m1}]", "compact is the cluster's, not a member's: write compact: cluster"},
+		{"[{at: 0s, compact: cluster keep=x}]", "keep="},
+		{"[{at: 0s, compact: cluster, for: 5s}]", "compact has no undo"},
+	} {
+		text := "setups: [{name: one, members: 1}]\nworkloads: [{name: put, bench: put --total=10}]\nfaults: " + b.faults + "\n"
+		_, err := parseSpec("x.yaml", []byte(text))
+		if err == nil || !strings.Contains(err.Error(), b.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: %v, want one line with %q", b.faults, err, b.want)
+		}
+	}
+	tc := clustertest.Start(t, cluster.Options{Members: 1})
+	c := tc.Cluster
+	for range 20 {
+		if _, err := tc.KV().Put(context.Background(), "k", "v"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tl := newTimeline(c, []Fault{{Actions: map[string]string{"compact": "cluster keep=5"}}})
+	tl.start(context.Background())
+	<-tl.done
+	events := tl.finish(true) // waits for the long fault
+	if len(events) != 1 || events[0].Error != "" || events[0].Target != "cluster" || events[0].Maintenance == nil ||
+		events[0].Maintenance.Op != result.OpCompact || events[0].Maintenance.Revision < 15 {
+		t.Fatalf("events %+v", events)
 	}
 }

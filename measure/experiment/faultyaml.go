@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"github.com/etcdlab/etcdlab/lab/cluster"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -84,11 +85,16 @@ func (f *Fault) UnmarshalYAML(n *yaml.Node) error {
 }
 
 // timelineAction reports whether name is an action a timeline step may
-// name: a fault of the registry that takes a member, or one that takes an
-// etcd (upgrade, downgrade).
+// name: a fault of the registry that takes a member, one that takes an
+// etcd (upgrade, downgrade), or the cluster's own (compact, alarm-disarm:
+// "compact: cluster keep=1000").
 func timelineAction(name string) bool {
-	a := about(name)
-	return a.TakesMember() || (a.Etcd && a.MinArgs == 1)
+	f, err := cluster.LookupFault(name)
+	if err != nil {
+		return false
+	}
+	a := f.About()
+	return a.TakesMember() || (a.Etcd && a.MinArgs == 1) || a.OnCluster()
 }
 
 // isTypeError reports whether err is go-yaml's collected type errors,

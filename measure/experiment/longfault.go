@@ -75,7 +75,7 @@ func (t *timeline) runLong(idx int, s step, name string) {
 		}
 		e.Time = began.UTC()
 	})
-	r := cluster.Request{Args: append([]string{name}, s.args...)}
+	r := faultRequest(about(s.action), name, s.args)
 	if s.prepared != nil {
 		r.Args = s.prepared
 	}

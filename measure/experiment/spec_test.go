@@ -203,11 +203,11 @@ profiles:
 }
 
 // TestFaultActionFields holds the actions a step may name to lab/cluster's
-// registry: each is a fault that takes a member, read from the file by its
-// name.
+// registry: each is a fault that takes a member or is the cluster's own,
+// read from the file by its name.
 func TestFaultActionFields(t *testing.T) {
 	t.Parallel()
-	if got, want := actionNames(), "kill, pause, resume, restart, partition, heal, cpulimit, cpuunlimit, defrag, defrag-stop, defragment, snapshot or catch-up"; got != want {
+	if got, want := actionNames(), "kill, pause, resume, restart, partition, heal, cpulimit, cpuunlimit, defrag, defrag-stop, defragment, compact, snapshot, catch-up or alarm-disarm"; got != want {
 		t.Errorf("actionNames() = %q, want %q", got, want)
 	}
 	f := Fault{Actions: map[string]string{"partition": "m2"}}

@@ -35,7 +35,7 @@ workloads:
 		{"not a version", "  - {at: 1s, upgrade: latest}\n", `x.yaml line 8: faults[0].upgrade: upgrade to "latest": give an etcd version (3.6.16), a binary's path, or embedded`, nil},
 		{"two words", "  - {at: 1s, upgrade: 3.6.16 3.7.3}\n", `faults[0].upgrade: upgrade takes one etcd (a version such as 3.6.16, a binary's path, or embedded), not "3.6.16 3.7.3"`, nil},
 		{"for", "  - {at: 1s, upgrade: 3.6.16, for: 5s}\n", "x.yaml line 8: faults[0].for: for undoes a kill, pause or partition; an upgrade has none", nil},
-		{"with a fault", "  - {at: 1s, upgrade: 3.6.16, kill: m1}\n", "faults[0]: a fault needs exactly one of kill, pause, resume, restart, partition, heal, cpulimit, cpuunlimit, defrag, defrag-stop, defragment, snapshot or catch-up, or upgrade or downgrade (an etcd)", nil},
+		{"with a fault", "  - {at: 1s, upgrade: 3.6.16, kill: m1}\n", "faults[0]: a fault needs exactly one of kill, pause, resume, restart, partition, heal, cpulimit, cpuunlimit, defrag, defrag-stop, defragment, compact, snapshot, catch-up or alarm-disarm, or upgrade or downgrade (an etcd)", nil},
 		{"not a string", "  - {at: 1s, upgrade: [3.6.16]}\n", "x.yaml line 8: cannot unmarshal !!seq into string", nil},
 		{"twice", "  - {at: 1s, upgrade: 3.6.16, upgrade: 3.7.3}\n", `x.yaml line 8: mapping key "upgrade" already defined at line 8`, nil},
 		{"misspelt", "  - {at: 1s, upgrad: 3.6.16}\n", `x.yaml line 8: unknown field "upgrad"`, nil},

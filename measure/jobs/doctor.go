@@ -125,10 +125,6 @@ func (w *DoctorWork) run(ctx context.Context, t *job.Target) error {
 			}
 		}
 	}()
-	if d.Compact {
-		wait := compact(ctx, c, cell)
-		defer wait()
-	}
 	tl := t.Timeline(d.Faults)
 	if tl != nil {
 		tl.Start(ctx)
@@ -164,38 +160,6 @@ func (w *DoctorWork) run(ctx context.Context, t *job.Target) error {
 	in := judgedoctor.Grade(d.Expect.Cause, member, d.Expect.Fires, doc.Doctor)
 	cell.Incident = &in
 	return nil
-}
-
-// compact starts lab/cluster's compact fault on c (to the current
-// revision) and returns what waits for its end, writing its outcome into
-// the cell's notes.
-func compact(ctx context.Context, c *cluster.Cluster, cell *result.Cell) (wait func()) {
-	f, err := cluster.LookupFault(cluster.FaultCompact)
-	lf, ok := f.(cluster.LongFault)
-	if err != nil || !ok {
-		cell.Notes = append(cell.Notes, fmt.Sprintf("compact: not a long fault here (%v)", err))
-		return func() {}
-	}
-	cctx, cancel := context.WithTimeout(ctx, f.About().Timeout)
-	done := make(chan struct{})
-	var note string
-	go func() {
-		defer close(done)
-		out, err := lf.Run(cctx, c, cluster.Request{})
-		switch {
-		case err != nil:
-			note = "compact: " + oneLine(err)
-		case out.Detail != "":
-			note = "compact: " + out.Detail
-		}
-	}()
-	return func() {
-		<-done
-		cancel()
-		if note != "" {
-			cell.Notes = append(cell.Notes, note)
-		}
-	}
 }
 
 // resolvedLeader is the member a "leader" step of the timeline hit, else

@@ -24,11 +24,6 @@ type DoctorJob struct {
 	// Faults is the incident's timeline, from the load's start, in the
 	// form of the file's faults (the experiment reads and runs it).
 	Faults job.Faults `yaml:"faults"`
-	// Compact runs lab/cluster's compact fault (a physical compaction of
-	// the whole history, as `etcdctl compact --physical`) as the incident
-	// starts, beside the timeline, through the settle and the diagnosis
-	// until it ends: a timeline cannot name it yet (it takes no member).
-	Compact bool `yaml:"compact"`
 	// Settle is how long the incident runs before the diagnosis starts
 	// (default 3s).
 	Settle job.Duration `yaml:"settle"`

@@ -151,9 +151,6 @@ func (w *DoctorWork) Command() string {
 			parts = append(parts, "delete")
 		}
 	}
-	if d.Compact {
-		parts = append(parts, "compact")
-	}
 	if len(d.Load) > 0 {
 		parts = append(parts, fmt.Sprintf("%d background loads", len(d.Load)))
 	}
