@@ -35,10 +35,10 @@ for c in cells:
         for o in r.get("ops", []):
             if o["op"] != "defragment" or o.get("error"):
                 continue
-            gib = o["db_bytes_before"] / 2**30
+            gib = (o.get("db_in_use_before") or o["db_bytes_before"]) / 2**30
             blocked = (o.get("blocked") or {}).get("longest_seconds", 0)
             by.setdefault(c["setup"], []).append((gib, o["seconds"], blocked, c["id"]))
-print(f"{'class':<8} {'GiB':>6} {'seconds':>8} {'blocked':>8}  cell")
+print(f"{'class':<8} {'in use':>6} {'seconds':>8} {'blocked':>8}  cell (GiB in use: what a defragmentation copies)")
 for s, pts in by.items():
     for g, y, b, cid in sorted(pts):
         print(f"{s:<8} {g:6.3f} {y:8.3f} {b:8.3f}  {cid}")

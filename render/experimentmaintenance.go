@@ -94,7 +94,7 @@ func (m expModel) defragCurveTable() (Table, []string, bool) {
 		cells = append(cells, *c.Cell)
 	}
 	curves := result.DefragCurves(cells)
-	t := Table{Header: []string{"setup", "defragmentations", "sizes", "seconds per GiB", "fixed", "rms error", "worst point", "blocked per GiB"}}
+	t := Table{Header: []string{"setup", "defragmentations", "sizes", "seconds per GiB in use", "fixed", "rms error", "worst point", "blocked per GiB"}}
 	var notes []string
 	for _, d := range curves {
 		if !d.Fitted {
@@ -108,7 +108,7 @@ func (m expModel) defragCurveTable() (Table, []string, bool) {
 	if len(t.Rows) == 0 {
 		return t, nil, false
 	}
-	notes = append(notes, "Defragmentation: least squares of the call's seconds against the database file's GiB before it, per setup (± the slope's standard error); fixed is the line at no data; worst point is the largest residual over its point's time.")
+	notes = append(notes, "Defragmentation: least squares of the call's seconds against the GiB in use in the database before it (what it copies), per setup, from the cells that defragment one follower (± the slope's standard error); fixed is the line at no data; worst point is the largest residual over its point's time.")
 	return t, notes, true
 }
 

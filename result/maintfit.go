@@ -5,18 +5,22 @@ import (
 	"slices"
 )
 
-// DefragCurve is the defragmentation time against the database size on
-// one setup (a disk class): every defragmentation of its cells, and the
-// least-squares line seconds = Intercept + SecondsPerGiB × GiB through
-// them, with the fit's error. It is a plain value.
+// DefragCurve is the defragmentation time against the data on one setup
+// (a disk class): every defragmentation of its cells, and the
+// least-squares line seconds = Intercept + SecondsPerGiB × GiB in use
+// through them, with the fit's error. The bytes in use, not the file, are
+// what a defragmentation copies into its new file (the free pages are
+// left behind); the built-in's cells at one file size and 20%, 50% and
+// 80% free are the check (docs/maintenance.md). It is a plain value.
 type DefragCurve struct {
 	Setup  string        `json:"setup"`
 	Points []DefragPoint `json:"points"`
-	// Sizes is the number of distinct database sizes; the line is
-	// fitted (Fitted) from MinFitSizes of them.
+	// Sizes is the number of distinct sizes of the data in use; the line
+	// is fitted (Fitted) from MinFitSizes of them.
 	Sizes  int  `json:"sizes"`
 	Fitted bool `json:"fitted"`
-	// SecondsPerGiB is the slope, SlopeError its standard error;
+	// SecondsPerGiB is the slope (per GiB in use), SlopeError its
+	// standard error;
 	// Intercept the seconds at no data (a defragmentation's fixed cost).
 	SecondsPerGiB float64 `json:"seconds_per_gib"`
 	SlopeError    float64 `json:"slope_error"`
@@ -30,13 +34,15 @@ type DefragCurve struct {
 	BlockedPerGiB float64 `json:"blocked_per_gib,omitempty"`
 }
 
-// DefragPoint is one defragmentation: the database file before, the
-// share of it free, how long the call took and how long the member did
-// not answer.
+// DefragPoint is one defragmentation: the database file before and the
+// bytes in use in it (the file's when its member did not say), the share
+// of it free, how long the call took and how long the member did not
+// answer.
 type DefragPoint struct {
 	Cell           string  `json:"cell"`
 	Member         string  `json:"member"`
 	GiB            float64 `json:"gib"`
+	InUseGiB       float64 `json:"in_use_gib"`
 	Fragmentation  float64 `json:"fragmentation"`
 	Seconds        float64 `json:"seconds"`
 	BlockedSeconds float64 `json:"blocked_seconds"`
@@ -67,12 +73,12 @@ func DefragCurves(cells []Cell) []DefragCurve {
 					at[c.Setup] = i
 					out = append(out, DefragCurve{Setup: c.Setup})
 				}
-				frag := 0.0
+				frag, inUse := 0.0, o.DBBytesBefore
 				if o.DBInUseBefore > 0 {
-					frag = 1 - float64(o.DBInUseBefore)/float64(o.DBBytesBefore)
+					frag, inUse = 1-float64(o.DBInUseBefore)/float64(o.DBBytesBefore), o.DBInUseBefore
 				}
 				out[i].Points = append(out[i].Points, DefragPoint{Cell: c.ID, Member: o.Member, GiB: float64(o.DBBytesBefore) / (1 << 30),
-					Fragmentation: frag, Seconds: o.Seconds, BlockedSeconds: o.BlockedSeconds()})
+					InUseGiB: float64(inUse) / (1 << 30), Fragmentation: frag, Seconds: o.Seconds, BlockedSeconds: o.BlockedSeconds()})
 			}
 		}
 	}
@@ -87,8 +93,8 @@ func DefragCurves(cells []Cell) []DefragCurve {
 func (d *DefragCurve) fit() {
 	var sizes []float64
 	for _, p := range d.Points {
-		if !slices.ContainsFunc(sizes, func(s float64) bool { return math.Abs(s-p.GiB) <= 0.05*max(s, p.GiB) }) {
-			sizes = append(sizes, p.GiB)
+		if !slices.ContainsFunc(sizes, func(s float64) bool { return math.Abs(s-p.InUseGiB) <= 0.05*max(s, p.InUseGiB) }) {
+			sizes = append(sizes, p.InUseGiB)
 		}
 	}
 	d.Sizes = len(sizes)
@@ -99,7 +105,7 @@ func (d *DefragCurve) fit() {
 	ys := make([]float64, len(d.Points))
 	bs := make([]float64, len(d.Points))
 	for i, p := range d.Points {
-		xs[i], ys[i], bs[i] = p.GiB, p.Seconds, p.BlockedSeconds
+		xs[i], ys[i], bs[i] = p.InUseGiB, p.Seconds, p.BlockedSeconds
 	}
 	a, b, se, rms := line(xs, ys)
 	d.Fitted, d.Intercept, d.SecondsPerGiB, d.SlopeError, d.RMSError = true, a, b, se, rms

@@ -9,14 +9,15 @@ import (
 func defragCell(id, setup string, gibs, secs []float64) Cell {
 	var ops []MaintenanceOp
 	for i, g := range gibs {
-		ops = append(ops, MaintenanceOp{Op: OpDefragment, Member: "m1", DBBytesBefore: int64(g * (1 << 30)), DBInUseBefore: int64(g * (1 << 29)),
+		ops = append(ops, MaintenanceOp{Op: OpDefragment, Member: "m1", DBBytesBefore: int64(g * (1 << 31)), DBInUseBefore: int64(g * (1 << 30)),
 			Seconds: secs[i], Blocked: &Unavailability{LongestSeconds: secs[i] * 0.9}})
 	}
 	return Cell{ID: id, Setup: setup, Maintenance: &Maintenance{Op: OpDefragment, Order: OrderFollower, Rounds: []MaintenanceRound{{Ops: ops}}}}
 }
 
-// TestDefragCurves fits a line through points on 2 + 3 s/GiB with known
-// residuals, per setup, and refuses to fit fewer than four sizes.
+// TestDefragCurves fits a line through points on 2 + 3 s per GiB in use
+// (the files twice that) with known residuals, per setup, and refuses to
+// fit fewer than four sizes.
 func TestDefragCurves(t *testing.T) {
 	cells := []Cell{
 		defragCell("mem/a", "memory", []float64{0.25, 0.5}, []float64{2.75 + 0.1, 3.5 - 0.1}),
