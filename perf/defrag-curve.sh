@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Defragmentation time against the database's size per disk class (issue
+# Defragmentation time against the data in use per disk class (issue
 # 36): runs the maintenance built-in's curve profile (one follower
 # defragmented under the Kubernetes-shaped load, 128 MiB to 2 GiB of
 # 16 KiB values half deleted, on memory, an SSD class, this machine's
 # disk and an HDD class, in the file's order) and prints every point and
-# each class's least-squares line: seconds per GiB ± the slope's
+# each class's least-squares line: seconds per GiB in use (what a
+# defragmentation copies) ± the slope's
 # standard error, the fixed cost, the residuals' RMS and the worst
 # point's relative error, and the member's blocked window per GiB beside
 # the call's time.

@@ -292,7 +292,7 @@ func experimentView(v *docView, m expModel, prefix string) error {
 		v.Notes = append(v.Notes, notes...)
 	}
 	if t, notes, ok := m.defragCurveTable(); ok {
-		v.Tables = append(v.Tables, namedTable{"Defragmentation time against the database's size", t})
+		v.Tables = append(v.Tables, namedTable{"Defragmentation time against the data in use", t})
 		v.Notes = append(v.Notes, notes...)
 	}
 	if t, notes, ok := m.maintenanceOpsTable(); ok {

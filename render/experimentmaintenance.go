@@ -126,7 +126,7 @@ func (m expModel) policyTable() (Table, []string, bool) {
 	if len(ps) == 0 {
 		return Table{}, nil, false
 	}
-	t := Table{Header: []string{"policy", "rounds", "ops", "p99 during", "vs base", "p99.9 during", "vs base", "errors", "vs base", "blocked", "elections", "p99 before"}}
+	t := Table{Header: []string{"policy", "rounds", "ops", "p99", "vs base", "p99.9", "vs base", "errors", "vs base", "blocked", "elections", "p99 before"}}
 	var named []string
 	for _, p := range ps {
 		base := policyBase(ps, p.Setup)
@@ -142,7 +142,7 @@ func (m expModel) policyTable() (Table, []string, bool) {
 		t.Rows = append(t.Rows, row)
 		named = append(named, fmt.Sprintf("%s (%s): %s", p.Workload, p.Setup, p.Policy))
 	}
-	notes := []string{"Policies: " + strings.Join(named, "; ") + ".", "Policies: figures are means ± standard deviations over the rounds; worst p99 is the highest p99 of any of the load's operations over the requests in flight during the maintenance's operations (pauses between members excluded), p99 before the same over the settle before them; vs base is the change from the base policy's (marked *) with \"(ns)\" when it is within twice the standard error of the difference (not significant) and \"(untested)\" when either side ran one round; blocked is the longest window a member did not answer, elections the leader changes the members saw."}
+	notes := []string{"Policies: " + strings.Join(named, "; ") + ".", "Policies: figures are means ± standard deviations over the rounds; p99 (p99.9) is the highest p99 (p99.9) of any of the load's operations over the requests in flight during the maintenance's operations (pauses between members excluded), p99 before the same over the settle before them; vs base is the change from the base policy's (marked *) with \"(ns)\" when it is within twice the standard error of the difference (not significant) and \"(1 round)\" when either side ran one round (no spread to test against); blocked is the longest window a member did not answer, elections the leader changes the members saw."}
 	return t, notes, true
 }
 
@@ -182,7 +182,7 @@ func vsBase(base *result.PolicyFigures, p result.PolicyFigures, what string, f f
 	}
 	switch {
 	case r.Significant == nil:
-		return s + " (untested)"
+		return s + " (1 round)"
 	case !*r.Significant:
 		return s + " (ns)"
 	}

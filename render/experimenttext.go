@@ -78,7 +78,7 @@ func ExperimentText(w io.Writer, doc *result.Document, o TerminalOptions, j Judg
 		make  func() (Table, []string, bool)
 	}{
 		{"maintenance policies (what clients saw, beside the base policy's, docs/maintenance.md)", m.policyTable},
-		{"defragmentation time against the database's size", m.defragCurveTable},
+		{"defragmentation time against the data in use", m.defragCurveTable},
 		{"maintenance operations", m.maintenanceOpsTable},
 	} {
 		if t, notes, ok := sec.make(); ok {
