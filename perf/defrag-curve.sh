@@ -10,27 +10,51 @@
 # point's relative error, and the member's blocked window per GiB beside
 # the call's time.
 #
-#   perf/defrag-curve.sh [PROFILE=curve] [OUT=/tmp/etcdlab-defrag-curve]
+#   perf/defrag-curve.sh [PROFILE=curve] [OUT=/tmp/etcdlab-defrag-curve] [SETUPS=memory,ssd,disk,hdd]
+#   FROM=result.json perf/defrag-curve.sh      # only the table, from a run's result (the full profile's too)
+#
+# SETUPS limits the curve profile to some of the classes (the HDD class's
+# 2 GiB fill alone takes a quarter of an hour here).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 profile=${1:-curve}
 out=${2:-/tmp/etcdlab-defrag-curve}
-work=$(mktemp -d /tmp/etcdlab-defrag-curve-bin.XXXXXX)
-trap 'rm -rf "$work"' EXIT
-go build -o "$work/etcdlab" ./cmd/etcdlab
-rm -rf "$out"
-start=$(date +%s)
-(cd "$work" && ./etcdlab experiment run maintenance --profile "$profile" --quiet --out "$out" > "$work/run.log" 2>&1) || {
-  echo "the experiment failed:"; tail -5 "$work/run.log"; exit 1; }
-echo "wall time: $(( $(date +%s) - start )) s; result: $out/result.json"
-python3 - "$out/result.json" <<'PY'
+setups=${3:-}
+result=${FROM:-}
+if [ -z "$result" ]; then
+  work=$(mktemp -d /tmp/etcdlab-defrag-curve-bin.XXXXXX)
+  trap 'rm -rf "$work"' EXIT
+  go build -o "$work/etcdlab" ./cmd/etcdlab
+  file=maintenance
+  if [ -n "$setups" ]; then
+    # The built-in with the profile's setups replaced.
+    python3 - "$profile" "$setups" < measure/experiment/builtin/maintenance.yaml > "$work/maintenance.yaml" <<'PY'
+import re, sys
+profile, setups = sys.argv[1], sys.argv[2]
+text = sys.stdin.read()
+block = re.search(r"(?m)^  " + re.escape(profile) + r":\n(?:    .*\n)+", text)
+if not block:
+    sys.exit(f"no profile {profile} in the built-in")
+new = re.sub(r"(?m)^    setups: \[.*\]$", "    setups: [" + setups.replace(",", ", ") + "]", block.group(0))
+sys.stdout.write(text[:block.start()] + new + text[block.end():])
+PY
+    file=$work/maintenance.yaml
+  fi
+  rm -rf "$out"
+  start=$(date +%s)
+  (cd "$work" && ./etcdlab experiment run "$file" --profile "$profile" --quiet --out "$out" > "$work/run.log" 2>&1) || {
+    echo "the experiment failed:"; tail -5 "$work/run.log"; exit 1; }
+  echo "wall time: $(( $(date +%s) - start )) s; result: $out/result.json"
+  result=$out/result.json
+fi
+python3 - "$result" <<'PY'
 import json, math, sys
 d = json.load(open(sys.argv[1]))
 cells = d["experiment"]["cells"]
 by = {}
 for c in cells:
     m = c.get("maintenance")
-    if not m:
+    if not m or m.get("order") != "follower" or m.get("op") != "defragment":
         continue
     for r in m["rounds"]:
         for o in r.get("ops", []):

@@ -139,6 +139,12 @@ func (m expModel) policyTable() (Table, []string, bool) {
 			meanSDOf(p.WorstP999, secs), vsBase(base, p, "p99.9", func(f result.PolicyFigures) result.MeanSD { return f.WorstP999 }),
 			meanSDOf(p.Errors, count), vsBase(base, p, "errors", func(f result.PolicyFigures) result.MeanSD { return f.Errors }),
 			meanSDOf(p.Blocked, secs), meanSDOf(p.LeaderChanges, count), meanSDOf(p.BeforeP99, secs)}
+		if p.Ops == 0 { // nothing ran: no window to read, not a window without latency
+			for _, i := range []int{3, 4, 5, 6, 7, 8, 9} {
+				row[i] = "-"
+			}
+			row[4] = "nothing ran"
+		}
 		t.Rows = append(t.Rows, row)
 		named = append(named, fmt.Sprintf("%s (%s): %s", p.Workload, p.Setup, p.Policy))
 	}

@@ -37,6 +37,9 @@ func maintenanceDoc() *result.Document {
 	}
 	skipped := round(0.9, 0, defrag("m2", 128, 0.8, 0.8, 0.9))
 	skipped.Skipped = []string{"m3: 30% of 250 MB free, OpenShift's trigger wants ≥ 45% of > 100 MB"}
+	idle := round(0, 0)
+	idle.Skipped = []string{"m1: 30% free", "m2: 30% free", "m3: 30% free"}
+	idle.During = nil
 	catchUp := result.Cell{ID: "memory/catch-up", Setup: "memory", Workload: "catch-up", Status: result.CellOK, Maintenance: &result.Maintenance{
 		Policy: "catch-up, one follower", Op: result.OpCatchUp, Order: result.OrderFollower, Trigger: "always", Load: "replay sample:kube",
 		Rounds: []result.MaintenanceRound{round(0.02, 150, result.MaintenanceOp{Op: result.OpCatchUp, Member: "m1", Seconds: 1.8, Distance: 16500, SnapshotSent: true,
@@ -49,6 +52,7 @@ func maintenanceDoc() *result.Document {
 			policy("leader-first", "defragment, the leader first, 36s apart", result.OrderLeaderFirst, false,
 				round(3.0, 4, defrag("m1", 256, 3.0, 3.0, 3.0)), round(3.1, 6, defrag("m1", 256, 3.1, 3.1, 3.1))),
 			policy("openshift", "defragment, followers first and the leader last, 36s apart, when ≥ 45% fragmented and > 100 MB (OpenShift)", result.OrderLeaderLast, false, skipped),
+			policy("openshift-30", "the same at 30% free", result.OrderLeaderLast, false, idle, idle),
 			catchUp,
 		}}}
 }
@@ -62,13 +66,14 @@ func maintenanceDoc() *result.Document {
 func TestMaintenanceTables(t *testing.T) {
 	m := newExpModel(maintenanceDoc(), Statements{})
 	pol, _, ok := m.policyTable()
-	if !ok || len(pol.Rows) != 3 {
-		t.Fatalf("policy table %v, want three rows", pol.Rows)
+	if !ok || len(pol.Rows) != 4 {
+		t.Fatalf("policy table %v, want four rows", pol.Rows)
 	}
 	want := []string{
 		"leader-last *|2|2|1.05s ± 0.07s||1.15s ± 0.07s||0||1.05s ± 0.07s|0|0.01s",
 		"leader-first|2|2|3.05s ± 0.07s|+190%|3.15s ± 0.07s|+174%|5 ± 1.41|+5|3.05s ± 0.07s|0|0.01s",
 		"openshift|1|1 (1 skipped)|0.90s|-14% (1 round)|1.00s|-13% (1 round)|0|+0 (1 round)|0.80s|0|0.01s",
+		"openshift-30|2|0 (6 skipped)|-|nothing ran|-|-|-|-|-|0|0.01s",
 	}
 	for i, w := range want {
 		if got := strings.Join(pol.Rows[i], "|"); got != w {
@@ -80,7 +85,7 @@ func TestMaintenanceTables(t *testing.T) {
 		t.Errorf("curve %v: want memory's four one-follower defragmentations (no policy's, no catch-up) at 4.13 s a GiB in use", curve.Rows)
 	}
 	ops, _, _ := m.maintenanceOpsTable()
-	if len(ops.Rows) != 11 || ops.Rows[9][5] != "skipped: 30% of 250 MB free, OpenShift's trigger wants ≥ 45% of > 100 MB" || ops.Rows[10][6] != "down" {
+	if len(ops.Rows) != 17 || ops.Rows[9][5] != "skipped: 30% of 250 MB free, OpenShift's trigger wants ≥ 45% of > 100 MB" || ops.Rows[16][6] != "down" {
 		t.Errorf("operations %v", ops.Rows)
 	}
 	var b bytes.Buffer

@@ -2,9 +2,14 @@ package jobs
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
+
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
@@ -61,9 +66,7 @@ func (d *maintData) batches(ctx context.Context, ks []int, op func(int) clientv3
 				for i, k := range b {
 					ops[i] = op(k)
 				}
-				tctx, cancel := context.WithTimeout(ctx, maintRequestTimeout)
-				_, first = d.cli.Txn(tctx).Then(ops...).Commit()
-				cancel()
+				first = d.commit(ctx, ops)
 			}
 			errs <- first
 		}()
@@ -79,6 +82,41 @@ func (d *maintData) batches(ctx context.Context, ks []int, op func(int) clientv3
 		}
 	}
 	return first
+}
+
+// maintRetries is how many times a batch is sent again after a
+// transient failure: a slow disk's member times proposals out under a
+// fill's writes (etcd's "request timed out"), and the batch's puts and
+// deletes are idempotent.
+const maintRetries = 5
+
+// commit sends one batch, again after a transient failure.
+func (d *maintData) commit(ctx context.Context, ops []clientv3.Op) error {
+	var err error
+	for try := 0; try <= maintRetries; try++ {
+		tctx, cancel := context.WithTimeout(ctx, maintRequestTimeout)
+		_, err = d.cli.Txn(tctx).Then(ops...).Commit()
+		cancel()
+		if err == nil || ctx.Err() != nil || !transient(err) {
+			return err
+		}
+		if err := sleepCtx(ctx, time.Duration(try+1)*200*time.Millisecond); err != nil {
+			return err
+		}
+	}
+	return err
+}
+
+// transient reports whether err is a failure etcd may not repeat: a
+// proposal timed out, a leader lost or changed, the server unavailable.
+func transient(err error) bool {
+	for _, e := range []error{rpctypes.ErrTimeout, rpctypes.ErrTimeoutDueToLeaderFail, rpctypes.ErrTimeoutDueToConnectionLost,
+		rpctypes.ErrLeaderChanged, rpctypes.ErrNoLeader, rpctypes.ErrTooManyRequests} {
+		if errors.Is(err, e) || err.Error() == e.Error() {
+			return true
+		}
+	}
+	return status.Code(err) == codes.Unavailable
 }
 
 // fragment writes back what the last round deleted, deletes share of the
