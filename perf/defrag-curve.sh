@@ -28,10 +28,10 @@ if [ -z "$result" ]; then
   file=maintenance
   if [ -n "$setups" ]; then
     # The built-in with the profile's setups replaced.
-    python3 - "$profile" "$setups" < measure/experiment/builtin/maintenance.yaml > "$work/maintenance.yaml" <<'PY'
+    python3 - "$profile" "$setups" measure/experiment/builtin/maintenance.yaml > "$work/maintenance.yaml" <<'PY'
 import re, sys
 profile, setups = sys.argv[1], sys.argv[2]
-text = sys.stdin.read()
+text = open(sys.argv[3]).read()
 block = re.search(r"(?m)^  " + re.escape(profile) + r":\n(?:    .*\n)+", text)
 if not block:
     sys.exit(f"no profile {profile} in the built-in")
@@ -68,7 +68,7 @@ for s, pts in by.items():
     for g, y, b, cid in sorted(pts):
         print(f"{s:<8} {g:6.3f} {y:8.3f} {b:8.3f}  {cid}")
 print()
-print(f"{'class':<8} {'points':>6} {'s/GiB':>7} {'± se':>6} {'fixed s':>8} {'rms s':>6} {'worst':>6} {'blocked/call':>12}")
+print(f"{'class':<8} {'points':>6} {'s/GiB':>7} {'± se':>6} {'fixed s':>8} {'rms s':>6} {'worst':>6} {'median s/GiB':>12} {'blocked/call':>12}")
 for s, pts in by.items():
     n = len(pts)
     xs = [p[0] for p in pts]; ys = [p[1] for p in pts]
@@ -83,5 +83,7 @@ for s, pts in by.items():
     se = math.sqrt(ss / (n - 2) / sxx)
     worst = max(abs(r) / y for r, y in zip(res, ys) if y > 0)
     ratio = sorted(p[2] / p[1] for p in pts if p[1] > 0)[n // 2]
-    print(f"{s:<8} {n:6d} {b:7.2f} {se:6.2f} {a:8.2f} {math.sqrt(ss / n):6.2f} {100 * worst:5.0f}% {ratio:12.2f}")
+    rates = sorted(p[1] / p[0] for p in pts if p[0] > 0)
+    med = rates[len(rates) // 2] if len(rates) % 2 else (rates[len(rates) // 2 - 1] + rates[len(rates) // 2]) / 2
+    print(f"{s:<8} {n:6d} {b:7.2f} {se:6.2f} {a:8.2f} {math.sqrt(ss / n):6.2f} {100 * worst:5.0f}% {med:12.2f} {ratio:12.2f}")
 PY

@@ -94,21 +94,21 @@ func (m expModel) defragCurveTable() (Table, []string, bool) {
 		cells = append(cells, *c.Cell)
 	}
 	curves := result.DefragCurves(cells)
-	t := Table{Header: []string{"setup", "defragmentations", "sizes", "seconds per GiB in use", "fixed", "rms error", "worst point", "blocked per GiB"}}
+	t := Table{Header: []string{"setup", "points", "sizes", "s/GiB in use (fit)", "fixed", "rms", "worst", "median s/GiB", "blocked s/GiB"}}
 	var notes []string
 	for _, d := range curves {
 		if !d.Fitted {
-			t.Rows = append(t.Rows, []string{d.Setup, strconv.Itoa(len(d.Points)), strconv.Itoa(d.Sizes), fmt.Sprintf("not fitted: %d of %d sizes", d.Sizes, result.MinFitSizes), "", "", "", ""})
+			t.Rows = append(t.Rows, []string{d.Setup, strconv.Itoa(len(d.Points)), strconv.Itoa(d.Sizes), fmt.Sprintf("not fitted: %d of %d sizes", d.Sizes, result.MinFitSizes), "", "", "", fmt.Sprintf("%.2f", d.MedianRate), ""})
 			continue
 		}
 		t.Rows = append(t.Rows, []string{d.Setup, strconv.Itoa(len(d.Points)), strconv.Itoa(d.Sizes),
 			fmt.Sprintf("%.2f ± %.2f", d.SecondsPerGiB, d.SlopeError), secs(d.Intercept), secs(d.RMSError),
-			fmt.Sprintf("%.0f%% off", 100*d.MaxRelError), fmt.Sprintf("%.2f", d.BlockedPerGiB)})
+			fmt.Sprintf("%.0f%% off", 100*d.MaxRelError), fmt.Sprintf("%.2f", d.MedianRate), fmt.Sprintf("%.2f", d.BlockedPerGiB)})
 	}
 	if len(t.Rows) == 0 {
 		return t, nil, false
 	}
-	notes = append(notes, "Defragmentation: least squares of the call's seconds against the GiB in use in the database before it (what it copies), per setup, from the cells that defragment one follower (± the slope's standard error); fixed is the line at no data; worst point is the largest residual over its point's time.")
+	notes = append(notes, "Defragmentation: least squares of the call's seconds against the GiB in use in the database before it (what it copies), per setup, from the cells that defragment one follower (± the slope's standard error); points are defragmentations; fixed is the line at no data; rms the residuals' root mean square; worst the largest residual over its point's time; median s/GiB is the median of the points' seconds per GiB in use (a rate through the origin, what doctor's estimate of a next defragmentation uses).")
 	return t, notes, true
 }
 

@@ -29,6 +29,10 @@ type DefragCurve struct {
 	// MaxRelError the largest residual over its point's time.
 	RMSError    float64 `json:"rms_error_seconds"`
 	MaxRelError float64 `json:"max_rel_error"`
+	// MedianRate is the median of the points' seconds per GiB in use: a
+	// rate through the origin, for an estimate ("about N s for this
+	// member's data") that a poor line's intercept would mislead.
+	MedianRate float64 `json:"median_seconds_per_gib"`
 	// BlockedPerGiB is the same line's slope through the member's longest
 	// blocked window (what its clients saw), 0 when none was measured.
 	BlockedPerGiB float64 `json:"blocked_per_gib,omitempty"`
@@ -98,6 +102,19 @@ func (d *DefragCurve) fit() {
 		}
 	}
 	d.Sizes = len(sizes)
+	var rates []float64
+	for _, p := range d.Points {
+		if p.InUseGiB > 0 {
+			rates = append(rates, p.Seconds/p.InUseGiB)
+		}
+	}
+	if len(rates) > 0 {
+		slices.Sort(rates)
+		d.MedianRate = rates[len(rates)/2]
+		if len(rates)%2 == 0 {
+			d.MedianRate = (rates[len(rates)/2-1] + rates[len(rates)/2]) / 2
+		}
+	}
 	if d.Sizes < MinFitSizes {
 		return
 	}

@@ -38,6 +38,11 @@ func TestDefragCurves(t *testing.T) {
 	if m.RMSError <= 0 || m.RMSError > 0.2 || m.SlopeError <= 0 || m.MaxRelError <= 0 || m.MaxRelError > 0.06 {
 		t.Fatalf("memory's error: %+v", m)
 	}
+	// Rates 11.4, 6.8, 4.9, 4.05 s per GiB in use: the median of four is
+	// the mean of the middle two.
+	if math.Abs(m.MedianRate-(6.8+4.9)/2) > 1e-9 {
+		t.Fatalf("median rate %g", m.MedianRate)
+	}
 	if math.Abs(m.BlockedPerGiB-0.9*m.SecondsPerGiB) > 1e-9 {
 		t.Fatalf("blocked slope %g, want 0.9 × %g", m.BlockedPerGiB, m.SecondsPerGiB)
 	}

@@ -205,13 +205,13 @@ func (j *doctorJudge) defragLength(st *result.DoctorStep) {
 			secs = perGiB * inUse / gib
 			rate = fmt.Sprintf("the default %.1f s per GiB in use (%s), not this disk's: doctor --data-dir on the member's node measures it", perGiB, judge.LimitOf(judge.LimitDefragSecondsPerGiB).Source)
 		}
-		line := fmt.Sprintf("at this rate, defragmenting %s's %s (%s in use) would block it for about %s: %s", m.Name, ibytes(float64(m.DBSize)), ibytes(inUse), units.Seconds(secs), rate)
+		line := fmt.Sprintf("at this rate, defragmenting %s's %s (%s in use) would block it for about %s: %s", m.Name, ibytes(float64(m.DBSize)), ibytes(inUse), about(secs), rate)
 		if f := j.findingOf(CauseFragmentation, m.Name); f != nil && f.Member == m.Name {
 			f.Evidence = append(f.Evidence, line)
 			continue
 		}
 		st.Checks = append(st.Checks, result.Verdict{ID: string(judge.ServerDefragLength), What: m.Name + ": the next defragmentation's length", Value: secs, Unit: "s",
-			Display: units.Seconds(secs) + " (" + rate + ")", Threshold: "informational", Source: "etcd maintenance guide (defragmentation blocks the member); " + judge.LimitOf(judge.LimitDefragSecondsPerGiB).Source, Status: result.Pass})
+			Display: "about " + about(secs) + " (" + rate + ")", Threshold: "informational", Source: "etcd maintenance guide (defragmentation blocks the member); " + judge.LimitOf(judge.LimitDefragSecondsPerGiB).Source, Status: result.Pass})
 	}
 }
 
@@ -228,4 +228,13 @@ func (j *doctorJudge) diskBandwidth() float64 {
 		}
 	}
 	return bw
+}
+
+// about is an estimate's seconds without false precision: tenths from a
+// second up.
+func about(secs float64) string {
+	if secs >= 1 {
+		return fmt.Sprintf("%.1f s", secs)
+	}
+	return units.Seconds(secs)
 }

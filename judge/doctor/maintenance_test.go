@@ -166,11 +166,11 @@ func TestDefragLength(t *testing.T) {
 	}{
 		{"its own defragmentations", func(_ *result.Document, m2 *result.DoctorMember) {
 			m2.Metrics.Defrags, m2.Metrics.DefragSeconds = 2, 12
-		}, "about 6.000 s: its own 2 defragmentations"},
+		}, "about 6.0 s: its own 2 defragmentations"},
 		{"the disk job", func(doc *result.Document, _ *result.DoctorMember) {
 			doc.Disk = &result.Disk{Dir: "/var/lib/etcd", Jobs: []result.DiskJob{{Name: "etcd", WriteOps: 1000, BandwidthBytesS: 100 << 20}}}
-		}, "about 10.240 s: the disk job's best write bandwidth"},
-		{"the default", func(*result.Document, *result.DoctorMember) {}, "about 2.000 s: the default 2.0 s per GiB in use"},
+		}, "about 10.2 s: the disk job's best write bandwidth"},
+		{"the default", func(*result.Document, *result.DoctorMember) {}, "about 6.7 s: the default 6.7 s per GiB in use"},
 	} {
 		doc := healthyCluster()
 		m2 := &doc.Doctor.Members[1]
