@@ -294,6 +294,7 @@ func TestBenchParamNames(t *testing.T) {
 		"SessionOptions": true, // the sessions' options, whose fields are checked below
 		"Observers":      true, // what the caller has follow the runs (the CLI: live metrics from --listen-metrics, progress)
 		"Path":           true, // bench replay's argument
+		"TargetMember":   true, // the maintenance job's load pinned to each member (a person gives --endpoints with that member's URL)
 		"Profile":        true} // the profile Path holds, read by Validate
 	b := (&app{stdout: io.Discard, stderr: io.Discard}).newBench()
 	var fields []string

@@ -55,7 +55,7 @@ func TestExperimentFileErrors(t *testing.T) {
 		}
 	}
 	code, _, stderr := runCLI(context.Background(), "experiment", "run", "storage-swep")
-	if code != 2 || !strings.Contains(stderr, `no built-in experiment or file "storage-swep" (built-ins: disk-qualification, distance-sweep, hdd-diagnosis, incidents, leader-vs-all, multicloud, replay, sizing, storage-sweep, upgrade, versions)`) {
+	if code != 2 || !strings.Contains(stderr, `no built-in experiment or file "storage-swep" (built-ins: disk-qualification, distance-sweep, hdd-diagnosis, incidents, leader-vs-all, maintenance, multicloud, replay, sizing, storage-sweep, upgrade, versions)`) {
 		t.Errorf("unknown name: %d %q", code, stderr)
 	}
 	code, _, stderr = runCLI(context.Background(), "experiment", "run", "multicloud", "--profile", "slow")
