@@ -173,8 +173,10 @@ func (w *MaintenanceWork) round(ctx context.Context, c *cluster.Cluster, d *main
 	}
 	before := scrapeAll(ctx, c)
 	var windows [][2]time.Time
-	for i, name := range maintOrder(m, c.Names(), leader) {
-		if i > 0 && m.Pause > 0 {
+	for _, name := range maintOrder(m, c.Names(), leader) {
+		// The pause follows an operation (OpenShift's controller waits
+		// after a defragmentation), not a member the trigger skipped.
+		if len(rd.Ops) > 0 && m.Pause > 0 {
 			if err := sleepCtx(ctx, m.Pause.D()); err != nil {
 				return rd, err
 			}
