@@ -173,10 +173,11 @@ func (w *MaintenanceWork) round(ctx context.Context, c *cluster.Cluster, d *main
 	}
 	before := scrapeAll(ctx, c)
 	var windows [][2]time.Time
+	ran := false // the previous member's operation ran
 	for _, name := range maintOrder(m, c.Names(), leader) {
 		// The pause follows an operation (OpenShift's controller waits
 		// after a defragmentation), not a member the trigger skipped.
-		if len(rd.Ops) > 0 && m.Pause > 0 {
+		if ran && m.Pause > 0 {
 			if err := sleepCtx(ctx, m.Pause.D()); err != nil {
 				return rd, err
 			}
@@ -188,11 +189,13 @@ func (w *MaintenanceWork) round(ctx context.Context, c *cluster.Cluster, d *main
 			}
 			if f := fragmentation(st); st.DbSize <= openShiftMinBytes || f < openShiftFragmentation {
 				rd.Skipped = append(rd.Skipped, fmt.Sprintf("%s: %.0f%% of %d MB free, OpenShift's trigger wants ≥ 45%% of > 100 MB", name, 100*f, st.DbSize/1_000_000))
+				ran = false
 				continue
 			}
 		}
 		op, err := runMaintOp(ctx, c, m, name)
 		rd.Ops = append(rd.Ops, op)
+		ran = true
 		if err != nil {
 			return rd, err
 		}
