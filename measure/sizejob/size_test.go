@@ -43,7 +43,7 @@ func TestFields(t *testing.T) {
 	if got := strings.Join(names, ", "); got != "3x4c disk, 3x4c tmpfs, 3x8c disk, 3x8c tmpfs, 5x4c disk, 5x4c tmpfs, 5x8c disk, 5x8c tmpfs" {
 		t.Errorf("candidates %s", got)
 	}
-	if len(w.Jobs) != 4 || w.Jobs.Lookup("size") != nil || w.Jobs.Lookup("bench") == nil {
+	if len(w.Jobs) != len(jobs.Registry()) || w.Jobs.Lookup("size") != nil || w.Jobs.Lookup("bench") == nil {
 		t.Errorf("the probes' jobs %v, want measure/jobs' without the size job", w.Jobs.Names())
 	}
 	if !w.StartsOwnClusters() {
