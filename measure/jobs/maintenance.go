@@ -55,8 +55,8 @@ func (Maintenance) Check(c job.Checker, fields any) error {
 	return nil
 }
 
-// Plan applies the profile's set (rounds, pause, settle, db) and parses
-// the load lines.
+// Plan applies the profile's set (rounds, pause, settle) and parses the
+// load lines.
 func (Maintenance) Plan(p job.Cell, fields any) (job.Work, error) {
 	m := *fields.(*MaintenanceJob)
 	for _, o := range p.Overrides {
@@ -71,6 +71,8 @@ func (Maintenance) Plan(p job.Cell, fields any) (job.Work, error) {
 			var d time.Duration
 			d, err = time.ParseDuration(o[1])
 			switch {
+			case err == nil && d < 0:
+				err = fmt.Errorf("negative")
 			case err != nil:
 			case o[0] == "settle":
 				m.Settle = job.Duration(d)
