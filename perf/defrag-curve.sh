@@ -4,11 +4,11 @@
 # defragmented under the Kubernetes-shaped load, 128 MiB to 2 GiB of
 # 16 KiB values half deleted, on memory, an SSD class, this machine's
 # disk and an HDD class, in the file's order) and prints every point and
-# each class's least-squares line: seconds per GiB in use (what a
-# defragmentation copies) ± the slope's
-# standard error, the fixed cost, the residuals' RMS and the worst
-# point's relative error, and the member's blocked window per GiB beside
-# the call's time.
+# each class's least-squares line as the report draws it
+# (result.DefragCurves): seconds per GiB in use (what a defragmentation
+# copies) ± the slope's standard error, the fixed cost, the residuals'
+# RMS, the worst point's relative error, the median rate, and the
+# member's blocked window per GiB.
 #
 #   perf/defrag-curve.sh [PROFILE=curve] [OUT=/tmp/etcdlab-defrag-curve] [SETUPS=memory,ssd,disk,hdd]
 #   FROM=result.json perf/defrag-curve.sh      # only the table, from a run's result (the full profile's too)
@@ -21,10 +21,10 @@ profile=${1:-curve}
 out=${2:-/tmp/etcdlab-defrag-curve}
 setups=${3:-}
 result=${FROM:-}
+work=$(mktemp -d /tmp/etcdlab-defrag-curve-bin.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+go build -o "$work/etcdlab" ./cmd/etcdlab
 if [ -z "$result" ]; then
-  work=$(mktemp -d /tmp/etcdlab-defrag-curve-bin.XXXXXX)
-  trap 'rm -rf "$work"' EXIT
-  go build -o "$work/etcdlab" ./cmd/etcdlab
   file=maintenance
   if [ -n "$setups" ]; then
     # The built-in with the profile's setups replaced.
@@ -67,23 +67,6 @@ print(f"{'class':<8} {'in use':>6} {'seconds':>8} {'blocked':>8}  cell (GiB in u
 for s, pts in by.items():
     for g, y, b, cid in sorted(pts):
         print(f"{s:<8} {g:6.3f} {y:8.3f} {b:8.3f}  {cid}")
-print()
-print(f"{'class':<8} {'points':>6} {'s/GiB':>7} {'± se':>6} {'fixed s':>8} {'rms s':>6} {'worst':>6} {'median s/GiB':>12} {'blocked/call':>12}")
-for s, pts in by.items():
-    n = len(pts)
-    xs = [p[0] for p in pts]; ys = [p[1] for p in pts]
-    if n < 3:
-        print(f"{s:<8} {n:6d}  too few points"); continue
-    mx, my = sum(xs) / n, sum(ys) / n
-    sxx = sum((x - mx) ** 2 for x in xs)
-    b = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx
-    a = my - b * mx
-    res = [y - (a + b * x) for x, y in zip(xs, ys)]
-    ss = sum(r * r for r in res)
-    se = math.sqrt(ss / (n - 2) / sxx)
-    worst = max(abs(r) / y for r, y in zip(res, ys) if y > 0)
-    ratio = sorted(p[2] / p[1] for p in pts if p[1] > 0)[n // 2]
-    rates = sorted(p[1] / p[0] for p in pts if p[0] > 0)
-    med = rates[len(rates) // 2] if len(rates) % 2 else (rates[len(rates) // 2 - 1] + rates[len(rates) // 2]) / 2
-    print(f"{s:<8} {n:6d} {b:7.2f} {se:6.2f} {a:8.2f} {math.sqrt(ss / n):6.2f} {100 * worst:5.0f}% {med:12.2f} {ratio:12.2f}")
 PY
+# The fit per class, as the report draws it (result.DefragCurves).
+"$work/etcdlab" report "$result" -o - | awk '/^### /{on = /^### Defragmentation time/} on && /^\|/'

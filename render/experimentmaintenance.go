@@ -89,11 +89,7 @@ func (m expModel) maintenanceOpsTable() (Table, []string, bool) {
 // defragCurveTable is the defragmentation time per GiB of database per
 // setup, with the fit's error, from result.DefragCurves.
 func (m expModel) defragCurveTable() (Table, []string, bool) {
-	cells := make([]result.Cell, 0, len(m.Cells))
-	for _, c := range m.Cells {
-		cells = append(cells, *c.Cell)
-	}
-	curves := result.DefragCurves(cells)
+	curves := result.DefragCurves(m.resultCells())
 	t := Table{Header: []string{"setup", "points", "sizes", "s/GiB in use (fit)", "fixed", "rms", "worst", "median s/GiB", "blocked s/GiB"}}
 	var notes []string
 	for _, d := range curves {
@@ -118,11 +114,7 @@ func (m expModel) defragCurveTable() (Table, []string, bool) {
 // with its change and whether that change is beyond the rounds' spread
 // (compare.Change: twice the standard error of the difference).
 func (m expModel) policyTable() (Table, []string, bool) {
-	cells := make([]result.Cell, 0, len(m.Cells))
-	for _, c := range m.Cells {
-		cells = append(cells, *c.Cell)
-	}
-	ps := result.Policies(cells)
+	ps := result.Policies(m.resultCells())
 	if len(ps) == 0 {
 		return Table{}, nil, false
 	}
@@ -208,4 +200,13 @@ func count(v float64) string {
 		return strconv.FormatInt(int64(v), 10)
 	}
 	return strconv.FormatFloat(v, 'f', 2, 64)
+}
+
+// resultCells is the document's cells, for result's summaries of them.
+func (m expModel) resultCells() []result.Cell {
+	cells := make([]result.Cell, 0, len(m.Cells))
+	for _, c := range m.Cells {
+		cells = append(cells, *c.Cell)
+	}
+	return cells
 }

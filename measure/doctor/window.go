@@ -20,10 +20,11 @@ type scrape struct {
 
 // scrapeAll scrapes every URL at once.
 func scrapeAll(ctx context.Context, urls []string, tlsCfg *tls.Config) []scrape {
+	snaps, errs := metrics.ScrapeAll(ctx, urls, tlsCfg, requestTimeout)
 	out := make([]scrape, len(urls))
-	parallel(len(urls), func(i int) {
-		out[i].snap, out[i].err = metrics.Scrape(ctx, urls[i], tlsCfg, requestTimeout)
-	})
+	for i := range out {
+		out[i] = scrape{snap: snaps[i], err: errs[i]}
+	}
 	return out
 }
 

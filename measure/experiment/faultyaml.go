@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+
 	"github.com/etcdlab/etcdlab/lab/cluster"
 
 	"go.yaml.in/yaml/v3"

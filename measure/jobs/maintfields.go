@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -105,16 +106,16 @@ const (
 	maxMaintRounds       = 20
 )
 
-func (m *MaintenanceJob) op() string      { return or(m.Op, result.OpDefragment) }
-func (m *MaintenanceJob) order() string   { return or(m.Order, OrderLeaderLast) }
-func (m *MaintenanceJob) trigger() string { return or(m.Trigger, TriggerAlways) }
+func (m *MaintenanceJob) op() string      { return cmp.Or(m.Op, result.OpDefragment) }
+func (m *MaintenanceJob) order() string   { return cmp.Or(m.Order, OrderLeaderLast) }
+func (m *MaintenanceJob) trigger() string { return cmp.Or(m.Trigger, TriggerAlways) }
 func (m *MaintenanceJob) rounds() int     { return max(m.Rounds, 1) }
-func (m *MaintenanceJob) valueBytes() int { return cmpOr(m.ValueBytes, defaultMaintValue) }
-func (m *MaintenanceJob) versions() int64 { return cmpOr(m.Versions, defaultMaintVersions) }
+func (m *MaintenanceJob) valueBytes() int { return cmp.Or(m.ValueBytes, defaultMaintValue) }
+func (m *MaintenanceJob) versions() int64 { return cmp.Or(m.Versions, defaultMaintVersions) }
 func (m *MaintenanceJob) settle() time.Duration {
-	return cmpOr(m.Settle.D(), defaultMaintSettle)
+	return cmp.Or(m.Settle.D(), defaultMaintSettle)
 }
-func (m *MaintenanceJob) tail() time.Duration { return cmpOr(m.Tail.D(), defaultMaintTail) }
+func (m *MaintenanceJob) tail() time.Duration { return cmp.Or(m.Tail.D(), defaultMaintTail) }
 
 // dbBytes is DB in bytes (0 for none; check has refused what does not
 // parse).
@@ -124,20 +125,6 @@ func (m *MaintenanceJob) dbBytes() int64 {
 	}
 	b, _ := humanize.ParseBytes(m.DB)
 	return int64(b)
-}
-
-func or(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
-}
-
-func cmpOr[T int | int64 | time.Duration](v, def T) T {
-	if v == 0 {
-		return def
-	}
-	return v
 }
 
 // check returns the path and text of the first thing wrong with m's

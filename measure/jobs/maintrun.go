@@ -315,14 +315,8 @@ func fragmentation(st *clientv3.StatusResponse) float64 {
 // scrapeAll scrapes every member's metrics; a member that does not answer
 // has nil.
 func scrapeAll(ctx context.Context, c *cluster.Cluster) []*metrics.Snapshot {
-	urls := c.State().MetricsURLs
-	out := make([]*metrics.Snapshot, len(urls))
-	var wg sync.WaitGroup
-	for i, u := range urls {
-		wg.Go(func() { out[i], _ = metrics.Scrape(ctx, u, nil, 5*time.Second) })
-	}
-	wg.Wait()
-	return out
+	snaps, _ := metrics.ScrapeAll(ctx, c.State().MetricsURLs, nil, 5*time.Second)
+	return snaps
 }
 
 // sumIncrease sums a counter's increase over the members; -1 when a

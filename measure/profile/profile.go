@@ -252,14 +252,11 @@ type memberScrape struct {
 
 // scrapeMembers scrapes every URL at once, each within requestTimeout.
 func scrapeMembers(ctx context.Context, urls []string, tlsCfg *tls.Config) []memberScrape {
+	snaps, errs := metrics.ScrapeAll(ctx, urls, tlsCfg, requestTimeout)
 	out := make([]memberScrape, len(urls))
-	var wg sync.WaitGroup
-	for i, u := range urls {
-		wg.Go(func() {
-			out[i].snap, out[i].err = metrics.Scrape(ctx, u, tlsCfg, requestTimeout)
-		})
+	for i := range out {
+		out[i] = memberScrape{snap: snaps[i], err: errs[i]}
 	}
-	wg.Wait()
 	return out
 }
 
